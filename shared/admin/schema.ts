@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { accessEffect, accessPattern, accessRule } from "../config/schema.ts";
+
+/**
+ * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;
+ * an item that fails validation is treated as absent (fail closed) and logged with its reason. Extra fields are
+ * allowed (passthrough) so a newer CLI's items do not break an older function, but never interpreted.
+ */
+
+/** An agent's address: one lower-case addr-spec at a registered domain (the domain check happens at use). */
+export const agentAddress = z
+  .string()
+  .regex(
+    /^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?@[a-z0-9.-]+\.[a-z]{2,}$/,
+    "must be a lower-case address like helpdesk@agents.example.com (no +tag)",
+  );
+
+export const toolName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "must be a snake_case tool name");
+export const toolkitId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a lower-case id ([a-z0-9._-])");
+
+export const agentItem = z
+  .object({
+    address: agentAddress,
+    name: z.string().min(1).max(120),
+    model: z.string().min(1),
+    instructions: z.string().max(20_000).default(""),
+    /** Per-agent caps; each may only lower the global one. */
+    maxToolTurns: z.number().int().positive().optional(),
+    runsPerDay: z.number().int().positive().optional(),
+    tokensPerDay: z.number().int().positive().optional(),
+    /** RFC 3834 auto-submitted mail, bounces and bulk start no run unless the agent opts in (G5). */
+    acceptAutoSubmitted: z.boolean().default(false),
+    enabled: z.boolean().default(true),
+  })
+  .loose();
+export type AgentItem = z.infer<typeof agentItem>;
+
+export const accessRuleItem = z
+  .object({ agent: agentAddress, pattern: accessPattern, effect: accessEffect })
+  .loose();
+export type AccessRuleItem = z.infer<typeof accessRuleItem>;
+
+export const toolkitItem = z
+  .object({
+    id: toolkitId,
+    name: z.string().max(120).optional(),
+    tools: z.array(toolName).default([]),
+    agents: z.array(agentAddress).default([]),
+    /** Sender gate: same pattern language and algebra as access rules; empty admits every admitted sender. */
+    senderRules: z.array(accessRule).default([]),
+    /** Scheduled runs have no proven sender, so a toolkit must opt in to being usable on them (G11). */
+    allowScheduled: z.boolean().default(false),
+    /** `system` toolkits ("default", "all") are maintained by `postern toolkits sync`. */
+    system: z.boolean().default(false),
+    /** For `confirm` tools (G14): send the confirm card to the verified sender instead of the approvers. */
+    confirmBySender: z.boolean().default(false),
+  })
+  .loose();
+export type ToolkitItem = z.infer<typeof toolkitItem>;
+
+export const responsibilityItem = z
+  .object({
+    id: toolkitId,
+    agent: agentAddress,
+    /** EventBridge Scheduler syntax: `rate(1 day)`, `rate(15 minutes)` or `cron(0 9 * * ? *)`. */
+    schedule: z
+      .string()
+      .regex(
+        /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\([^)]+\))$/,
+        "must be rate(N unit) or cron(...)",
+      ),
+    prompt: z.string().min(1).max(20_000),
+    enabled: z.boolean().default(true),
+  })
+  .loose();
+export type ResponsibilityItem = z.infer<typeof responsibilityItem>;
+
+export const approverItem = z
+  .object({
+    toolkit: toolkitId,
+    address: z.string().regex(/^[^\s@]+@[a-z0-9.-]+$/, "must be a lower-case address"),
+  })
+  .loose();
+export type ApproverItem = z.infer<typeof approverItem>;
+
+/** The whole admin state as one document (`postern admin import/export`). */
+export const adminDocument = z
+  .object({
+    agents: z.array(agentItem).default([]),
+    accessRules: z.array(accessRuleItem).default([]),
+    toolkits: z.array(toolkitItem).default([]),
+    responsibilities: z.array(responsibilityItem).default([]),
+    approvers: z.array(approverItem).default([]),
+  })
+  .loose();
+export type AdminDocument = z.infer<typeof adminDocument>;
+
+/** The admin data one gate decision needs, already validated. */
+export interface AdminSnapshot {
+  readonly agents: readonly AgentItem[];
+  readonly accessRules: readonly AccessRuleItem[];
+  readonly toolkits: readonly ToolkitItem[];
+  readonly responsibilities: readonly ResponsibilityItem[];
+  readonly approvers: readonly ApproverItem[];
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { z } from "zod";
+import { type DeploymentConfig, deploymentConfig } from "./schema.ts";
+
+/** A config that failed validation: every problem names its field and how to fix it. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(source: string, problems: readonly string[]) {
+    super(`${source} is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** A loaded config, with the directory its relative paths (model scripts) resolve against. */
+export interface LoadedConfig {
+  readonly config: DeploymentConfig;
+  readonly baseDir: string;
+}
+
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const field = issue.path.length === 0 ? "(top level)" : issue.path.map(String).join(".");
+    return `${field}: ${issue.message}`;
+  });
+}
+
+/** Validate an already-parsed object; `source` names it in errors. */
+export function parseConfig(raw: unknown, source = "postern.config.json"): DeploymentConfig {
+  const result = deploymentConfig.safeParse(raw);
+  if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues));
+  return result.data;
+}
+
+export function loadConfigFile(path: string): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError(path, [
+      `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    ]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(path, [`not valid JSON: ${(err as Error).message}`]);
+  }
+  return { config: parseConfig(raw, path), baseDir: dirname(resolve(path)) };
+}
+
+/** Paths inside the config (e.g. a scripted model's `script`) are relative to the config file. */
+export function resolveConfigPath(loaded: LoadedConfig, path: string): string {
+  return isAbsolute(path) ? path : resolve(loaded.baseDir, path);
+}

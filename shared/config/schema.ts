@@ -1,0 +1,254 @@
+import { z } from "zod";
+
+/**
+ * The deployment config (`postern.config.json`): what must not change at run time. It is committed, validated at
+ * synth and at start, and shipped to the functions. Admin tables narrow what it allows; they never widen it.
+ */
+
+/** A registered mail domain: lower-case A-label (IDNs must be given in punycode so comparisons are exact). */
+export const domainName = z
+  .string()
+  .regex(
+    /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+    "must be a lower-case domain name in A-label form (e.g. agents.example.com; IDNs as xn--...)",
+  );
+
+/**
+ * An access pattern: an exact address or one `*` wildcard (G3). Lower-case because it is matched against the
+ * routing key (lower-cased, +tag stripped); a mixed-case pattern would silently never match.
+ */
+export const accessPattern = z
+  .string()
+  .min(1)
+  .refine((p) => p === p.toLowerCase(), "must be lower-case (patterns match the lower-cased routing key)")
+  .refine((p) => (p.match(/\*/g) ?? []).length <= 1, "may hold at most one `*` wildcard")
+  .refine(
+    (p) => p.includes("@") || p === "*",
+    "must be an address, `*@domain`, `*` or similar (needs an `@`)",
+  )
+  .refine((p) => !/\s/.test(p), "must not contain whitespace");
+
+export const accessEffect = z.enum(["allow", "deny"]);
+export const accessRule = z.object({ pattern: accessPattern, effect: accessEffect }).strict();
+export type AccessRule = z.infer<typeof accessRule>;
+
+export const egressClass = z.enum(["internal", "external"]);
+
+/** Env-var names that may carry a key (G16): anything else is likely a misplaced secret value or typo. */
+export const keyEnvName = z
+  .string()
+  .regex(
+    /^[A-Z][A-Z0-9_]*(_API_KEY|_KEY|_TOKEN)$/,
+    "must be an upper-case env-var name ending in _API_KEY, _KEY or _TOKEN (it names the variable; never put the key itself here)",
+  );
+
+/** A Secrets Manager ARN/name or an SSM parameter name holding a model key. Never the key itself. */
+export const secretRef = z
+  .string()
+  .regex(
+    /^(arn:aws[a-z-]*:secretsmanager:.+|ssm:\/.+|secretsmanager:.+)$/,
+    "must be `secretsmanager:<name>`, `ssm:/<parameter>` or a Secrets Manager ARN",
+  );
+
+const modelBase = {
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a short lower-case id ([a-z0-9._-])"),
+  label: z.string().max(80).optional(),
+  egress: egressClass,
+  maxTokens: z.number().int().positive().max(200_000).default(4096),
+};
+
+export const scriptedModel = z
+  .object({ ...modelBase, provider: z.literal("scripted"), script: z.string().min(1) })
+  .strict();
+export const openaiModel = z
+  .object({
+    ...modelBase,
+    provider: z.literal("openai-compatible"),
+    baseUrl: z.url(),
+    model: z.string().min(1),
+    apiKeyEnv: keyEnvName.optional(),
+    apiKeySecret: secretRef.optional(),
+  })
+  .strict();
+export const anthropicModel = z
+  .object({
+    ...modelBase,
+    provider: z.literal("anthropic"),
+    model: z.string().min(1),
+    baseUrl: z.url().default("https://api.anthropic.com"),
+    apiKeyEnv: keyEnvName.optional(),
+    apiKeySecret: secretRef.optional(),
+  })
+  .strict();
+export const bedrockModel = z
+  .object({
+    ...modelBase,
+    provider: z.literal("bedrock"),
+    modelId: z.string().min(1),
+    region: z.string().optional(),
+  })
+  .strict();
+export const modelEntry = z.discriminatedUnion("provider", [
+  scriptedModel,
+  openaiModel,
+  anthropicModel,
+  bedrockModel,
+]);
+export type ModelEntry = z.infer<typeof modelEntry>;
+
+export const attachmentLimits = z
+  .object({
+    /** Whole raw message, bytes. SES itself caps inbound at 40 MB. */
+    maxMessageBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
+    maxAttachments: z.number().int().nonnegative().default(10),
+    maxAttachmentBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
+    maxTotalAttachmentBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
+    /** Nesting depth of multipart containers; hostile trees nest thousands deep. */
+    maxMimeDepth: z.number().int().positive().max(64).default(8),
+    maxMimeParts: z.number().int().positive().max(1000).default(64),
+    maxHeaderBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024),
+  })
+  .strict()
+  .prefault({});
+
+export const budgets = z
+  .object({
+    runsPerSenderPerDay: z.number().int().positive().default(50),
+    runsPerAgentPerDay: z.number().int().positive().default(500),
+    tokensPerSenderPerDay: z.number().int().positive().default(500_000),
+    tokensPerAgentPerDay: z.number().int().positive().default(5_000_000),
+  })
+  .strict()
+  .prefault({});
+
+export const egressPolicy = z
+  .object({
+    /** May an `external` model receive record content at all (archive, other senders' mail, tool records)? */
+    externalRecordContent: z.boolean().default(false),
+    /** Data classes that never reach an external model, whatever the above says. */
+    restrictedClasses: z.array(z.string().min(1)).default([]),
+  })
+  .strict()
+  .prefault({});
+
+export const senderProofOptions = z
+  .object({
+    /** RFC 6532 UTF-8 local parts invite homograph spoofing; off unless an operator needs them. */
+    allowNonAsciiLocalParts: z.boolean().default(false),
+    minRsaKeyBits: z.number().int().min(1024).default(1024),
+  })
+  .strict()
+  .prefault({});
+
+export const outboundOptions = z
+  .object({
+    configurationSet: z.string().optional(),
+    maxRecipients: z.number().int().positive().max(50).default(20),
+  })
+  .strict()
+  .prefault({});
+
+export const receiptRuleSet = z
+  .object({
+    /**
+     * `existing`: add Postern's rules to the named, already active rule set (safe default).
+     * `create`: create Postern's own set and ACTIVATE it, replacing the account's active set.
+     */
+    mode: z.enum(["existing", "create"]).default("existing"),
+    name: z.string().min(1).default("postern"),
+  })
+  .strict()
+  .prefault({});
+
+export const deploymentConfig = z
+  .object({
+    $schema: z.string().optional(),
+    domains: z.array(domainName).min(1, "list at least one registered domain"),
+    inboundAccess: z.array(accessRule).default([]),
+    recursionLimit: z.number().int().min(1).max(1000).default(50),
+    maxToolTurns: z.number().int().min(1).max(100).default(8),
+    attachments: attachmentLimits,
+    budgets,
+    models: z.array(modelEntry).min(1, "list at least one model in the catalog"),
+    defaultModel: z.string().optional(),
+    egress: egressPolicy,
+    senderProof: senderProofOptions,
+    outbound: outboundOptions,
+    receiptRuleSet,
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const seen = new Set<string>();
+    cfg.domains.forEach((d, i) => {
+      if (seen.has(d))
+        ctx.addIssue({ code: "custom", path: ["domains", i], message: `domain ${d} is listed twice` });
+      seen.add(d);
+    });
+    const ids = new Set<string>();
+    cfg.models.forEach((m, i) => {
+      if (ids.has(m.id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", i, "id"],
+          message: `model id ${m.id} is used twice`,
+        });
+      ids.add(m.id);
+      // An outside API is outside the operator's boundary by definition: calling it `internal` would let
+      // record content and restricted classes flow to it (G13).
+      if (m.provider === "anthropic" && m.egress === "internal") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", i, "egress"],
+          message: 'the Anthropic API is an outside service: set "egress": "external"',
+        });
+      }
+      if (m.provider === "openai-compatible" && m.egress === "internal" && !isPrivateBaseUrl(m.baseUrl)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", i, "egress"],
+          message: `${m.baseUrl} is a public endpoint: set "egress": "external" (internal is for servers inside your boundary)`,
+        });
+      }
+    });
+    if (cfg.defaultModel !== undefined && !ids.has(cfg.defaultModel)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["defaultModel"],
+        message: `no model with id ${cfg.defaultModel} in models`,
+      });
+    }
+  });
+
+export type DeploymentConfig = z.infer<typeof deploymentConfig>;
+export type AttachmentLimits = DeploymentConfig["attachments"];
+export type Budgets = DeploymentConfig["budgets"];
+
+/** Loopback, RFC 1918, link-local names and single-label/.internal/.local hosts count as inside the boundary. */
+function isPrivateBaseUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return false;
+  }
+  if (host === "localhost" || !host.includes(".") || /\.(internal|local|lan|home\.arpa)$/.test(host))
+    return true;
+  if (/^127\.|^10\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\./.test(host)) return true;
+  return host === "::1" || /^f[cd][0-9a-f]{2}:/i.test(host);
+}
