@@ -1,0 +1,162 @@
+import { mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import dynalite from "dynalite";
+import { type FauxqsServer, startFauxqs } from "fauxqs";
+import type { Resources } from "../../shared/config/resources.ts";
+import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/store/tables.ts";
+
+/**
+ * The in-process AWS emulators behind the local stack and the integration tests: fauxqs (S3, SQS, SNS) and
+ * dynalite (DynamoDB). Real SDK clients talk to them over loopback HTTP, so the adapters under test are the ones
+ * that run in Lambda. With a `dataDir` the state persists (fauxqs in SQLite, dynalite in LevelDB).
+ */
+export interface Emulators {
+  readonly resources: Resources;
+  readonly fauxqs: FauxqsServer;
+  /** ARN of the SNS topic standing in for the SES receipt rule's notification topic. */
+  readonly intakeTopicArn: string;
+  readonly intakeTopic: string;
+  stop(): Promise<void>;
+}
+
+export interface EmulatorOptions {
+  /** Persist state here; omit for in-memory (tests). */
+  readonly dataDir?: string;
+  readonly region?: string;
+  /** 0 (default) picks free ports. */
+  readonly awsPort?: number;
+  readonly dynamoPort?: number;
+  /** Queue redrive: receives before a message moves to its DLQ (Lambda's maxReceiveCount). */
+  readonly maxReceiveCount?: number;
+  /** Visibility timeout in seconds for the work queues. */
+  readonly visibilityTimeout?: number;
+}
+
+export const QUEUE_NAMES = {
+  verify: "postern-verify",
+  agentStep: "postern-agent-step",
+  outbound: "postern-outbound",
+} as const;
+export const BUCKET_NAME = "postern-mail";
+export const INTAKE_TOPIC = "postern-ses-intake";
+export const tableName = (key: TableKey): string => `postern-${key}`;
+
+export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
+  const region = opts.region ?? "us-east-1";
+  if (opts.dataDir) mkdirSync(join(opts.dataDir, "dynamodb"), { recursive: true });
+  const fauxqs = await startFauxqs({
+    port: opts.awsPort ?? 0,
+    logger: false,
+    defaultRegion: region,
+    ...(opts.dataDir ? { dataDir: join(opts.dataDir, "aws") } : {}),
+  });
+  const dynamo = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(opts.dataDir ? { path: join(opts.dataDir, "dynamodb") } : {}),
+  });
+  try {
+    await listen(dynamo, opts.dynamoPort ?? 0);
+    const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+    await createTables(dynamoEndpoint, region);
+
+    const maxReceiveCount = String(opts.maxReceiveCount ?? 3);
+    const visibility = String(opts.visibilityTimeout ?? 30);
+    const queues = {} as Record<keyof typeof QUEUE_NAMES, string>;
+    for (const [key, name] of Object.entries(QUEUE_NAMES) as [keyof typeof QUEUE_NAMES, string][]) {
+      const dlq = fauxqs.createQueue(`${name}-dlq`, {
+        region,
+        attributes: { MessageRetentionPeriod: "1209600" },
+      });
+      const q = fauxqs.createQueue(name, {
+        region,
+        attributes: {
+          VisibilityTimeout: visibility,
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+        },
+      });
+      queues[key] = q.queueUrl;
+    }
+    fauxqs.createBucket(BUCKET_NAME);
+    const { topicArn } = fauxqs.createTopic(INTAKE_TOPIC, { region });
+    // As in AWS: SES publishes its receipt notification to SNS, which delivers the raw JSON to the verify queue.
+    fauxqs.subscribe({
+      topic: INTAKE_TOPIC,
+      queue: QUEUE_NAMES.verify,
+      region,
+      attributes: { RawMessageDelivery: "true" },
+    });
+
+    const resources: Resources = {
+      region,
+      tables: Object.fromEntries(TABLE_KEYS.map((k) => [k, tableName(k)])) as Record<TableKey, string>,
+      bucket: BUCKET_NAME,
+      queues,
+      endpoints: { s3: fauxqs.address, sqs: fauxqs.address, dynamodb: dynamoEndpoint },
+    };
+    return {
+      resources,
+      fauxqs,
+      intakeTopicArn: topicArn,
+      intakeTopic: INTAKE_TOPIC,
+      async stop() {
+        await fauxqs.stop();
+        await new Promise<void>((res) => dynamo.close(() => res()));
+      },
+    };
+  } catch (err) {
+    await fauxqs.stop();
+    dynamo.close();
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((res, rej) => {
+    server.once("error", rej);
+    server.listen(port, "127.0.0.1", () => res());
+  });
+}
+
+/** Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly). */
+export async function createTables(endpoint: string, region: string): Promise<void> {
+  const client = new DynamoDBClient({
+    region,
+    endpoint,
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  try {
+    const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+    for (const key of TABLE_KEYS) {
+      const name = tableName(key);
+      if (existing.has(name)) continue;
+      const spec: TableSpec = TABLES[key];
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          BillingMode: "PAY_PER_REQUEST",
+          KeySchema: [
+            { AttributeName: spec.partitionKey, KeyType: "HASH" },
+            ...(spec.sortKey ? [{ AttributeName: spec.sortKey, KeyType: "RANGE" as const }] : []),
+          ],
+          AttributeDefinitions: [
+            { AttributeName: spec.partitionKey, AttributeType: "S" },
+            ...(spec.sortKey ? [{ AttributeName: spec.sortKey, AttributeType: spec.sortType ?? "S" }] : []),
+          ],
+        }),
+      );
+      await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 1 }, { TableName: name });
+    }
+  } finally {
+    client.destroy();
+  }
+}
