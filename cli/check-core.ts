@@ -1,0 +1,82 @@
+import type { DNSResolver } from "mailauth";
+import type { AdminSnapshot } from "../shared/admin/schema.ts";
+import type { DeploymentConfig } from "../shared/config/schema.ts";
+import { renderMessage, renderRefusal } from "../shared/gate/fence.ts";
+import { type Decision, gateMessage } from "../shared/gate/gate.ts";
+
+/** `postern check`'s answer: one JSON object, stable field names. */
+export interface CheckResult {
+  readonly verdict: "accept" | "refuse" | "drop";
+  readonly reason: string;
+  /** The routing key of a proven sender; for refusals the From address reduced to address characters; or null. */
+  readonly sender: string | null;
+  readonly agent: string | null;
+  readonly notify: boolean;
+  /** With --show: exactly what the model would be given (accept), or the refusal line (refuse/drop). */
+  readonly shown?: string;
+}
+
+export interface CheckInput {
+  readonly raw: Buffer;
+  readonly rcpt: string;
+  readonly mailFrom: string | null;
+  readonly config: DeploymentConfig;
+  readonly admin: AdminSnapshot;
+  readonly resolver: DNSResolver;
+  readonly now: Date;
+  readonly show: boolean;
+  /** Fixed nonce bytes for reproducible output in tests; production draws fresh ones. */
+  readonly randomBytes?: (n: number) => Uint8Array;
+}
+
+/** Run the real gate on one message for one envelope recipient, as the verify function would. */
+export async function checkMessage(input: CheckInput): Promise<CheckResult> {
+  const result = await gateMessage({
+    raw: input.raw,
+    envelope: { sesMessageId: "postern-check", recipients: [input.rcpt], mailFrom: input.mailFrom },
+    config: input.config,
+    admin: input.admin,
+    resolver: input.resolver,
+    now: input.now,
+  });
+  const decision: Decision = result.decisions[0] ?? {
+    verdict: "drop",
+    recipient: input.rcpt,
+    agent: null,
+    reason: "foreign-recipient",
+    sender: null,
+    proven: false,
+    notify: false,
+  };
+  const base = {
+    verdict: decision.verdict,
+    reason: decision.reason,
+    agent: decision.agent?.address ?? null,
+  };
+  if (decision.verdict === "accept") {
+    const mail = result.mail;
+    if (!mail) throw new Error("accepted without a parsed message");
+    const shown = renderMessage(
+      {
+        fromAddress: decision.sender.address,
+        displayName: decision.sender.displayName || null,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        attachments: mail.attachments.map((a) => ({
+          filename: a.filename,
+          contentType: a.contentType,
+          size: a.size,
+        })),
+      },
+      input.randomBytes,
+    );
+    return { ...base, sender: decision.sender.routingKey, notify: false, ...(input.show ? { shown } : {}) };
+  }
+  return {
+    ...base,
+    sender: decision.sender,
+    notify: decision.notify,
+    ...(input.show ? { shown: renderRefusal(decision.reason, decision.sender, decision.verdict) } : {}),
+  };
+}

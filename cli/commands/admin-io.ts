@@ -1,0 +1,58 @@
+import type { StoreLogger } from "../../shared/store/logger.ts";
+
+/** Where admin commands write; the real CLI binds stdout/stderr, tests capture strings. */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: AdminIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+/** A wrong invocation the parser could not catch (conflicting options, bad value): exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** An expected failure (no such agent, invalid document, duplicate): exit code 1, message printed as is. */
+export class CommandFailure extends Error {
+  override readonly name = "CommandFailure";
+}
+
+/** Repository warnings (invalid items skipped, fail-closed rules) go to stderr so stdout stays clean JSON. */
+export function ioLogger(io: AdminIo): StoreLogger {
+  return {
+    warn: (m) => io.err(`warning: ${m}\n`),
+    error: (m) => io.err(`warning: ${m}\n`),
+    info: () => {},
+  };
+}
+
+/** Fixed-width columns; cells are single-line (newlines shown as ⏎ so a crafted value cannot fake rows). */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const clean = (s: string) => s.replace(/\r\n|[\r\n\u2028\u2029]/g, "⏎");
+  const all = [headers, ...rows].map((r) => r.map(clean));
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  return `${all
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")}\n`;
+}
+
+export function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Comma-separated option → trimmed, non-empty entries. */
+export function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}

@@ -1,0 +1,204 @@
+import { Command, CommanderError, Option } from "commander";
+import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { openTarget, type Target, TargetError, type TargetOptions } from "../target.ts";
+import * as act from "./admin-actions.ts";
+import { type AdminIo, CommandFailure, ioLogger, processIo, UsageError } from "./admin-io.ts";
+
+export interface AdminCliDeps {
+  readonly io?: AdminIo;
+  /** Default `openTarget`; tests hand in the emulators they started. */
+  readonly open?: (opts: TargetOptions) => Promise<Target>;
+  /** Default sets `process.exitCode`. */
+  readonly setExitCode?: (code: number) => void;
+  /** Parse errors: default exits the process with 2 (usage); runAdminCommand throws instead. */
+  readonly onParseError?: (err: CommanderError) => never;
+}
+
+interface TargetFlags {
+  target?: "local" | "aws";
+  dataDir?: string;
+  resources?: string;
+}
+
+type Body = (repo: AdminRepo, io: AdminIo) => Promise<void>;
+
+/**
+ * `postern admin|agents|rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
+ * item, unreachable target), 2 usage (unknown option, missing argument, conflicting options).
+ */
+export function registerAdminCommands(program: Command, deps: AdminCliDeps = {}): void {
+  const io = deps.io ?? processIo;
+  const open = deps.open ?? openTarget;
+  const setExitCode =
+    deps.setExitCode ??
+    ((c: number) => {
+      process.exitCode = c;
+    });
+  const onParseError =
+    deps.onParseError ?? ((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2) as never);
+
+  const run = async (flags: TargetFlags, body: Body): Promise<void> => {
+    let target: Target | undefined;
+    try {
+      if (flags.target === "local" && flags.resources)
+        throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
+      target = await open({
+        target: flags.target ?? (flags.resources ? "aws" : "local"),
+        ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        ...(flags.resources ? { resourcesFile: flags.resources } : {}),
+      });
+      const repo = new AdminRepo({
+        dynamo: target.clients.dynamo,
+        tables: target.resources.tables,
+        logger: ioLogger(io),
+      });
+      await body(repo, io);
+      setExitCode(0);
+    } catch (err) {
+      const e = err as Error;
+      if (err instanceof UsageError) {
+        io.err(`error: ${e.message}\n`);
+        setExitCode(2);
+      } else if (err instanceof CommandFailure || err instanceof TargetError) {
+        io.err(`error: ${e.message}\n`);
+        setExitCode(1);
+      } else {
+        // Unknown errors (AWS credentials, network) are not ours to interpret: name and message, exit 1.
+        io.err(`error: ${e.name}: ${e.message}\n`);
+        setExitCode(1);
+      }
+    } finally {
+      await target?.close();
+    }
+  };
+
+  const leaf = (parent: Command, spec: string, description: string): Command =>
+    parent
+      .command(spec)
+      .description(description)
+      .addOption(new Option("--target <where>", "local (default) or aws").choices(["local", "aws"]))
+      .option("--data-dir <dir>", "local emulator state (default .postern/data)")
+      .option("--resources <file>", "AWS resource names as JSON (the stack outputs); implies --target aws");
+
+  const admin = program.command("admin").description("the whole admin state as one JSON document");
+  leaf(admin, "import <file>", "write an admin document (`-` = stdin); validated in full before any write")
+    .option("--replace", "also delete items absent from the document")
+    .action((file: string, o: TargetFlags & { replace?: boolean }) =>
+      run(o, (repo, io) => act.adminImport(repo, io, file, o.replace ?? false)),
+    );
+  leaf(admin, "export", "print the admin state as one JSON document")
+    .option("--out <file>", "write to a file instead of stdout")
+    .action((o: TargetFlags & { out?: string }) => run(o, (repo, io) => act.adminExport(repo, io, o.out)));
+
+  const agents = program.command("agents").description("agents: an address, a model and instructions");
+  leaf(agents, "list", "list agents")
+    .option("--json", "JSON output")
+    .action((o: TargetFlags & { json?: boolean }) =>
+      run(o, (r, io) => act.agentsList(r, io, o.json ?? false)),
+    );
+  leaf(agents, "add", "add an agent (attached to the default toolkit)")
+    .requiredOption("--address <address>", "the agent's address, e.g. helpdesk@agents.example.com")
+    .requiredOption("--name <name>", "display name")
+    .requiredOption("--model <id>", "model id from postern.config.json")
+    .option("--instructions <text>", "system instructions")
+    .option("--replace", "overwrite an existing agent")
+    .action((o: TargetFlags & act.AgentAddArgs) => run(o, (r, io) => act.agentsAdd(r, io, o)));
+  leaf(agents, "remove <address>", "remove an agent with its access rules and toolkit memberships").action(
+    (address: string, o: TargetFlags) => run(o, (r, io) => act.agentsRemove(r, io, address)),
+  );
+
+  const effect = () =>
+    new Option("--effect <effect>", "allow or deny").choices(["allow", "deny"]).makeOptionMandatory();
+  const rules = program.command("rules").description("per-agent inbound access rules (G3)");
+  leaf(rules, "list", "list access rules")
+    .option("--agent <address>", "only this agent's rules")
+    .option("--json", "JSON output")
+    .action((o: TargetFlags & { agent?: string; json?: boolean }) =>
+      run(o, (r, io) => act.rulesList(r, io, o.agent, o.json ?? false)),
+    );
+  for (const [verb, fn, what] of [
+    ["add", act.rulesAdd, "add an access rule"],
+    ["remove", act.rulesRemove, "remove an access rule"],
+  ] as const) {
+    leaf(rules, verb, what)
+      .requiredOption("--agent <address>", "the agent")
+      .requiredOption("--pattern <pattern>", "an address or one * wildcard, e.g. *@example.com")
+      .addOption(effect())
+      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io) => fn(r, io, o)));
+  }
+
+  const toolkits = program.command("toolkits").description("toolkits: tools granted to agents (G11)");
+  leaf(toolkits, "list", "list toolkits")
+    .option("--json", "JSON output")
+    .action((o: TargetFlags & { json?: boolean }) =>
+      run(o, (r, io) => act.toolkitsList(r, io, o.json ?? false)),
+    );
+  leaf(toolkits, "add", "add a toolkit")
+    .requiredOption("--id <id>", "toolkit id ([a-z0-9._-])")
+    .requiredOption("--tools <a,b>", "comma-separated tool names")
+    .option("--agents <a,b>", "comma-separated agent addresses to attach")
+    .option("--name <name>", "display name")
+    .option("--allow-scheduled", "usable on scheduled runs (no proven sender)")
+    .option("--replace", "overwrite an existing toolkit")
+    .action((o: TargetFlags & act.ToolkitAddArgs) => run(o, (r, io) => act.toolkitsAdd(r, io, o)));
+  leaf(toolkits, "remove <id>", "remove a toolkit and its approvers").action((id: string, o: TargetFlags) =>
+    run(o, (r, io) => act.toolkitsRemove(r, io, id)),
+  );
+
+  const approvers = program
+    .command("approvers")
+    .description("who may confirm a toolkit's confirm-tools (G14)");
+  leaf(approvers, "list", "list approvers")
+    .option("--toolkit <id>", "only this toolkit's approvers")
+    .option("--json", "JSON output")
+    .action((o: TargetFlags & { toolkit?: string; json?: boolean }) =>
+      run(o, (r, io) => act.approversList(r, io, o.toolkit, o.json ?? false)),
+    );
+  leaf(approvers, "add", "add an approver")
+    .requiredOption("--toolkit <id>", "toolkit id")
+    .requiredOption("--address <address>", "approver's address")
+    .action((o: TargetFlags & { toolkit: string; address: string }) =>
+      run(o, (r, io) => act.approversAdd(r, io, o.toolkit, o.address)),
+    );
+  leaf(approvers, "remove", "remove an approver")
+    .requiredOption("--toolkit <id>", "toolkit id")
+    .requiredOption("--address <address>", "approver's address")
+    .action((o: TargetFlags & { toolkit: string; address: string }) =>
+      run(o, (r, io) => act.approversRemove(r, io, o.toolkit, o.address)),
+    );
+
+  // Usage errors anywhere in these commands exit 2 (commander's default is 1, which we keep for failures).
+  for (const group of [admin, agents, rules, toolkits, approvers]) {
+    for (const cmd of [group, ...group.commands]) cmd.exitOverride((err) => onParseError(err));
+  }
+}
+
+/**
+ * Run one admin command in-process (tests, embedding): argv without the program name, e.g.
+ * `["agents", "list", "--json"]` → the exit code. Output goes to `io`.
+ */
+export async function runAdminCommand(
+  argv: readonly string[],
+  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<Target> },
+): Promise<number> {
+  let code = 0;
+  const program = new Command("postern")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => deps.io.out(s), writeErr: (s) => deps.io.err(s) });
+  registerAdminCommands(program, {
+    ...deps,
+    setExitCode: (c) => {
+      code = c;
+    },
+    onParseError: (err) => {
+      throw err;
+    },
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    throw err;
+  }
+  return code;
+}

@@ -1,0 +1,148 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+
+/**
+ * An SESv2-compatible `SendEmail` endpoint that sends nothing: it keeps the raw mail byte for byte in
+ * `<outboxDir>/<MessageId>.eml` (plus `<MessageId>.json` with the API envelope, which the raw mail does not
+ * carry: Destination may hold Bcc recipients). `aws-ses-v2-local` re-encodes messages, so it cannot serve as
+ * evidence that what we signed is what would leave.
+ */
+export interface SesCaptureOptions {
+  readonly outboxDir: string;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly newId?: () => string;
+  readonly onCaptured?: (mail: CapturedMail) => void;
+}
+
+export interface CapturedMail {
+  readonly messageId: string;
+  readonly emlPath: string;
+  readonly fromEmailAddress?: string;
+  readonly destination?: unknown;
+  readonly configurationSetName?: string;
+  readonly bytes: number;
+}
+
+export interface SesCapture {
+  /** Give this to the SESv2 client (`resources.endpoints.ses`). */
+  readonly endpoint: string;
+  readonly outboxDir: string;
+  stop(): Promise<void>;
+}
+
+/** SES's own limit for a raw message (SESv2 SendEmail), base64 inflates it by a third on the wire. */
+const MAX_RAW_BYTES = 40 * 1024 * 1024;
+const MAX_BODY_BYTES = Math.ceil((MAX_RAW_BYTES * 4) / 3) + 1024 * 1024;
+
+/** SES message ids look like `010001...-uuid-000000`; keep the shape so logs read the same. */
+export function newSesOutboundId(): string {
+  return `0100${randomBytes(6).toString("hex")}-${randomUUID()}-000000`;
+}
+
+export async function startSesCapture(opts: SesCaptureOptions): Promise<SesCapture> {
+  await mkdir(opts.outboxDir, { recursive: true });
+  const newId = opts.newId ?? newSesOutboundId;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method !== "POST" || path !== "/v2/email/outbound-emails") {
+      return sendError(
+        res,
+        404,
+        "NotFoundException",
+        `the local SES capture serves only SendEmail, not ${path}`,
+      );
+    }
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body === undefined) return sendError(res, 400, "MessageRejected", "Message length exceeds the limit");
+    let input: SendEmailBody;
+    try {
+      input = JSON.parse(body.toString("utf8")) as SendEmailBody;
+    } catch {
+      return sendError(res, 400, "BadRequestException", "request body is not JSON");
+    }
+    const data = input.Content?.Raw?.Data;
+    if (typeof data !== "string") {
+      // Postern only sends raw MIME (it signs and threads the message itself); Simple/Template would be rebuilt
+      // by SES and could not be captured byte-exact.
+      return sendError(
+        res,
+        400,
+        "BadRequestException",
+        "the local SES capture accepts only Content.Raw.Data",
+      );
+    }
+    const raw = Buffer.from(data, "base64");
+    if (raw.length > MAX_RAW_BYTES)
+      return sendError(res, 400, "MessageRejected", "Message length exceeds the limit");
+    const messageId = newId();
+    const emlPath = join(opts.outboxDir, `${messageId}.eml`);
+    const mail: CapturedMail = {
+      messageId,
+      emlPath,
+      bytes: raw.length,
+      ...(input.FromEmailAddress !== undefined ? { fromEmailAddress: input.FromEmailAddress } : {}),
+      ...(input.Destination !== undefined ? { destination: input.Destination } : {}),
+      ...(input.ConfigurationSetName !== undefined
+        ? { configurationSetName: input.ConfigurationSetName }
+        : {}),
+    };
+    await writeFile(emlPath, raw);
+    await writeFile(join(opts.outboxDir, `${messageId}.json`), `${JSON.stringify(mail, null, 2)}\n`);
+    opts.onCaptured?.(mail);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ MessageId: messageId }));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => sendError(res, 500, "InternalFailure", String(err)));
+  });
+  await new Promise<void>((res, rej) => {
+    server.once("error", rej);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => res());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://${opts.host ?? "127.0.0.1"}:${port}`,
+    outboxDir: opts.outboxDir,
+    stop: () =>
+      new Promise<void>((res) => {
+        server.close(() => res());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface SendEmailBody {
+  FromEmailAddress?: string;
+  Destination?: unknown;
+  ConfigurationSetName?: string;
+  Content?: { Raw?: { Data?: unknown } };
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((res, rej) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) over = true;
+      else chunks.push(c);
+    });
+    req.on("end", () => res(over ? undefined : Buffer.concat(chunks)));
+    req.on("error", rej);
+  });
+}
+
+/** SESv2 is restJson: the SDK reads the error code from `x-amzn-ErrorType`. */
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json", "x-amzn-errortype": code });
+  res.end(JSON.stringify({ message }));
+}

@@ -1,0 +1,173 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
+import type { Resources } from "../../shared/config/resources.ts";
+import { type StoreLogger, silentLogger } from "../../shared/store/logger.ts";
+import { DEMO_DOMAIN, ensureDemoFiles, seedDemoAgent } from "./demo.ts";
+import { ensureDevKey } from "./dev-keys.ts";
+import { ensureZoneFile, type ZoneResolver, zoneFileResolver } from "./dns-zone.ts";
+import { type Emulators, startEmulators } from "./emulators.ts";
+import { type HandlerSet, type QueueKey, startPollers } from "./poller.ts";
+import { startSesCapture } from "./ses-capture.ts";
+import type { SesReceivedNotification } from "./ses-notification.ts";
+import { DEFAULT_SMTP_PORT, startSmtpIntake } from "./smtp-intake.ts";
+import { liveStackFile, removeStackFile, writeStackFile } from "./stack-file.ts";
+
+/**
+ * The whole local stack, used by `npm start` and by the integration tests: emulators, the SMTP intake standing in
+ * for SES receiving, the SES capture standing in for SES sending, the SQS pollers standing in for Lambda's event
+ * source mappings, and the DKIM zone file. Everything it creates lives under `dir`.
+ */
+export interface LocalStackOptions {
+  /** Default `.postern` (relative to the working directory). */
+  readonly dir?: string;
+  /** Keep emulator state in `<dir>/data` across restarts (npm start); in memory otherwise (tests). */
+  readonly persist?: boolean;
+  readonly smtpHost?: string;
+  /** Default 2525; 0 picks a free port. */
+  readonly smtpPort?: number;
+  /** Emulator and SES capture ports; default 0 (free ports). */
+  readonly awsPort?: number;
+  readonly dynamoPort?: number;
+  readonly sesPort?: number;
+  readonly handlers?: HandlerSet;
+  /** Default `<dir>/dns.json`, created as `{}` if missing. */
+  readonly zoneFile?: string;
+  /** Default `postern.config.json`; when it does not exist the demo config is used (and the demo seeded). */
+  readonly configPath?: string;
+  readonly maxReceiveCount?: number;
+  /** Seconds; short values keep redelivery tests fast. */
+  readonly visibilityTimeout?: number;
+  readonly batchSize?: number;
+  readonly waitTimeSeconds?: number;
+  readonly logger?: StoreLogger;
+  readonly onReceived?: (notification: SesReceivedNotification) => void;
+}
+
+export interface LocalStack {
+  readonly dir: string;
+  /** Includes `endpoints.ses` (the capture), so `makeClients(resources)` reaches every local service. */
+  readonly resources: Resources;
+  readonly clients: AwsClients;
+  readonly emulators: Emulators;
+  readonly config: LoadedConfig;
+  /** True when no postern.config.json existed and the demo config is in use. */
+  readonly demo: boolean;
+  readonly smtp: { readonly host: string; readonly port: number };
+  readonly outboxDir: string;
+  readonly zoneFile: string;
+  readonly stackFile: string;
+  readonly resolver: ZoneResolver;
+  readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const dir = resolve(opts.dir ?? ".postern");
+  mkdirSync(dir, { recursive: true });
+  const stackFile = join(dir, "stack.json");
+  const running = liveStackFile(stackFile);
+  if (running && running.pid !== process.pid) {
+    // Two processes on one LevelDB/SQLite directory corrupt state; say which process holds it.
+    throw new Error(`a local stack is already running from ${dir} (pid ${running.pid}); stop it first`);
+  }
+  const zoneFile = resolve(opts.zoneFile ?? join(dir, "dns.json"));
+  ensureZoneFile(zoneFile);
+  const outboxDir = join(dir, "outbox");
+  const logger = opts.logger ?? silentLogger;
+
+  const configPath = resolve(opts.configPath ?? "postern.config.json");
+  const demo = !existsSync(configPath);
+  const config = loadConfigFile(demo ? ensureDemoFiles(dir) : configPath);
+
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  try {
+    const emulators = await startEmulators({
+      ...(opts.persist ? { dataDir: join(dir, "data") } : {}),
+      ...(opts.awsPort !== undefined ? { awsPort: opts.awsPort } : {}),
+      ...(opts.dynamoPort !== undefined ? { dynamoPort: opts.dynamoPort } : {}),
+      ...(opts.maxReceiveCount !== undefined ? { maxReceiveCount: opts.maxReceiveCount } : {}),
+      ...(opts.visibilityTimeout !== undefined ? { visibilityTimeout: opts.visibilityTimeout } : {}),
+    });
+    stops.push(() => emulators.stop());
+
+    const ses = await startSesCapture({ outboxDir, port: opts.sesPort ?? 0 });
+    stops.push(() => ses.stop());
+    const resources: Resources = {
+      ...emulators.resources,
+      endpoints: { ...emulators.resources.endpoints, ses: ses.endpoint },
+    };
+    const clients = makeClients(resources);
+    stops.push(async () => destroyClients(clients));
+
+    if (demo) {
+      const key = ensureDevKey(dir, zoneFile, DEMO_DOMAIN);
+      if (!key.ok) throw new Error(`demo key: ${key.reason}`);
+      await seedDemoAgent(clients, resources, logger);
+    }
+
+    const smtp = await startSmtpIntake({
+      ...(opts.smtpHost !== undefined ? { host: opts.smtpHost } : {}),
+      port: opts.smtpPort ?? DEFAULT_SMTP_PORT,
+      maxMessageBytes: config.config.attachments.maxMessageBytes,
+      recipientDomains: config.config.domains,
+      bucketName: resources.bucket,
+      topicArn: emulators.intakeTopicArn,
+      store: async (key, raw) => {
+        await clients.s3.send(new PutObjectCommand({ Bucket: resources.bucket, Key: key, Body: raw }));
+      },
+      publish: async (json) => {
+        emulators.fauxqs.publish(emulators.intakeTopic, json);
+      },
+      ...(opts.onReceived ? { onReceived: opts.onReceived } : {}),
+    });
+    stops.push(() => smtp.stop());
+
+    const pollers = await startPollers(resources, clients.sqs, opts.handlers ?? {}, {
+      ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+      ...(opts.waitTimeSeconds !== undefined ? { waitTimeSeconds: opts.waitTimeSeconds } : {}),
+    });
+    stops.push(() => pollers.stop());
+
+    writeStackFile(stackFile, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      resources,
+      smtp: { host: smtp.host, port: smtp.port },
+      outboxDir,
+      zoneFile,
+    });
+    stops.push(async () => removeStackFile(stackFile));
+
+    return {
+      dir,
+      resources,
+      clients,
+      emulators,
+      config,
+      demo,
+      smtp: { host: smtp.host, port: smtp.port },
+      outboxDir,
+      zoneFile,
+      stackFile,
+      resolver: zoneFileResolver(zoneFile),
+      pollers: { polled: pollers.polled, skipped: pollers.skipped },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function destroyClients(c: AwsClients): void {
+  c.s3.destroy();
+  c.sqs.destroy();
+  c.dynamo.destroy();
+  c.ses.destroy();
+}

@@ -1,0 +1,65 @@
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { z } from "zod";
+import type { StepDeps } from "../../shared/agent/ports.ts";
+import { runStep } from "../../shared/agent/step.ts";
+import { resourcesFromEnv } from "../../shared/config/resources.ts";
+import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
+import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
+import { type FunctionLogger, makeLogger } from "../../shared/runtime/logger.ts";
+import { defaultRegistry } from "../registry.ts";
+import { buildStepDeps } from "./deps.ts";
+
+const stepMessage = z.object({ runId: z.string().min(1).max(200), round: z.number().int().min(1).max(1000) });
+
+/** SQS batch in, partial batch response out. `busy` and retryable failures go back to the queue. */
+export function createStepHandler(deps: StepDeps, logger: FunctionLogger) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
+    for (const record of event.Records) {
+      let body: unknown;
+      try {
+        body = JSON.parse(record.body);
+      } catch {
+        body = null;
+      }
+      const msg = stepMessage.safeParse(body);
+      if (!msg.success) {
+        logger.error("unusable agent-step message", { sqsMessageId: record.messageId });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+        continue;
+      }
+      logger.appendKeys({ runId: msg.data.runId });
+      try {
+        const outcome = await runStep(msg.data, deps);
+        logger.info("agent step", { round: msg.data.round, ...outcome });
+        if (outcome.status === "busy" || outcome.status === "retry")
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+      } catch (err) {
+        logger.error("agent step failed; SQS will redeliver", {
+          error: String((err as Error)?.stack ?? err),
+        });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      } finally {
+        logger.removeKeys(["runId"]);
+      }
+    }
+    return { batchItemFailures };
+  };
+}
+
+let lambdaHandler: ((event: SQSEvent) => Promise<SQSBatchResponse>) | undefined;
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  if (!lambdaHandler) {
+    const logger = makeLogger("postern-agent-step");
+    const deps = buildStepDeps({
+      resources: resourcesFromEnv(),
+      loaded: loadRuntimeConfig(),
+      registry: defaultRegistry(),
+      secrets: awsSecretSource(),
+      logger,
+    });
+    lambdaHandler = createStepHandler(deps, logger);
+  }
+  return lambdaHandler(event);
+}

@@ -1,0 +1,116 @@
+import type { AgentItem } from "../admin/schema.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+import type { Usage } from "../model/types.ts";
+import type { BudgetGate, BudgetVerdict, RunRecord } from "./ports.ts";
+
+/** The slice of the state repository budgets need: atomic bounded counters and once-only markers. */
+export interface CounterStore {
+  increment(
+    pk: string,
+    sk: string,
+    by: number,
+    opts?: { limit?: number; ttlSeconds?: number },
+  ): Promise<{ ok: true; value: number } | { ok: false; reason: "limit-reached"; value: number }>;
+  putIfAbsent(
+    pk: string,
+    sk: string,
+    attrs?: Record<string, unknown>,
+    ttlSeconds?: number,
+  ): Promise<{ ok: boolean }>;
+}
+
+const DAY_TTL = 3 * 24 * 3600;
+const day = (now: Date) => now.toISOString().slice(0, 10);
+
+/**
+ * G10: per-agent and per-sender runs and tokens per day, checked before each model call with atomic counters
+ * (the check and the add are one conditional write, so concurrent runs cannot overshoot together).
+ */
+export function createBudgetGate(opts: {
+  counters: CounterStore;
+  config: DeploymentConfig;
+  now: () => Date;
+  /** Sends the "budget exceeded" notice; called at most once per sender per day. */
+  notify(run: RunRecord, agent: AgentItem, reason: string): Promise<void>;
+}): BudgetGate {
+  const { counters, config } = opts;
+  const caps = (agent: AgentItem) => ({
+    agentRuns: Math.min(config.budgets.runsPerAgentPerDay, agent.runsPerDay ?? Number.POSITIVE_INFINITY),
+    agentTokens: Math.min(
+      config.budgets.tokensPerAgentPerDay,
+      agent.tokensPerDay ?? Number.POSITIVE_INFINITY,
+    ),
+    senderRuns: config.budgets.runsPerSenderPerDay,
+    senderTokens: config.budgets.tokensPerSenderPerDay,
+  });
+  const check = async (
+    pk: string,
+    sk: string,
+    by: number,
+    limit: number,
+    reason: string,
+  ): Promise<BudgetVerdict> => {
+    const r = await counters.increment(pk, sk, by, { limit, ttlSeconds: DAY_TTL });
+    return r.ok ? { ok: true } : { ok: false, reason };
+  };
+  return {
+    async beforeInference(run, agent, round) {
+      const d = day(opts.now());
+      const c = caps(agent);
+      // Count a run once, even when round 1 is redelivered after a crash.
+      const first =
+        round === 1 && (await counters.putIfAbsent(`budget-run#${run.runId}`, "counted", {}, DAY_TTL)).ok;
+      if (first) {
+        const a = await check(`budget#runs#agent#${agent.address}`, d, 1, c.agentRuns, "agent-runs-per-day");
+        if (!a.ok) return a;
+        if (run.sender) {
+          const s = await check(
+            `budget#runs#sender#${run.sender.routingKey}`,
+            d,
+            1,
+            c.senderRuns,
+            "sender-runs-per-day",
+          );
+          if (!s.ok) return s;
+        }
+      }
+      // A zero-cost probe: `by: 0` fails once the day's tokens have reached the cap.
+      const at = await check(
+        `budget#tokens#agent#${agent.address}`,
+        d,
+        0,
+        c.agentTokens - 1,
+        "agent-tokens-per-day",
+      );
+      if (!at.ok) return at;
+      if (run.sender)
+        return check(
+          `budget#tokens#sender#${run.sender.routingKey}`,
+          d,
+          0,
+          c.senderTokens - 1,
+          "sender-tokens-per-day",
+        );
+      return { ok: true };
+    },
+    async afterInference(run, agent, usage: Usage) {
+      const d = day(opts.now());
+      const spent = Math.max(0, usage.inputTokens + usage.outputTokens);
+      await counters.increment(`budget#tokens#agent#${agent.address}`, d, spent, { ttlSeconds: DAY_TTL });
+      if (run.sender)
+        await counters.increment(`budget#tokens#sender#${run.sender.routingKey}`, d, spent, {
+          ttlSeconds: DAY_TTL,
+        });
+    },
+    async notifyExceeded(run, agent, reason) {
+      if (!run.sender) return;
+      const first = await counters.putIfAbsent(
+        `budget-notice#${run.sender.routingKey}`,
+        day(opts.now()),
+        { reason },
+        DAY_TTL,
+      );
+      if (first.ok) await opts.notify(run, agent, reason);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
+import { normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
+import type { MessageRecord } from "../store/message-repo.ts";
+import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
+import { systemPrompt } from "./standing-rules.ts";
+
+export interface ContextSources {
+  getMessage(agent: string, id: string): Promise<(MessageRecord & { fromName?: string }) | null>;
+  listThread(agent: string, threadId: string): Promise<readonly (MessageRecord & { fromName?: string })[]>;
+  getText(key: string): Promise<string | null>;
+  responsibility(id: string): ResponsibilityItem | null;
+}
+
+/** Earlier messages shown from a thread; older ones are summarised by count. */
+const MAX_HISTORY = 10;
+
+/**
+ * Round 1's conversation. Everything people wrote (the mail, the thread history, the agent's own earlier replies,
+ * which may quote them) arrives inside the nonce fence (G8); only the operator's responsibility prompt, which the
+ * operator wrote, is plain.
+ */
+export function createContextBuilder(sources: ContextSources): ContextBuilder {
+  return {
+    async initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">> {
+      const system = systemPrompt(agent);
+      if (run.trigger.kind === "responsibility") {
+        const r = run.trigger.responsibility;
+        const text = `Scheduled responsibility "${r.id}" (${r.schedule}). There is no inbound message.\n\n${r.prompt}`;
+        return { system, messages: [{ role: "user", content: [{ type: "text", text }] }], untrustedText: "" };
+      }
+      const current = await sources.getMessage(run.agent, run.trigger.message.id);
+      if (!current) throw new Error(`run ${run.runId}: message ${run.trigger.message.id} not found`);
+      const thread = (await sources.listThread(run.agent, current.threadId))
+        .filter((m) => m.id !== current.id && m.at <= current.at)
+        .sort((a, b) => a.at.localeCompare(b.at));
+      const shownHistory = thread.slice(-MAX_HISTORY);
+      const blocks: string[] = [];
+      const untrusted: string[] = [];
+      if (thread.length > shownHistory.length)
+        blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);
+      for (const m of shownHistory) {
+        const body = (await sources.getText(m.bodyKey)) ?? "";
+        const label =
+          m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";
+        blocks.push(`${label} (${m.at}):`);
+        blocks.push(
+          m.direction === "out"
+            ? renderUntrusted([
+                { label: "To", text: m.to.join(", ") },
+                { label: "Subject", text: m.subject },
+                { label: null, text: body },
+              ])
+            : renderMessage({
+                fromAddress: m.from,
+                displayName: m.fromName ?? null,
+                subject: m.subject,
+                text: body,
+                html: m.hasHtmlOnly,
+                attachments: m.attachments,
+              }),
+        );
+        if (m.direction === "in") untrusted.push(body);
+      }
+      const body = (await sources.getText(current.bodyKey)) ?? "";
+      blocks.push(`New message from ${current.from} (${current.at}); answer it if an answer is needed:`);
+      blocks.push(
+        renderMessage({
+          fromAddress: current.from,
+          displayName: current.fromName ?? null,
+          subject: current.subject,
+          text: body,
+          html: current.hasHtmlOnly,
+          attachments: current.attachments,
+        }),
+      );
+      untrusted.push(current.subject, current.fromName ?? "", body);
+      return {
+        system,
+        messages: [{ role: "user", content: [{ type: "text", text: blocks.join("\n\n") }] }],
+        untrustedText: normaliseUntrusted(untrusted.join("\n")),
+      };
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import type { ToolContext } from "../tools/context.ts";
+import { failure, type ToolResult } from "../tools/tool.ts";
+import { checkToolCall, type RunGateInput } from "./toolkits.ts";
+
+/** A tool call exactly as the model emitted it: nothing here is trusted. */
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+/** Completed results by idempotency key, so a redelivered round replays instead of re-running a side effect. */
+export interface ToolResultCache {
+  get(key: string): Promise<ToolResult | null>;
+  put(key: string, result: ToolResult): Promise<void>;
+}
+
+export type DispatchEvent =
+  | { readonly type: "tool-refused"; readonly data: { callId: string; name: string; reason: string } }
+  | {
+      readonly type: "tool-call";
+      readonly data: { callId: string; name: string; toolkits: readonly string[]; input: unknown };
+    }
+  | { readonly type: "tool-replayed"; readonly data: { callId: string; name: string } }
+  | {
+      readonly type: "tool-result";
+      readonly data: { callId: string; name: string; ok: boolean; reason?: string };
+    };
+
+/** A check run on validated input before the tool, or on its result after: egress (G13), quote (G15), ... */
+export type CallCheck = (
+  phase: "input" | "result",
+  call: { readonly name: string; readonly input: unknown; readonly result?: ToolResult },
+) => Promise<
+  { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string }
+>;
+
+export interface DispatchDeps {
+  readonly gate: RunGateInput;
+  makeContext(call: ToolCallRequest, idempotencyKey: string): ToolContext;
+  readonly cache: ToolResultCache;
+  record(event: DispatchEvent): Promise<void>;
+  readonly checks?: readonly CallCheck[];
+  /** Calls to `confirm` tools go here (G14); without it they are refused: they never run inside the loop. */
+  propose?(call: ToolCallRequest, input: unknown): Promise<ToolResult>;
+  readonly runId: string;
+  readonly round: number;
+  readonly limits?: { readonly maxInputBytes?: number; readonly maxResultBytes?: number };
+}
+
+const DEFAULT_MAX_INPUT = 256 * 1024;
+const DEFAULT_MAX_RESULT = 256 * 1024;
+
+/**
+ * Run one model-requested tool call through every gate. Whatever the model emits, the outcome is a ToolResult
+ * (a failure the model can read, with a stable reason) and an event: never an exception, never a bypass.
+ */
+export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps): Promise<ToolResult> {
+  const refuse = async (reason: string, message: string): Promise<ToolResult> => {
+    await deps.record({
+      type: "tool-refused",
+      data: { callId: call.id, name: String(call.name).slice(0, 100), reason },
+    });
+    return failure(reason, message);
+  };
+  // Re-check the toolkit gate from the admin data, not from what was offered (G11).
+  const decision = checkToolCall(deps.gate, call.name);
+  if (!decision.allowed)
+    return refuse(decision.reason, `tool ${call.name} is not available in this conversation`);
+  const tool = decision.tool;
+
+  const maxInput = deps.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT;
+  const inputSize = jsonSize(call.input);
+  if (inputSize === null || inputSize > maxInput) {
+    return refuse("tool-input-too-large", `input must be JSON of at most ${maxInput} bytes`);
+  }
+  const parsed = tool.input.safeParse(call.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
+    return refuse("tool-input-invalid", issues.join("; "));
+  }
+  for (const check of deps.checks ?? []) {
+    const verdict = await check("input", { name: tool.name, input: parsed.data });
+    if (!verdict.ok) return refuse(verdict.reason, verdict.message);
+  }
+  if (tool.sideEffects.kind === "external" && tool.sideEffects.confirm) {
+    // Propose → confirm → apply (G14): a confirm tool never runs inside the model loop.
+    if (!deps.propose)
+      return refuse("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
+    await deps.record({
+      type: "tool-call",
+      data: { callId: call.id, name: tool.name, toolkits: decision.toolkits, input: parsed.data },
+    });
+    return deps.propose(call, parsed.data);
+  }
+
+  const key = `${deps.runId}:${deps.round}:${call.id}`;
+  const cached = await deps.cache.get(key);
+  if (cached) {
+    await deps.record({ type: "tool-replayed", data: { callId: call.id, name: tool.name } });
+    return cached;
+  }
+  await deps.record({
+    type: "tool-call",
+    data: { callId: call.id, name: tool.name, toolkits: decision.toolkits, input: parsed.data },
+  });
+  let result: ToolResult;
+  try {
+    result = await tool.use(deps.makeContext(call, key), parsed.data);
+  } catch (err) {
+    // A tool's exception is the model's failure to read, not a crashed round.
+    result = failure(
+      "tool-error",
+      `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
+    );
+  }
+  if (result.ok) {
+    const maxResult = deps.limits?.maxResultBytes ?? DEFAULT_MAX_RESULT;
+    const size = jsonSize({ data: result.data, content: result.content ?? [] });
+    if (size === null || size > maxResult)
+      result = failure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
+  }
+  if (result.ok) {
+    for (const check of deps.checks ?? []) {
+      const verdict = await check("result", { name: tool.name, input: parsed.data, result });
+      if (!verdict.ok) {
+        result = failure(verdict.reason, verdict.message);
+        break;
+      }
+    }
+  }
+  await deps.cache.put(key, result);
+  await deps.record({
+    type: "tool-result",
+    data: {
+      callId: call.id,
+      name: tool.name,
+      ok: result.ok,
+      ...(result.ok ? {} : { reason: result.reason }),
+    },
+  });
+  return result;
+}
+
+function jsonSize(value: unknown): number | null {
+  try {
+    const s = JSON.stringify(value);
+    return s === undefined ? 0 : Buffer.byteLength(s);
+  } catch {
+    return null;
+  }
+}

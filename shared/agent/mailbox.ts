@@ -1,0 +1,207 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { BlobStore } from "../store/blob-store.ts";
+import type { AttachmentRef, MessageRecord, MessageRepo } from "../store/message-repo.ts";
+import type { StateRepo } from "../store/state-repo.ts";
+import { PREFIXES } from "../store/tables.ts";
+import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tools/context.ts";
+
+/** The repositories a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
+export interface MailboxStore {
+  readonly messages: Pick<MessageRepo, "listByAgent" | "listByThread">;
+  readonly blobs: Pick<BlobStore, "get" | "getText" | "put">;
+  /** Metadata of agent-created files lives in the `state` table: `pk = file#<agent>`, `sk = <id>`. */
+  readonly files: Pick<StateRepo, "putIfAbsent" | "get">;
+}
+
+export interface MailboxDeps extends MailboxStore {
+  /** The run's agent. Every lookup is keyed by it: nothing in the Mailbox API can name another (G12). */
+  readonly agent: string;
+  /** The run's thread; null on a scheduled run (then only files created in this run are "in the thread"). */
+  readonly threadId: string | null;
+  readonly runId: string;
+  readonly now?: () => Date;
+  /** Newest messages a search looks through. Default 500. */
+  readonly maxScan?: number;
+  /** Bodies a search reads from S3. Default 100. */
+  readonly maxBodyReads?: number;
+}
+
+export interface AttachmentScope {
+  readonly agent: string;
+  /** The agent's whole mailbox (every thread and every file it created). */
+  readonly anyThread: boolean;
+  /** Else this thread only; null on a threadless (scheduled) run, which then reaches only its own files. */
+  readonly threadId: string | null;
+  /** Files created by this run count as in scope even on a threadless run. */
+  readonly runId: string | null;
+}
+
+const filesPk = (agent: string): string => `file#${agent}`;
+const agentFilesPrefix = (agent: string): string => `${PREFIXES.files}${agent}/`;
+/** Created-file ids become part of an S3 key: no `/`, no `..`, nothing to climb out of the agent's prefix with. */
+const FILE_ID = /^file-[0-9T]{18}-[0-9a-f]{8}$/;
+
+const fileItem = z.object({
+  threadId: z.string().nullable(),
+  runId: z.string(),
+  filename: z.string(),
+  contentType: z.string(),
+  size: z.number().int().nonnegative(),
+  key: z.string(),
+});
+
+const metaOf = (a: Pick<AttachmentRef, "id" | "filename" | "contentType" | "size">): AttachmentMeta => ({
+  id: a.id,
+  filename: a.filename ?? null,
+  contentType: a.contentType,
+  size: a.size,
+});
+
+/**
+ * Find attachment `id` within `scope` (G12): among attachments of the scope's messages, then among files the
+ * agent created. Anything else, including an id that exists in another agent's mailbox or another thread, is
+ * null: "not found", never a different file.
+ */
+export async function resolveAttachment(
+  store: MailboxStore,
+  scope: AttachmentScope,
+  id: string,
+): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null> {
+  const { agent, threadId, anyThread } = scope;
+  const messages = anyThread
+    ? await store.messages.listByAgent(agent)
+    : threadId !== null
+      ? await store.messages.listByThread(agent, threadId)
+      : [];
+  for (const m of messages) {
+    // The repository queries one agent's partition; re-check so a repository bug cannot widen the reach.
+    if (m.agent !== agent || (!anyThread && m.threadId !== threadId)) continue;
+    const ref = m.attachments?.find((a) => a.id === id);
+    // A ref pointing outside this agent's file prefix is corrupt or forged: fail closed.
+    if (!ref?.key.startsWith(agentFilesPrefix(agent))) continue;
+    const bytes = await store.blobs.get(ref.key);
+    return bytes ? { meta: metaOf(ref), bytes } : null;
+  }
+  if (!FILE_ID.test(id)) return null;
+  const parsed = fileItem.safeParse(await store.files.get(filesPk(agent), id));
+  if (!parsed.success) return null;
+  const f = parsed.data;
+  const inScope =
+    anyThread ||
+    (threadId !== null && f.threadId === threadId) ||
+    (scope.runId !== null && f.runId === scope.runId);
+  if (!inScope || f.key !== `${agentFilesPrefix(agent)}${id}`) return null;
+  const bytes = await store.blobs.get(f.key);
+  return bytes ? { meta: metaOf({ id, ...f }), bytes } : null;
+}
+
+/** The real Mailbox over the store, bound to one agent and thread by the runtime. */
+export function createMailbox(deps: MailboxDeps): Mailbox {
+  const now = deps.now ?? (() => new Date());
+  return {
+    search: (query) => searchMailbox(deps, query),
+    attachment(id, opts) {
+      const scope = {
+        agent: deps.agent,
+        anyThread: opts?.anyThread === true,
+        threadId: deps.threadId,
+        runId: deps.runId,
+      };
+      return resolveAttachment(deps, scope, id);
+    },
+    async createFile(file) {
+      const id = newFileId(now());
+      const key = `${agentFilesPrefix(deps.agent)}${id}`;
+      // Bytes first, metadata second: metadata never points at a missing object.
+      await deps.blobs.put(key, file.bytes, file.contentType);
+      const meta = { filename: file.filename, contentType: file.contentType, size: file.bytes.byteLength };
+      const put = await deps.files.putIfAbsent(filesPk(deps.agent), id, {
+        ...meta,
+        key,
+        threadId: deps.threadId,
+        runId: deps.runId,
+        createdAt: now().toISOString(),
+      });
+      if (!put.ok) throw new Error(`file id ${id} collided`);
+      return { id, ...meta };
+    },
+  };
+}
+
+/**
+ * The outbound function's attachment loader (send_email attachments by id): the same resolution, for the
+ * request's agent; `threadId` narrows to the reply's thread, null means the agent's whole mailbox.
+ */
+export function createAttachmentSource(store: MailboxStore) {
+  return {
+    load: (agent: string, id: string, threadId: string | null) =>
+      resolveAttachment(store, { agent, anyThread: threadId === null, threadId, runId: null }, id),
+  };
+}
+
+export function newFileId(at: Date): string {
+  return `file-${at.toISOString().replace(/[-:.Z]/g, "")}-${randomBytes(4).toString("hex")}`;
+}
+
+type SearchHit = MailboxMessage & { readonly snippet: string };
+const SNIPPET_CHARS = 240;
+const BODY_BATCH = 8;
+
+async function searchMailbox(
+  deps: MailboxDeps,
+  query: { readonly text?: string; readonly participant?: string; readonly limit: number },
+): Promise<readonly SearchHit[]> {
+  const limit = Math.max(1, Math.min(50, Math.floor(query.limit)));
+  const terms = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 10);
+  const who = query.participant?.trim().toLowerCase() ?? "";
+  // Newest first: ids are time-ordered within the agent's partition; only this agent's partition is read.
+  const recent = (await deps.messages.listByAgent(deps.agent, { limit: deps.maxScan ?? 500 })).filter(
+    (m) => m.agent === deps.agent && (!who || participants(m).some((a) => a.toLowerCase().includes(who))),
+  );
+  let bodyBudget = deps.maxBodyReads ?? 100;
+  const hits: SearchHit[] = [];
+  for (let i = 0; i < recent.length && hits.length < limit; i += BODY_BATCH) {
+    const page = recent.slice(i, i + BODY_BATCH);
+    const bodies = await Promise.all(
+      page.map((m) => {
+        // An HTML-only mail shows no body (G8), so it is neither searched nor quoted.
+        if (m.hasHtmlOnly || bodyBudget <= 0) return Promise.resolve(null);
+        bodyBudget--;
+        return deps.blobs.getText(m.bodyKey);
+      }),
+    );
+    page.forEach((m, j) => {
+      const body = bodies[j] ?? null;
+      const hay = [m.subject, ...participants(m), body ?? ""].join("\n").toLowerCase();
+      if (hits.length < limit && terms.every((t) => hay.includes(t))) hits.push(toHit(m, body, terms));
+    });
+  }
+  return hits;
+}
+
+const participants = (m: MessageRecord): string[] => [m.from, ...(m.to ?? []), ...(m.cc ?? [])];
+
+function toHit(m: MessageRecord, body: string | null, terms: readonly string[]): SearchHit {
+  return {
+    id: m.id,
+    threadId: m.threadId,
+    direction: m.direction,
+    from: m.from,
+    to: m.to ?? [],
+    cc: m.cc ?? [],
+    subject: m.subject ?? null,
+    at: m.at,
+    attachments: (m.attachments ?? []).map(metaOf),
+    snippet: body ? snippetOf(body, terms) : "",
+  };
+}
+
+function snippetOf(body: string, terms: readonly string[]): string {
+  const flat = body.replace(/\s+/g, " ").trim();
+  const lower = flat.toLowerCase();
+  const at = terms.map((t) => lower.indexOf(t)).find((i) => i >= 0) ?? 0;
+  const start = Math.max(0, at - SNIPPET_CHARS / 3);
+  const piece = flat.slice(start, start + SNIPPET_CHARS);
+  return `${start > 0 ? "…" : ""}${piece}${start + SNIPPET_CHARS < flat.length ? "…" : ""}`;
+}

@@ -1,0 +1,106 @@
+import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+import type { Message, ModelProvider, Usage } from "../model/types.ts";
+import type { Logger, RunTrigger, ToolContext, VerifiedSender } from "../tools/context.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
+
+/** The step message on the agent-step queue. */
+export interface StepMessage {
+  readonly runId: string;
+  readonly round: number;
+}
+
+export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
+
+/** A run as the step loop needs it (the run repository's record, narrowed). */
+export interface RunRecord {
+  readonly runId: string;
+  readonly agent: string;
+  readonly kind: "reply" | "scheduled";
+  readonly trigger: RunTrigger;
+  readonly sender: VerifiedSender | null;
+  readonly state: RunState;
+  readonly correlationId: string;
+  readonly createdAt: string;
+}
+
+/** What the transcript in S3 holds: the whole conversation so far, and which round wrote its tail. */
+export interface Transcript {
+  readonly system: string;
+  readonly messages: readonly Message[];
+  /** The last round whose assistant turn is in `messages`. */
+  readonly lastRound: number;
+  /** Accepted untrusted text of the run, normalised as the fence shows it (for the quote check, G15). */
+  readonly untrustedText: string;
+}
+
+export type RoundClaim =
+  | { readonly status: "claimed"; readonly phase: "new" | "model-done" }
+  | { readonly status: "busy" }
+  | { readonly status: "done" };
+
+/** Per-round progress, in single-item conditional writes (no transactions in dynalite). */
+export interface RoundLedger {
+  /** First claim, or take-over of an expired lease after a crash; `busy` while another worker holds it. */
+  claim(runId: string, round: number, leaseMs: number): Promise<RoundClaim>;
+  setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void>;
+}
+
+export interface RunStore {
+  get(runId: string): Promise<RunRecord | null>;
+  finish(runId: string, state: Exclude<RunState, "running">, reason: string): Promise<void>;
+}
+
+export interface TranscriptStore {
+  load(runId: string): Promise<Transcript | null>;
+  save(runId: string, transcript: Transcript): Promise<void>;
+}
+
+export interface RunEventSink {
+  append(
+    runId: string,
+    event: { readonly type: string; readonly round: number; readonly data: Record<string, unknown> },
+  ): Promise<void>;
+}
+
+export type BudgetVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** Per-sender and per-agent budgets (G10), atomic counters checked before inference. */
+export interface BudgetGate {
+  beforeInference(run: RunRecord, agent: AgentItem, round: number): Promise<BudgetVerdict>;
+  afterInference(run: RunRecord, agent: AgentItem, usage: Usage): Promise<void>;
+  /** At most one notice per sender per day; called when a budget stops a run. */
+  notifyExceeded(run: RunRecord, agent: AgentItem, reason: string): Promise<void>;
+}
+
+/** Builds round 1's conversation: the agent's instructions + standing rules, and the fenced untrusted input. */
+export interface ContextBuilder {
+  initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">>;
+}
+
+export interface StepDeps {
+  readonly config: DeploymentConfig;
+  readonly registry: ToolRegistry;
+  loadAdmin(): Promise<AdminSnapshot>;
+  model(modelId: string): ModelProvider | null;
+  readonly runs: RunStore;
+  readonly ledger: RoundLedger;
+  readonly transcripts: TranscriptStore;
+  readonly events: RunEventSink;
+  readonly budgets: BudgetGate;
+  readonly context: ContextBuilder;
+  readonly cache: ToolResultCache;
+  enqueue(message: StepMessage): Promise<void>;
+  makeToolContext(
+    run: RunRecord,
+    agent: AgentItem,
+    round: number,
+    call: ToolCallRequest,
+    key: string,
+  ): ToolContext;
+  checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
+  readonly logger: Logger;
+  /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
+  readonly leaseMs: number;
+}

@@ -1,0 +1,215 @@
+import type { AgentItem } from "../admin/schema.ts";
+import type {
+  AssistantMessage,
+  Message,
+  ToolResult as ModelToolResult,
+  ToolResultsMessage,
+} from "../model/types.ts";
+import { dispatchToolCall } from "./dispatch.ts";
+import type { RunRecord, StepDeps, StepMessage, Transcript } from "./ports.ts";
+import { toModelToolResult } from "./tool-result.ts";
+import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
+
+export type StepOutcome =
+  | {
+      readonly status: "skipped";
+      readonly reason: "run-missing" | "run-not-running" | "round-done" | "agent-missing";
+    }
+  | { readonly status: "busy" }
+  | { readonly status: "retry"; readonly reason: string }
+  | { readonly status: "continued"; readonly next: number }
+  | {
+      readonly status: "finished";
+      readonly state: "completed" | "turn-limit" | "budget-exceeded" | "failed";
+      readonly reason: string;
+    };
+
+/** More calls than this in one turn are answered with an error instead of being run (a runaway model). */
+export const MAX_CALLS_PER_ROUND = 16;
+
+/**
+ * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
+ * the ledger; the model turn is persisted before any tool runs, so a resumed round never calls the model twice;
+ * tool results are cached by idempotency key, so a resumed round replays them; the next round is enqueued before
+ * the round is marked done, and a duplicate of the next round is absorbed by its own claim.
+ */
+export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOutcome> {
+  const run = await deps.runs.get(msg.runId);
+  if (!run) return skip(deps, msg, "run-missing");
+  if (run.state !== "running") return skip(deps, msg, "run-not-running");
+  const admin = await deps.loadAdmin();
+  const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
+  if (!agent) {
+    await deps.runs.finish(run.runId, "failed", "agent-missing");
+    return skip(deps, msg, "agent-missing");
+  }
+  const maxRounds = Math.min(deps.config.maxToolTurns, agent.maxToolTurns ?? Number.POSITIVE_INFINITY);
+
+  const claim = await deps.ledger.claim(run.runId, msg.round, deps.leaseMs);
+  if (claim.status === "busy") return { status: "busy" };
+  if (claim.status === "done") return skip(deps, msg, "round-done");
+  const record = (type: string, data: Record<string, unknown>) =>
+    deps.events.append(run.runId, { type, round: msg.round, data });
+
+  const gate: RunGateInput = {
+    agent: agent.address,
+    sender: run.sender,
+    kind: run.kind,
+    toolkits: admin.toolkits,
+    registry: deps.registry,
+  };
+  let transcript = await loadOrStart(run, agent, msg.round, deps);
+  let turn: AssistantMessage;
+  if (claim.phase === "model-done" && transcript.lastRound === msg.round) {
+    turn = lastAssistant(transcript.messages);
+    await record("round-resumed", { toolCalls: turn.toolCalls.length });
+  } else {
+    const budget = await deps.budgets.beforeInference(run, agent, msg.round);
+    await record("budget-check", { ok: budget.ok, ...(budget.ok ? {} : { reason: budget.reason }) });
+    if (!budget.ok) {
+      await deps.budgets.notifyExceeded(run, agent, budget.reason);
+      return finish(deps, run, msg.round, "budget-exceeded", budget.reason);
+    }
+    const model = deps.model(agent.model);
+    if (!model) return finish(deps, run, msg.round, "failed", "model-unknown");
+    const offered = toolsForRun(gate);
+    await record("model-request", {
+      model: agent.model,
+      tools: offered.map((t) => t.name),
+      messages: transcript.messages.length,
+    });
+    const result = await model.generate({
+      system: transcript.system,
+      messages: transcript.messages,
+      tools: offered.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputJsonSchema,
+      })),
+      maxTokens: deps.config.models.find((m) => m.id === agent.model)?.maxTokens ?? 4096,
+    });
+    if (!result.ok) {
+      await record("model-failure", {
+        reason: result.reason,
+        detail: result.detail,
+        retryable: result.retryable,
+      });
+      if (result.retryable) return { status: "retry", reason: result.reason };
+      return finish(deps, run, msg.round, "failed", result.reason);
+    }
+    await deps.budgets.afterInference(run, agent, result.turn.usage);
+    turn = { role: "assistant", text: result.turn.text, toolCalls: result.turn.toolCalls };
+    // The model's plain text is recorded for the trace and never delivered: only send_email speaks.
+    await record("model-turn", {
+      text: result.turn.text.slice(0, 2000),
+      toolCalls: result.turn.toolCalls.map((c) => ({ id: c.id, name: String(c.name).slice(0, 100) })),
+      stopReason: result.turn.stopReason,
+      usage: result.turn.usage,
+    });
+    transcript = { ...transcript, messages: [...transcript.messages, turn], lastRound: msg.round };
+    await deps.transcripts.save(run.runId, transcript);
+    await deps.ledger.setPhase(run.runId, msg.round, "model-done");
+  }
+
+  if (turn.toolCalls.length === 0) return finish(deps, run, msg.round, "completed", "model-stopped");
+
+  const results: ModelToolResult[] = [];
+  const checks = deps.checks?.(run, transcript, agent) ?? [];
+  for (const [i, call] of turn.toolCalls.entries()) {
+    if (i >= MAX_CALLS_PER_ROUND) {
+      results.push(
+        errorResult(call.id, "tool-call-limit", `at most ${MAX_CALLS_PER_ROUND} tool calls per turn`),
+      );
+      continue;
+    }
+    if (call.malformedInput) {
+      await record("tool-refused", {
+        callId: call.id,
+        name: String(call.name).slice(0, 100),
+        reason: "tool-input-malformed",
+      });
+      results.push(
+        errorResult(
+          call.id,
+          "tool-input-malformed",
+          `arguments were not valid JSON: ${call.malformedInput.error}`,
+        ),
+      );
+      continue;
+    }
+    const outcome = await dispatchToolCall(call, {
+      gate,
+      cache: deps.cache,
+      runId: run.runId,
+      round: msg.round,
+      checks,
+      record: (e) => record(e.type, e.data as Record<string, unknown>),
+      makeContext: (c, key) => deps.makeToolContext(run, agent, msg.round, c, key),
+    });
+    results.push(toModelToolResult(call.id, outcome));
+  }
+  const toolMessage: ToolResultsMessage = { role: "tool", results };
+  transcript = { ...transcript, messages: [...transcript.messages, toolMessage] };
+  await deps.transcripts.save(run.runId, transcript);
+
+  if (msg.round >= maxRounds)
+    return finish(deps, run, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
+  await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
+  await deps.ledger.setPhase(run.runId, msg.round, "done");
+  await record("round-done", { next: msg.round + 1 });
+  return { status: "continued", next: msg.round + 1 };
+}
+
+/** True when the gate would still admit `name` for this run (used by replays and by plan application). */
+export function stillAllowed(gate: RunGateInput, name: string): boolean {
+  return checkToolCall(gate, name).allowed;
+}
+
+async function loadOrStart(
+  run: RunRecord,
+  agent: AgentItem,
+  round: number,
+  deps: StepDeps,
+): Promise<Transcript> {
+  const existing = await deps.transcripts.load(run.runId);
+  if (existing) return existing;
+  if (round !== 1) throw new Error(`run ${run.runId}: transcript missing at round ${round}`);
+  const start = await deps.context.initial(run, agent);
+  const transcript: Transcript = { ...start, lastRound: 0 };
+  await deps.transcripts.save(run.runId, transcript);
+  return transcript;
+}
+
+function lastAssistant(messages: readonly Message[]): AssistantMessage {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === "assistant") return m;
+  }
+  throw new Error("transcript has no assistant turn to resume");
+}
+
+function errorResult(id: string, reason: string, message: string): ModelToolResult {
+  return { toolCallId: id, isError: true, content: { type: "json", value: { error: reason, message } } };
+}
+
+async function finish(
+  deps: StepDeps,
+  run: RunRecord,
+  round: number,
+  state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
+  reason: string,
+): Promise<StepOutcome> {
+  await deps.runs.finish(run.runId, state, reason);
+  await deps.ledger.setPhase(run.runId, round, "done");
+  await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
+  return { status: "finished", state, reason };
+}
+
+async function skip(
+  deps: StepDeps,
+  msg: StepMessage,
+  reason: "run-missing" | "run-not-running" | "round-done" | "agent-missing",
+): Promise<StepOutcome> {
+  deps.logger.info("agent step skipped", { runId: msg.runId, round: msg.round, reason });
+  return { status: "skipped", reason };
+}

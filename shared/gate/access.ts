@@ -1,0 +1,102 @@
+import type { AccessRule } from "../config/schema.ts";
+
+/**
+ * Inbound access control (G3), and the same algebra for toolkit sender gates (G11).
+ *
+ * A layer is a list of allow/deny rules. Within a layer a matching deny wins, then a matching allow, then the
+ * layer default; a layer with any allow rule is default-deny (an allow list), a layer without one admits. The
+ * final decision is the AND of every layer, so adding a layer can only narrow. Nothing here depends on rule
+ * order, so an operator cannot change an outcome by reordering a table.
+ */
+
+export type LayerName = "ceiling" | "agent";
+export type Effect = "allow" | "deny";
+
+export interface AccessDecision {
+  readonly allowed: boolean;
+  /** Denied: the layer that denied. Allowed: the innermost layer whose allow rule matched, or null if none did. */
+  readonly layer: LayerName | null;
+  /** The rule that decided; null when a layer's default decided. */
+  readonly rule: AccessRule | null;
+}
+
+/**
+ * The routing key of an address: lower-cased, `+tag` removed from the local part, so `Ceo+finance@Thescoop.com`
+ * and `ceo@thescoop.com` are one sender (an attacker must not dodge a deny rule with a tag or capitals).
+ * Local stand-in until shared/gate/address.ts exports the canonical one; keep the two identical.
+ */
+export function routingKey(address: string): string {
+  const lower = address.trim().toLowerCase();
+  const at = lower.lastIndexOf("@");
+  if (at < 0) return lower;
+  const local = lower.slice(0, at);
+  const plus = local.indexOf("+");
+  return (plus < 0 ? local : local.slice(0, plus)) + lower.slice(at);
+}
+
+/**
+ * Full-string match of an exact pattern or one with a single `*` (any run, possibly empty). No regular
+ * expression is built from operator input, so a pattern can neither inject syntax nor backtrack.
+ */
+export function matchPattern(pattern: string, key: string): boolean {
+  const star = pattern.indexOf("*");
+  if (star < 0) return pattern === key;
+  // The config schema allows one wildcard; a second means validation was bypassed. Throw rather than guess,
+  // since a deny rule that silently never matched would fail open.
+  if (pattern.indexOf("*", star + 1) >= 0)
+    throw new Error(`access pattern has more than one '*': ${pattern}`);
+  const prefix = pattern.slice(0, star);
+  const suffix = pattern.slice(star + 1);
+  return key.length >= prefix.length + suffix.length && key.startsWith(prefix) && key.endsWith(suffix);
+}
+
+interface LayerVerdict {
+  readonly effect: Effect;
+  readonly rule: AccessRule | null;
+}
+
+/** Smallest pattern first, so the reported rule does not depend on the order rules were stored in. */
+function canonicalFirst(rules: readonly AccessRule[]): AccessRule | null {
+  let best: AccessRule | null = null;
+  for (const r of rules) if (best === null || r.pattern < best.pattern) best = r;
+  return best;
+}
+
+function decideLayer(rules: readonly AccessRule[], key: string): LayerVerdict {
+  const matching = rules.filter((r) => matchPattern(r.pattern, key));
+  const deny = canonicalFirst(matching.filter((r) => r.effect === "deny"));
+  if (deny) return { effect: "deny", rule: deny };
+  const allow = canonicalFirst(matching.filter((r) => r.effect === "allow"));
+  if (allow) return { effect: "allow", rule: allow };
+  // Any allow rule turns the layer into an allow list: a sender it does not name is out.
+  const isAllowList = rules.some((r) => r.effect === "allow");
+  return { effect: isAllowList ? "deny" : "allow", rule: null };
+}
+
+/** One layer's verdict for a routing key: deny match, then allow match, then the layer default. */
+export function evaluateLayer(rules: readonly AccessRule[], key: string): Effect {
+  return decideLayer(rules, key).effect;
+}
+
+/**
+ * Ceiling (committed config) AND agent rules (admin table). An agent with no rules inherits the ceiling; agent
+ * rules can never admit a sender the ceiling refuses. `key` must already be a routing key.
+ */
+export function decideAccess(
+  key: string,
+  ceiling: readonly AccessRule[],
+  agentRules: readonly AccessRule[],
+): AccessDecision {
+  const outer = decideLayer(ceiling, key);
+  if (outer.effect === "deny") return { allowed: false, layer: "ceiling", rule: outer.rule };
+  const inner = decideLayer(agentRules, key);
+  if (inner.effect === "deny") return { allowed: false, layer: "agent", rule: inner.rule };
+  if (inner.rule) return { allowed: true, layer: "agent", rule: inner.rule };
+  if (outer.rule) return { allowed: true, layer: "ceiling", rule: outer.rule };
+  return { allowed: true, layer: null, rule: null };
+}
+
+/** The generic n-layer form (toolkit sender gates stack more layers): allowed only if every layer allows. */
+export function allowedByAll(key: string, layers: readonly (readonly AccessRule[])[]): boolean {
+  return layers.every((rules) => evaluateLayer(rules, key) === "allow");
+}

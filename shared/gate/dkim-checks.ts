@@ -1,0 +1,144 @@
+// Our policy on one DKIM signature (G2), applied to mailauth's cryptographic verdict and to the
+// signature's tags as written. mailauth's `pass` is not sender proof by itself (DESIGN.md §6):
+// it passes l=, rsa-sha1 outside strict mode, keys of any d=, and t=y testing keys.
+
+import type { DKIMResult } from "mailauth";
+
+export type DkimRefusal =
+  | "dkim-none"
+  | "dkim-misaligned"
+  | "dkim-length-limited"
+  | "dkim-weak-algorithm"
+  | "dkim-from-unsigned"
+  | "dkim-temperror"
+  | "dkim-body-modified"
+  | "dkim-fail"
+  | "dkim-policy"
+  | "dkim-neutral"
+  | "dkim-testing-key"
+  | "dkim-weak-key"
+  | "dkim-error";
+
+export type ProvenSignature = {
+  domain: string;
+  selector: string;
+  algorithm: string;
+  keyBits?: number;
+  signedHeaders: string[];
+};
+
+export type SignatureVerdict = { ok: true; signature: ProvenSignature } | { ok: false; reason: DkimRefusal };
+
+// RFC 8301 §3.1 (no rsa-sha1) and RFC 8463: the only algorithms we accept
+const ACCEPTED_ALGORITHMS = new Set(["rsa-sha256", "ed25519-sha256"]);
+
+/** Tags of a DKIM-Signature value as written (RFC 6376 §3.2), names case-sensitive. */
+export function parseTagList(value: string): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const spec of value.split(";")) {
+    const eq = spec.indexOf("=");
+    if (eq < 0) continue;
+    tags.set(spec.slice(0, eq).trim(), spec.slice(eq + 1).trim());
+  }
+  return tags;
+}
+
+const withoutSpace = (s: string) => s.replace(/\s+/g, "");
+const fail = (reason: DkimRefusal): SignatureVerdict => ({ ok: false, reason });
+
+export function judgeSignature(
+  tags: Map<string, string>,
+  result: DKIMResult,
+  fromDomain: string,
+  minRsaKeyBits: number,
+): SignatureVerdict {
+  // the verdict must be about this very signature: its b= is the one we read
+  if (withoutSpace(tags.get("b") ?? "") !== withoutSpace(String(result.signature ?? "")))
+    return fail("dkim-error");
+
+  const d = withoutSpace(tags.get("d") ?? "");
+  // exact alignment on the lower-case A-label: a parent or sub-domain d= proves nothing about the
+  // From domain. A non-ASCII d= is never mapped: mailauth looks it up under its own conversion, and
+  // a UTS #46 mapping (full-width "ｅxample.com" → "example.com") would align a key we never asked for.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
+  if (/[^\x00-\x7f]/.test(d) || d.toLowerCase() !== fromDomain) return fail("dkim-misaligned");
+
+  // l= signs only a prefix of the body; anything may be appended after it (RFC 6376 §8.2)
+  const hasLengthTag = [...tags.keys()].some((name) => name.toLowerCase() === "l");
+  if (hasLengthTag || result.canonBodyLengthLimited === true) return fail("dkim-length-limited");
+
+  const algorithm = (tags.get("a") ?? "").toLowerCase();
+  if (!ACCEPTED_ALGORITHMS.has(algorithm)) return fail("dkim-weak-algorithm");
+
+  // a signature that does not cover From says nothing about the author (RFC 6376 §5.4)
+  const signedHeaders = withoutSpace(tags.get("h") ?? "")
+    .toLowerCase()
+    .split(":")
+    .filter((name) => name !== "");
+  if (!signedHeaders.includes("from")) return fail("dkim-from-unsigned");
+
+  const status = statusRefusal(result);
+  if (status !== null) return fail(status);
+
+  // RFC 6376 §3.6.1 t=y: "Verifiers MUST NOT treat messages from Signers in testing mode
+  // differently from unsigned email"
+  if (result.status.testing === true) return fail("dkim-testing-key");
+
+  // RFC 8301 §3.2: RSA keys below 1024 bits are factorable; the operator may ask for more
+  const keyBits = result.modulusLength;
+  if (algorithm.startsWith("rsa-") && (keyBits === undefined || keyBits < minRsaKeyBits)) {
+    return fail("dkim-weak-key");
+  }
+
+  const signature: ProvenSignature = {
+    domain: fromDomain,
+    selector: String(result.selector),
+    algorithm,
+    signedHeaders,
+  };
+  if (keyBits !== undefined) signature.keyBits = keyBits;
+  return { ok: true, signature };
+}
+
+// Only an exact "pass" proves anything; every other result, DNS errors included, refuses.
+function statusRefusal(result: DKIMResult): DkimRefusal | null {
+  switch (result.status.result) {
+    case "pass":
+      return null;
+    case "temperror":
+    case "temperr":
+      return "dkim-temperror";
+    case "fail":
+      return result.bodyHash !== result.bodyHashExpecting ? "dkim-body-modified" : "dkim-fail";
+    case "policy":
+      return "dkim-policy";
+    case "neutral":
+      return "dkim-neutral";
+    case "none":
+      return "dkim-none";
+    default:
+      return "dkim-error";
+  }
+}
+
+// When no signature proves the sender, the refusal names the nearest miss: a DNS failure first
+// (the one an operator can retry), then the signature that got furthest through the checks above.
+const PRIORITY: DkimRefusal[] = [
+  "dkim-temperror",
+  "dkim-weak-key",
+  "dkim-testing-key",
+  "dkim-body-modified",
+  "dkim-fail",
+  "dkim-policy",
+  "dkim-neutral",
+  "dkim-error",
+  "dkim-from-unsigned",
+  "dkim-weak-algorithm",
+  "dkim-length-limited",
+  "dkim-misaligned",
+  "dkim-none",
+];
+
+export function nearestMiss(reasons: DkimRefusal[]): DkimRefusal {
+  return PRIORITY.find((reason) => reasons.includes(reason)) ?? "dkim-none";
+}

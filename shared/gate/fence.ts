@@ -1,0 +1,119 @@
+import { randomBytes as cryptoRandomBytes } from "node:crypto";
+import { normaliseUntrusted, untrustedLine, untrustedLines } from "./unicode.ts";
+
+/**
+ * What the model sees (G4, G8). Untrusted text goes inside a fence it cannot close: the marker lines carry a
+ * nonce drawn fresh for every rendering, and every line between them starts with `| `, so no byte sequence the
+ * sender controls (a copied marker, a guessed nonce, U+2028, NEL, a lone CR) can produce a line that does not
+ * start with the prefix.
+ */
+
+export { normaliseUntrusted };
+
+export type RandomBytes = (n: number) => Uint8Array;
+
+/** 96 bits: far past guessing, and the renderer never reuses one. */
+const NONCE_BYTES = 12;
+const NONCE_PATTERN = /^[0-9a-f]{16,64}$/;
+export const LINE_PREFIX = "| ";
+
+export interface UntrustedPart {
+  /** Code-written label (`Subject`, `From`); null for free text such as a body. */
+  readonly label: string | null;
+  readonly text: string;
+}
+
+export interface FenceOptions {
+  /** Fixed nonce (tests only); lower-case hex, >= 64 bits. Default: fresh from crypto. */
+  readonly nonce?: string;
+  readonly randomBytes?: RandomBytes;
+  /** What the fence holds, e.g. `MAIL`; upper-case letters and spaces only. */
+  readonly kind?: string;
+}
+
+export function freshNonce(randomBytes: RandomBytes = cryptoRandomBytes): string {
+  return Buffer.from(randomBytes(NONCE_BYTES)).toString("hex");
+}
+
+function fenceKind(kind: string | undefined): string {
+  const k = kind ?? "MAIL";
+  if (!/^[A-Z][A-Z ]{0,30}$/.test(k)) throw new Error(`fence kind must be upper-case words: ${k}`);
+  return k;
+}
+
+export function renderUntrusted(parts: readonly UntrustedPart[], opts: FenceOptions = {}): string {
+  const nonce = opts.nonce ?? freshNonce(opts.randomBytes);
+  if (!NONCE_PATTERN.test(nonce)) throw new Error("fence nonce must be 16-64 lower-case hex digits");
+  const kind = fenceKind(opts.kind);
+  const out = [`<<<UNTRUSTED ${kind} ${nonce}>>>`];
+  for (const part of parts) {
+    const label = part.label === null ? "" : `${untrustedLine(part.label)}: `;
+    for (const line of untrustedLines(part.text)) out.push(`${LINE_PREFIX}${label}${line}`);
+  }
+  out.push(`<<<END UNTRUSTED ${kind} ${nonce}>>>`);
+  return out.join("\n");
+}
+
+export interface AttachmentMeta {
+  readonly filename: string | null;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+export interface RenderableMail {
+  /** The proven sender address (G2). */
+  readonly fromAddress: string;
+  /** Decoded display name, or null. */
+  readonly displayName: string | null;
+  readonly subject: string | null;
+  /** Plain-text body only. HTML is never rendered: hidden text and styling are where injections hide. */
+  readonly text: string | null;
+  /** Whether the mail had an HTML body (truthy: it had one). */
+  readonly html: string | boolean | null;
+  readonly attachments: readonly AttachmentMeta[];
+}
+
+export const HTML_ONLY_NOTICE = "[this message has only an HTML body, which is not shown]";
+export const NO_BODY_NOTICE = "[this message has no text body]";
+const MAX_FILENAME_CHARS = 200;
+
+function filenameLine(a: AttachmentMeta): string {
+  const raw = a.filename === null ? "(no name)" : untrustedLine(a.filename);
+  const name = raw.length > MAX_FILENAME_CHARS ? `${raw.slice(0, MAX_FILENAME_CHARS)}…` : raw;
+  const type = a.contentType.toLowerCase().replace(/[^a-z0-9.+/-]/g, "") || "application/octet-stream";
+  return `${name} (${type}, ${Math.max(0, Math.trunc(a.size))} bytes)`;
+}
+
+export function renderMessage(mail: RenderableMail, randomBytes?: RandomBytes): string {
+  const from = mail.displayName
+    ? `${untrustedLine(mail.displayName)} <${mail.fromAddress}>`
+    : mail.fromAddress;
+  const parts: UntrustedPart[] = [
+    { label: "From", text: from },
+    { label: "Subject", text: mail.subject ?? "" },
+  ];
+  for (const a of mail.attachments) parts.push({ label: "Attachment", text: filenameLine(a) });
+  parts.push({ label: null, text: "" });
+  const hasText = mail.text !== null && mail.text.trim() !== "";
+  const body = hasText ? (mail.text as string) : mail.html ? HTML_ONLY_NOTICE : NO_BODY_NOTICE;
+  parts.push({ label: null, text: body });
+  return renderUntrusted(parts, randomBytes ? { randomBytes } : {});
+}
+
+/**
+ * The only output for refused or dropped mail (G4): the reason code and the sender address reduced to address
+ * characters. No Subject, display name or body, ever; a hostile "address" cannot smuggle text either.
+ */
+export function renderRefusal(
+  reason: string,
+  address: string | null,
+  verdict: "refuse" | "drop" = "refuse",
+): string {
+  const code =
+    reason
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, "")
+      .slice(0, 64) || "unknown";
+  const addr = (address ?? "").replace(/[^A-Za-z0-9.@_+-]/g, "").slice(0, 254) || "unknown-sender";
+  return `${verdict === "drop" ? "dropped" : "refused"}: ${code} ${addr}`;
+}

@@ -1,0 +1,80 @@
+// Our own reading of the header section, used to count From and Subject fields and to find the
+// DKIM-Signature fields. It follows the header/body split of mailauth's parser (the first empty
+// line, bare LF accepted) so both see the same fields, and sender-proof.ts checks that they do.
+// Lines that are neither a field nor a fold are refused rather than glued onto the field above
+// (mailauth glues them, MUAs differ): a From that readers could disagree about is no From at all.
+
+export type HeaderField = {
+  /** lower-case field name */
+  name: string;
+  /** the whole field as written, rows joined with CRLF (mailauth's `line`, as latin1 text) */
+  line: string;
+  /** the unfolded value after the colon, WSP-trimmed (latin1 text: bytes, not characters) */
+  value: string;
+};
+
+export type HeaderBlock = { ok: true; fields: HeaderField[] } | { ok: false };
+
+// RFC 5322 §3.6.8 field-name = 1*ftext (printable ASCII except ":"), then obs-optional WSP (§4.5)
+const FIELD_START = /^([\x21-\x39\x3b-\x7e]+)[ \t]*:/;
+
+export function readHeaderBlock(raw: Buffer): HeaderBlock {
+  const text = raw.toString("latin1");
+  let header: string;
+  if (text.startsWith("\n") || text.startsWith("\r\n")) {
+    header = "";
+  } else {
+    const end = /\n\r?\n/.exec(text);
+    header = (end === null ? text : text.slice(0, end.index)).replace(/[\r\n]+$/, "");
+  }
+  if (header === "") return { ok: true, fields: [] };
+
+  const rows: string[][] = [];
+  for (const row of header.split(/\r?\n/)) {
+    // a lone CR or a NUL inside the header section is a known smuggling vector
+    if (row.includes("\r") || row.includes("\0")) return { ok: false };
+    const last = rows.at(-1);
+    if (row.startsWith(" ") || row.startsWith("\t")) {
+      if (last === undefined) return { ok: false };
+      last.push(row);
+    } else if (FIELD_START.test(row)) {
+      rows.push([row]);
+    } else {
+      return { ok: false };
+    }
+  }
+  return { ok: true, fields: rows.map(toField) };
+}
+
+function toField(rows: string[]): HeaderField {
+  const line = rows.join("\r\n");
+  const colon = line.indexOf(":");
+  const name = line
+    .slice(0, colon)
+    .replace(/[ \t]+$/, "")
+    .toLowerCase();
+  // RFC 5322 §2.2.3: unfolding removes each CRLF that is followed by WSP
+  const value = line
+    .slice(colon + 1)
+    .replace(/\r\n(?=[ \t])/g, "")
+    .replace(/^[ \t]+|[ \t]+$/g, "");
+  return { name, line, value };
+}
+
+/** The bytes of a latin1 header value read as UTF-8 (RFC 6532), or null when they are not UTF-8. */
+export function headerValueAsUtf8(value: string): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(value, "latin1"));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the verifier saw the very fields we counted and parsed, in the same order. */
+export function sameFields(
+  ours: HeaderField[],
+  theirs: { key: string; line: Buffer }[] | undefined,
+): boolean {
+  if (theirs === undefined || theirs.length !== ours.length) return false;
+  return ours.every((f, i) => theirs[i]?.key === f.name && theirs[i]?.line.toString("latin1") === f.line);
+}

@@ -1,0 +1,83 @@
+import type { AttachmentLimits } from "../config/schema.ts";
+
+/**
+ * Size and shape limits (G7), checked at the edge before anything is stored for an agent. The structure check
+ * runs on a cheap pre-scan of the raw bytes, before the MIME parser allocates anything; the attachment check
+ * runs on the parser's output. Both are pure comparisons so each limit is visible (and testable) on its own.
+ */
+
+export type { AttachmentLimits };
+
+export type LimitReason =
+  | "message-too-large"
+  | "headers-too-large"
+  | "mime-too-deep"
+  | "mime-too-many-parts"
+  | "too-many-attachments"
+  | "attachment-too-large"
+  | "attachments-too-large"
+  | "mime-unparseable";
+
+export type LimitVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: LimitReason; readonly detail: string };
+
+/** What the structural pre-scan measured (see shared/mail/mime-scan.ts). */
+export interface MimeShape {
+  /** Bytes of the top-level header block, line ends included. */
+  readonly headerBytes: number;
+  /** Largest header block of any body part or embedded message. */
+  readonly maxPartHeaderBytes: number;
+  /** Nesting of multipart containers and inline message/rfc822 parts (a flat single-part mail is 0). */
+  readonly depth: number;
+  /** MIME entities, the top-level one included. */
+  readonly parts: number;
+}
+
+const OK: LimitVerdict = { ok: true };
+
+function refuse(reason: LimitReason, detail: string): LimitVerdict {
+  return { ok: false, reason, detail };
+}
+
+/** Checked first and alone: it needs no scan, so an oversized message costs nothing to refuse. */
+export function checkMessageSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
+  if (bytes > limits.maxMessageBytes)
+    return refuse("message-too-large", `${bytes} bytes > maxMessageBytes ${limits.maxMessageBytes}`);
+  return OK;
+}
+
+export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitVerdict {
+  if (shape.headerBytes > limits.maxHeaderBytes)
+    return refuse("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+  if (shape.maxPartHeaderBytes > limits.maxHeaderBytes)
+    return refuse("headers-too-large", `a part's header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+  if (shape.depth > limits.maxMimeDepth)
+    return refuse("mime-too-deep", `nesting > maxMimeDepth ${limits.maxMimeDepth}`);
+  if (shape.parts > limits.maxMimeParts)
+    return refuse("mime-too-many-parts", `parts > maxMimeParts ${limits.maxMimeParts}`);
+  return OK;
+}
+
+export function checkAttachments(sizes: readonly number[], limits: AttachmentLimits): LimitVerdict {
+  if (sizes.length > limits.maxAttachments)
+    return refuse(
+      "too-many-attachments",
+      `${sizes.length} attachments > maxAttachments ${limits.maxAttachments}`,
+    );
+  let total = 0;
+  for (const [i, size] of sizes.entries()) {
+    if (size > limits.maxAttachmentBytes)
+      return refuse(
+        "attachment-too-large",
+        `attachment ${i + 1}: ${size} bytes > maxAttachmentBytes ${limits.maxAttachmentBytes}`,
+      );
+    total += size;
+  }
+  if (total > limits.maxTotalAttachmentBytes)
+    return refuse(
+      "attachments-too-large",
+      `${total} bytes in attachments > maxTotalAttachmentBytes ${limits.maxTotalAttachmentBytes}`,
+    );
+  return OK;
+}

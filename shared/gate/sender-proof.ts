@@ -1,0 +1,119 @@
+// Sender proof (G2): who wrote this mail, proven by DKIM, or a refusal with a stable code.
+//
+// Exactly one From field holding one plain mailbox (address.ts), at most one Subject, and a DKIM
+// signature (mailauth, strict mode) that passes our policy (dkim-checks.ts). We never read
+// Authentication-Results or any verdict SES or the sender put in the header: only the raw bytes,
+// the DNS answers and the clock decide.
+
+import type { DNSResolver } from "mailauth";
+import { dkimVerify } from "mailauth/lib/dkim/verify.js";
+import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
+import {
+  type DkimRefusal,
+  judgeSignature,
+  nearestMiss,
+  type ProvenSignature,
+  parseTagList,
+} from "./dkim-checks.ts";
+import { type HeaderField, headerValueAsUtf8, readHeaderBlock, sameFields } from "./header-block.ts";
+
+export type SenderRefusal =
+  | "header-malformed" // a header line that is neither a field nor a fold, a lone CR or NUL
+  | "header-ambiguous" // mailauth read the header section differently from us
+  | "from-missing"
+  | "from-multiple"
+  | "from-not-utf8"
+  | AddressRefusal
+  | "subject-multiple"
+  | DkimRefusal
+  | "sender-proof-error"; // an exception inside verification: fail closed
+
+export type SenderProof =
+  | {
+      ok: true;
+      address: string;
+      routingKey: string;
+      domain: string;
+      displayName: string;
+      signature: ProvenSignature;
+    }
+  | { ok: false; reason: SenderRefusal; address: string | null };
+
+export type ProveSenderOptions = {
+  resolver: DNSResolver;
+  now: Date;
+  minRsaKeyBits: number;
+  allowNonAsciiLocalParts: boolean;
+};
+
+export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promise<SenderProof> {
+  let address: string | null = null;
+  const refuse = (reason: SenderRefusal): SenderProof => ({ ok: false, reason, address });
+  try {
+    const block = readHeaderBlock(raw);
+    if (!block.ok) return refuse("header-malformed");
+    // counted on our own reading: postal-mime shows the top From while DKIM verifies the bottom one
+    const froms = block.fields.filter((f) => f.name === "from");
+    if (froms.length === 0) return refuse("from-missing");
+    if (froms.length > 1) return refuse("from-multiple");
+    const fromValue = headerValueAsUtf8((froms[0] as HeaderField).value);
+    
+    address = refusalAddress(fromValue);
+
+    const parsed = parseFromHeader(fromValue, { allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts });
+    if (!parsed.ok) return refuse(parsed.reason);
+    const { mailbox } = parsed;
+    address = reduceToAddressChars(mailbox.address);
+
+    // two Subjects: the reader shows one, the signature may cover the other. We refuse rather than
+    // pick the signed instance (simpler, and real mail with two Subjects is broken anyway).
+    if (block.fields.filter((f) => f.name === "subject").length > 1) return refuse("subject-multiple");
+
+    const verification = await dkimVerify(raw, {
+      resolver: opts.resolver,
+      curTime: opts.now,
+      strict: true,
+      // we check key size ourselves (dkim-checks.ts), so mailauth must report modulusLength
+      // instead of hiding a short key behind its own floor
+      minBitLength: 1,
+    });
+    if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
+
+    const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
+    if (signatureFields.length === 0) return refuse("dkim-none");
+    // strict mode reports every DKIM-Signature, in order: anything else and we cannot pair them
+    if (verification.results.length !== signatureFields.length) return refuse("dkim-error");
+
+    const reasons: DkimRefusal[] = [];
+    for (const [i, field] of signatureFields.entries()) {
+      const result = verification.results[i];
+      if (result === undefined) return refuse("dkim-error");
+      const verdict = judgeSignature(parseTagList(field.value), result, mailbox.domain, opts.minRsaKeyBits);
+      if (verdict.ok) {
+        return {
+          ok: true,
+          address: mailbox.address,
+          routingKey: routingKey(mailbox.address),
+          domain: mailbox.domain,
+          displayName: mailbox.displayName,
+          signature: verdict.signature,
+        };
+      }
+      reasons.push(verdict.reason);
+    }
+    return refuse(nearestMiss(reasons));
+  } catch {
+    // a verifier that throws has proven nothing
+    return refuse("sender-proof-error");
+  }
+}
+
+// For the refusal line of an unparseable From: the part inside the last <...> if any, so the
+// display name is not part of it (G4), reduced to address characters; null when no "@" is left
+// (a display-name-only From would otherwise put the display name on the refusal line).
+function refusalAddress(value: string): string | null {
+  const open = value.lastIndexOf("<");
+  const close = value.indexOf(">", open);
+  const reduced = reduceToAddressChars(open >= 0 && close > open ? value.slice(open + 1, close) : value);
+  return reduced.includes("@") ? reduced : null;
+}

@@ -1,0 +1,150 @@
+import PostalMime, { type Address, type Email, type PostalMimeOptions } from "postal-mime";
+import type { AttachmentLimits } from "../config/schema.ts";
+import { checkAttachments, checkMessageSize, checkShape, type LimitReason } from "../gate/limits.ts";
+import { scanMime } from "./mime-scan.ts";
+
+/**
+ * Bounded parsing (G7): size check, then a structural pre-scan of the raw bytes, then postal-mime, then the
+ * attachment limits. postal-mime never sees a message the pre-scan refused, and it runs with its own depth and
+ * header limits set from ours as a second line of defence.
+ */
+
+export interface MailAddress {
+  readonly address: string;
+  readonly name: string;
+}
+
+export interface ParsedAttachment {
+  readonly filename: string | null;
+  /** Lower-case MIME type as the sender declared it. */
+  readonly contentType: string;
+  readonly size: number;
+  readonly content: Uint8Array;
+  readonly disposition: string | null;
+  readonly contentId: string | null;
+}
+
+export interface ParsedMail {
+  readonly messageId: string | null;
+  readonly inReplyTo: string | null;
+  readonly references: string[];
+  /** First Subject field, decoded. Check `subjectCount` before trusting it (G2: duplicates are suspect). */
+  readonly subject: string | null;
+  readonly subjectCount: number;
+  readonly date: string | null;
+  readonly to: MailAddress[];
+  readonly cc: MailAddress[];
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly attachments: ParsedAttachment[];
+  /** Top-level header fields in order, duplicates kept; keys lower-case, values unfolded and not decoded. */
+  readonly headers: { key: string; value: string }[];
+}
+
+export type ParseResult =
+  | { readonly ok: true; readonly mail: ParsedMail }
+  | { readonly ok: false; readonly reason: LimitReason; readonly detail: string };
+
+export type MimeParser = (raw: Uint8Array, options: PostalMimeOptions) => Promise<Email>;
+
+const postalMime: MimeParser = (raw, options) => PostalMime.parse(raw, options);
+
+function flatten(list: readonly Address[] | undefined): MailAddress[] {
+  const out: MailAddress[] = [];
+  for (const a of list ?? []) {
+    if (a.group) for (const m of a.group) out.push({ address: m.address, name: m.name });
+    else out.push({ address: a.address, name: a.name });
+  }
+  return out;
+}
+
+/** Message-ids from References / In-Reply-To: the `<...>` tokens, else whitespace-separated words. */
+export function messageIds(value: string | undefined): string[] {
+  if (!value) return [];
+  const ids: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    const open = value.indexOf("<", i);
+    if (open < 0) break;
+    const close = value.indexOf(">", open + 1);
+    if (close < 0) break;
+    ids.push(value.slice(open, close + 1));
+    i = close + 1;
+  }
+  return ids.length ? ids : value.split(/\s+/).filter((w) => w.length > 0);
+}
+
+function toBytes(content: ArrayBuffer | Uint8Array | string): Uint8Array {
+  if (typeof content === "string") return new TextEncoder().encode(content);
+  return content instanceof Uint8Array ? content : new Uint8Array(content);
+}
+
+function toParsedMail(email: Email): ParsedMail {
+  const attachments = email.attachments.map((a): ParsedAttachment => {
+    const content = toBytes(a.content);
+    return {
+      filename: a.filename,
+      contentType: a.mimeType,
+      size: content.byteLength,
+      content,
+      disposition: a.disposition,
+      contentId: a.contentId ?? null,
+    };
+  });
+  return {
+    messageId: email.messageId ?? null,
+    inReplyTo: email.inReplyTo ?? null,
+    references: messageIds(email.references),
+    subject: email.subject ?? null,
+    subjectCount: email.headers.filter((h) => h.key === "subject").length,
+    date: email.date ?? null,
+    to: flatten(email.to),
+    cc: flatten(email.cc),
+    text: email.text ?? null,
+    html: email.html ?? null,
+    attachments,
+    headers: email.headers.map((h) => ({ key: h.key, value: h.value })),
+  };
+}
+
+/** postal-mime's own limits, set from ours: if it ever disagreed with the pre-scan, it still stops. */
+function parserOptions(limits: AttachmentLimits, encodedEmbeddedMessage: boolean): PostalMimeOptions {
+  return {
+    attachmentEncoding: "arraybuffer",
+    maxNestingDepth: limits.maxMimeDepth + 1,
+    maxHeadersSize: limits.maxHeaderBytes * (limits.maxMimeParts + 1),
+    maxRfc822NestingDepth: limits.maxMimeDepth,
+    // An encoded embedded message hides its tree from the pre-scan: keep all embedded messages opaque.
+    forceRfc822Attachments: encodedEmbeddedMessage,
+  };
+}
+
+export async function parseMail(
+  raw: Uint8Array,
+  limits: AttachmentLimits,
+  parser: MimeParser = postalMime,
+): Promise<ParseResult> {
+  const size = checkMessageSize(raw.byteLength, limits);
+  if (!size.ok) return size;
+  const shape = scanMime(raw, limits);
+  const structure = checkShape(shape, limits);
+  if (!structure.ok) return structure;
+  let email: Email;
+  try {
+    email = await parser(raw, parserOptions(limits, shape.encodedEmbeddedMessage));
+  } catch (err) {
+    // postal-mime rejects only on its own limits or malformed input: the message is refused, not retried.
+    return {
+      ok: false,
+      reason: "mime-unparseable",
+      detail: err instanceof Error ? err.message : String(err),
+    };
+  }
+  const mail = toParsedMail(email);
+  const attachments = checkAttachments(
+    mail.attachments.map((a) => a.size),
+    limits,
+  );
+  if (!attachments.ok) return attachments;
+  return { ok: true, mail };
+}

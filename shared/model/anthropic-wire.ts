@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { assistantText, isPlainObject, replayInput, toolResultText } from "./content.ts";
+import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
+import { describeIssues, type ParsedTurn } from "./wire.ts";
+
+/** Anthropic Messages API (`anthropic-version: 2023-06-01`) request body. */
+export function toAnthropicBody(model: string, request: ModelRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: request.maxTokens,
+    system: request.system,
+    messages: mergeRoles(request.messages.map(toAnthropicMessage)),
+  };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    }));
+  }
+  return body;
+}
+
+interface WireMessage {
+  role: "user" | "assistant";
+  content: unknown[];
+}
+
+function toAnthropicMessage(m: Message): WireMessage {
+  if (m.role === "user")
+    return { role: "user", content: m.content.map((b) => ({ type: "text", text: b.text })) };
+  if (m.role === "assistant") {
+    const text = assistantText(m);
+    return {
+      role: "assistant",
+      content: [
+        ...(text === undefined ? [] : [{ type: "text", text }]),
+        ...m.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: replayInput(c) })),
+      ],
+    };
+  }
+  return {
+    role: "user",
+    content: m.results.map((r) => ({
+      type: "tool_result",
+      tool_use_id: r.toolCallId,
+      content: [{ type: "text", text: toolResultText(r) }, ...(r.attachments ?? []).map(mediaBlock)],
+      is_error: r.isError,
+    })),
+  };
+}
+
+function mediaBlock(b: MediaBlock): unknown {
+  if (b.type === "image")
+    return { type: "image", source: { type: "base64", media_type: b.mediaType, data: b.data } };
+  if (b.mediaType === "text/plain") {
+    const text = Buffer.from(b.data, "base64").toString("utf8");
+    return {
+      type: "document",
+      title: b.name,
+      source: { type: "text", media_type: "text/plain", data: text },
+    };
+  }
+  return {
+    type: "document",
+    title: b.name,
+    source: { type: "base64", media_type: b.mediaType, data: b.data },
+  };
+}
+
+/** The API requires user and assistant turns to alternate: tool results and a following user text share one turn. */
+function mergeRoles(messages: WireMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const m of messages) {
+    const last = out.at(-1);
+    if (last?.role === m.role) last.content.push(...m.content);
+    else out.push({ role: m.role, content: [...m.content] });
+  }
+  return out;
+}
+
+const responseWire = z.object({
+  content: z.array(z.looseObject({ type: z.string() })),
+  stop_reason: z.string().nullish(),
+  usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+});
+const textWire = z.object({ type: z.literal("text"), text: z.string() });
+const toolUseWire = z.object({
+  type: z.literal("tool_use"),
+  id: z.string(),
+  name: z.string().min(1),
+  input: z.unknown(),
+});
+
+export function parseAnthropicResponse(json: unknown): ParsedTurn {
+  const parsed = responseWire.safeParse(json);
+  if (!parsed.success)
+    return { ok: false, detail: `unexpected response shape: ${describeIssues(parsed.error)}` };
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const [i, block] of parsed.data.content.entries()) {
+    if (block.type === "text") {
+      const t = textWire.safeParse(block);
+      if (!t.success) return { ok: false, detail: `content.${i}: ${describeIssues(t.error)}` };
+      texts.push(t.data.text);
+    } else if (block.type === "tool_use") {
+      const u = toolUseWire.safeParse(block);
+      if (!u.success) return { ok: false, detail: `content.${i}: ${describeIssues(u.error)}` };
+      toolCalls.push(
+        isPlainObject(u.data.input)
+          ? { id: u.data.id, name: u.data.name, input: u.data.input }
+          : {
+              id: u.data.id,
+              name: u.data.name,
+              input: undefined,
+              malformedInput: {
+                raw: JSON.stringify(u.data.input) ?? "",
+                error: "input is not a JSON object",
+              },
+            },
+      );
+    }
+    // Other block kinds (thinking, server tools) carry nothing the loop acts on.
+  }
+  return {
+    ok: true,
+    turn: {
+      text: texts.join(""),
+      toolCalls,
+      stopReason: stopReason(parsed.data.stop_reason, toolCalls.length),
+      usage: { inputTokens: parsed.data.usage.input_tokens, outputTokens: parsed.data.usage.output_tokens },
+    },
+  };
+}
+
+function stopReason(reason: string | null | undefined, calls: number): StopReason {
+  if (reason === "max_tokens") return "max_tokens";
+  if (calls > 0) return "tool_use";
+  if (reason === "end_turn" || reason === "stop_sequence") return "end";
+  return "other";
+}

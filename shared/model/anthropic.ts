@@ -1,0 +1,54 @@
+import { parseAnthropicResponse, toAnthropicBody } from "./anthropic-wire.ts";
+import { failure } from "./failure.ts";
+import { type FetchLike, postJson } from "./http.ts";
+import { type RetryOptions, withRetry } from "./retry.ts";
+import type { ApiKeySource } from "./secret-source.ts";
+import type { ModelProvider } from "./types.ts";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+export interface AnthropicOptions {
+  readonly name?: string;
+  /** Default `https://api.anthropic.com`; the adapter appends `/v1/messages`. */
+  readonly baseUrl?: string;
+  readonly model: string;
+  readonly apiKey: ApiKeySource;
+  readonly fetch?: FetchLike;
+  /** Per attempt. Default 120 s. */
+  readonly timeoutMs?: number;
+  readonly retry?: RetryOptions;
+}
+
+/** The Anthropic Messages API. 529 (overloaded) and 429 are throttling, retried with backoff. */
+export function anthropicModel(options: AnthropicOptions): ModelProvider {
+  const url = `${(options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
+  const fetchFn = options.fetch ?? fetch;
+  return {
+    name: options.name ?? `anthropic:${options.model}`,
+    capabilities: { supportsImages: true, supportsDocuments: true },
+    async generate(request) {
+      const key = await options.apiKey();
+      if (!key.ok) return failure("model-config", key.detail, false);
+      if (key.key === undefined) return failure("model-config", "the Anthropic API needs a key", false);
+      const secrets = [key.key];
+      const headers = { "x-api-key": key.key, "anthropic-version": ANTHROPIC_VERSION };
+      const body = toAnthropicBody(options.model, request);
+      return withRetry(async () => {
+        const out = await postJson({
+          fetch: fetchFn,
+          url,
+          headers,
+          body,
+          timeoutMs: options.timeoutMs ?? 120_000,
+          signal: request.signal,
+          secrets,
+        });
+        if (!out.ok) return out.attempt;
+        const parsed = parseAnthropicResponse(out.json);
+        return {
+          result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false, secrets),
+        };
+      }, options.retry);
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { failure } from "./failure.ts";
+import { type Attempt, parseRetryAfter } from "./retry.ts";
+import type { ModelFailure } from "./types.ts";
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface JsonPost {
+  readonly fetch: FetchLike;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Values to cut from every detail (the API key). */
+  readonly secrets: readonly string[];
+}
+
+export type JsonOutcome =
+  | { readonly ok: true; readonly json: unknown }
+  | { readonly ok: false; readonly attempt: Attempt };
+
+/**
+ * POST a JSON body and classify the outcome the way every HTTP model API needs: throttling (429, Anthropic's 529
+ * "overloaded", 503) is retryable with the server's retry-after, 401/403 is an auth failure, other 5xx retryable,
+ * other 4xx final, and a 2xx that is not JSON is malformed.
+ */
+export async function postJson(call: JsonPost): Promise<JsonOutcome> {
+  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
+  const where = describeUrl(call.url);
+  const fail = (f: ModelFailure, retryAfterMs?: number): JsonOutcome => ({
+    ok: false,
+    attempt: retryAfterMs === undefined ? { result: f } : { result: f, retryAfterMs },
+  });
+  let status: number;
+  let headers: Headers;
+  let text: string;
+  try {
+    const res = await call.fetch(call.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...call.headers },
+      body: JSON.stringify(call.body),
+      signal,
+    });
+    status = res.status;
+    headers = res.headers;
+    text = await res.text();
+  } catch (err) {
+    if (signal.aborted) {
+      const why = timeout.aborted ? `no response within ${call.timeoutMs} ms` : "aborted by the caller";
+      return fail(failure("model-timeout", `${where}: ${why}`, true));
+    }
+    return fail(failure("model-network", `${where}: ${describeNetworkError(err)}`, true, call.secrets));
+  }
+  if (status >= 200 && status < 300) {
+    try {
+      return { ok: true, json: JSON.parse(text) };
+    } catch {
+      return fail(
+        failure(
+          "model-malformed-response",
+          `${where}: HTTP ${status} body is not JSON: ${text.slice(0, 200)}`,
+          false,
+          call.secrets,
+        ),
+      );
+    }
+  }
+  const detail = `${where}: HTTP ${status}: ${errorMessage(text)}`;
+  if (status === 429 || status === 529 || status === 503)
+    return fail(failure("model-throttled", detail, true, call.secrets), parseRetryAfter(headers));
+  if (status === 401 || status === 403) return fail(failure("model-auth", detail, false, call.secrets));
+  if (status === 408) return fail(failure("model-timeout", detail, true, call.secrets));
+  return fail(failure("model-http-error", detail, true, call.secrets));
+}
+
+/** OpenAI and Anthropic put the reason in `error.message`; Ollama and llama.cpp sometimes in a string `error`. */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof body.error === "string") return body.error;
+    if (body.error && typeof body.error === "object") {
+      const e = body.error as { message?: unknown; type?: unknown };
+      return [e.type, e.message].filter((x) => typeof x === "string").join(": ") || text.slice(0, 300);
+    }
+    if (typeof body.message === "string") return body.message;
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.slice(0, 300);
+}
+
+/** Host and path only: a base URL's query string could carry a token. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return "model endpoint";
+  }
+}
+
+function describeNetworkError(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (cause && typeof cause.code === "string") return `network error ${cause.code}`;
+  return `network error: ${err instanceof Error ? err.message : String(err)}`;
+}

@@ -1,0 +1,52 @@
+/**
+ * Where model API keys come from (G16): an env var named by the catalog entry's `apiKeyEnv`, or a Secrets
+ * Manager / SSM reference in `apiKeySecret`. The admin tables never hold keys.
+ */
+export interface SecretRef {
+  readonly env?: string | undefined;
+  readonly secret?: string | undefined;
+}
+
+export interface SecretSource {
+  /** The value, or `undefined` when the reference names nothing. May reject on an AWS error. */
+  get(ref: SecretRef): Promise<string | undefined>;
+}
+
+/** Env vars only; a `secret` reference resolves to undefined (use `awsSecretSource` for those). */
+export function envSecretSource(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): SecretSource {
+  return {
+    async get(ref) {
+      if (ref.env === undefined) return undefined;
+      const value = env[ref.env];
+      return value === undefined || value === "" ? undefined : value;
+    },
+  };
+}
+
+export type ApiKeyResult =
+  | { readonly ok: true; readonly key: string | undefined }
+  | { readonly ok: false; readonly detail: string };
+
+/** Resolves the key for one call; failures name the reference, never a value. */
+export type ApiKeySource = () => Promise<ApiKeyResult>;
+
+/** No key configured: the server needs none (a local Ollama, vLLM or llama.cpp). */
+export const noApiKey: ApiKeySource = async () => ({ ok: true, key: undefined });
+
+export function apiKeyFrom(ref: SecretRef, secrets: SecretSource): ApiKeySource {
+  const name = ref.secret !== undefined ? `secret ${ref.secret}` : `env var ${ref.env}`;
+  return async () => {
+    try {
+      const key = await secrets.get(ref);
+      if (key === undefined || key === "")
+        return { ok: false, detail: `API key not found: ${name} is unset or empty` };
+      return { ok: true, key };
+    } catch (err) {
+      // The error's name only: an SDK message could quote the request, and this string reaches traces.
+      const kind = err instanceof Error ? err.name : "unknown error";
+      return { ok: false, detail: `API key unavailable: reading ${name} failed (${kind})` };
+    }
+  };
+}

@@ -1,0 +1,63 @@
+import { isIPv4, isIPv6 } from "node:net";
+import ipaddr from "ipaddr.js";
+
+/**
+ * Which IP addresses a server-side fetch may connect to. The threat is SSRF: a model (or a page it was told to
+ * read) naming an internal service, the instance metadata endpoint (169.254.169.254, the classic credential
+ * theft), or the emulators on loopback. The rule is an allow-list: only globally routable unicast passes, every
+ * special-purpose range (IANA registries, RFC 6890) is refused, and IPv6 forms that embed an IPv4 address are
+ * judged by the IPv4 address they reach.
+ */
+export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: string };
+
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
+export function checkAddress(address: string): AddressVerdict {
+  // A zone index (fe80::1%eth0) only ever qualifies link-local addresses; drop it before parsing.
+  const bare = address.split("%")[0] ?? "";
+  // Strict forms only: DNS answers and URL hosts arrive canonical, and a legacy form here ("0x7f.1") would
+  // mean something upstream did not normalise — refuse rather than guess what the socket layer makes of it.
+  if (isIPv4(bare) && ipaddr.IPv4.isValidFourPartDecimal(bare)) return checkV4(ipaddr.IPv4.parse(bare));
+  if (!isIPv6(bare)) return { ok: false, range: "invalid" };
+  // Re-serialise with the WHATWG URL parser before ipaddr.js reads it: ipaddr.js 2.5 reads the IPv4-compatible
+  // "::127.0.0.1" as the mapped "::ffff:127.0.0.1", and the guard must see the address the socket will use.
+  const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  if (!ipaddr.IPv6.isValid(canonical)) return { ok: false, range: "invalid" };
+  return checkV6(ipaddr.IPv6.parse(canonical));
+}
+
+export const isPublicAddress = (address: string): boolean => checkAddress(address).ok;
+
+function checkV4(addr: ipaddr.IPv4): AddressVerdict {
+  // ipaddr.js names loopback, private (RFC 1918), linkLocal (incl. metadata), carrierGradeNat, unspecified (0/8),
+  // multicast, broadcast, reserved (documentation, benchmarking, 240/4), as112, amt. Only `unicast` is public.
+  const range = addr.range();
+  return range === "unicast" ? { ok: true } : { ok: false, range: `ipv4-${range}` };
+}
+
+function checkV6(addr: ipaddr.IPv6): AddressVerdict {
+  const range = addr.range();
+  // Forms that carry an IPv4 address reach that IPv4 address: judge it, or ::ffff:127.0.0.1 is loopback.
+  if (range === "ipv4Mapped") return embedded(addr.toIPv4Address(), "ipv4-mapped");
+  const parts = addr.parts;
+  // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052): a DNS64 network synthesises these for IPv4-only hosts.
+  if (range === "rfc6052" && parts[2] === 0 && parts.slice(3, 6).every((p) => p === 0)) {
+    return embedded(v4FromWords(parts[6] ?? 0, parts[7] ?? 0), "nat64");
+  }
+  // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 routes to the IPv4 address AA.BB.CC.DD.
+  if (range === "6to4") return embedded(v4FromWords(parts[1] ?? 0, parts[2] ?? 0), "6to4");
+  // Everything else must be plain global unicast inside 2000::/3. That excludes ::/8 wholesale, including the
+  // deprecated IPv4-compatible ::a.b.c.d (RFC 4291 §2.5.5.1), which ipaddr.js reports as `unicast`.
+  if (range !== "unicast") return { ok: false, range: `ipv6-${range}` };
+  if (!addr.match(IPV6_GLOBAL_UNICAST)) return { ok: false, range: "ipv6-not-global" };
+  return { ok: true };
+}
+
+function embedded(v4: ipaddr.IPv4, via: string): AddressVerdict {
+  const verdict = checkV4(v4);
+  return verdict.ok ? verdict : { ok: false, range: `${via}-${verdict.range}` };
+}
+
+function v4FromWords(hi: number, lo: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+}

@@ -1,0 +1,42 @@
+/** One web search hit, whichever provider found it. */
+export interface SearchResult {
+  readonly title: string;
+  readonly url: string;
+  readonly snippet: string;
+}
+
+export type SearchOutcome =
+  | { readonly ok: true; readonly results: readonly SearchResult[] }
+  | { readonly ok: false; readonly reason: string; readonly message: string };
+
+/**
+ * A search backend: the keyless DuckDuckGo one built in, or an operator's keyed provider in `tools/` (Brave,
+ * Tavily, ...). Providers must fetch through `safeFetch` and keep their key out of every returned message.
+ */
+export interface SearchProvider {
+  /** Short id for traces (`duckduckgo`, `brave`). */
+  readonly id: string;
+  search(query: string, limit: number): Promise<SearchOutcome>;
+}
+
+export const MAX_TITLE_CHARS = 300;
+export const MAX_SNIPPET_CHARS = 500;
+
+/** Clamp, de-duplicate by URL and keep only http(s) targets: whatever a provider returns, the tool's shape holds. */
+export function tidyResults(results: readonly SearchResult[], limit: number): SearchResult[] {
+  const seen = new Set<string>();
+  const out: SearchResult[] = [];
+  for (const r of results) {
+    if (out.length >= limit) break;
+    if (!/^https?:\/\//i.test(r.url) || seen.has(r.url)) continue;
+    seen.add(r.url);
+    out.push({
+      title: squash(r.title).slice(0, MAX_TITLE_CHARS),
+      url: r.url.slice(0, 2048),
+      snippet: squash(r.snippet).slice(0, MAX_SNIPPET_CHARS),
+    });
+  }
+  return out;
+}
+
+const squash = (s: string): string => s.replace(/\s+/g, " ").trim();

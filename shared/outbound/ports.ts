@@ -1,0 +1,175 @@
+import type { AgentItem } from "../admin/schema.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+import type { AttachmentMeta, Logger } from "../tools/context.ts";
+
+/**
+ * The outbound core's I/O, as small interfaces. The core knows neither DynamoDB nor SES; adapters live next to
+ * it (state-store.ts, ses-sender.ts) and the wiring binds them to the shared repositories.
+ */
+
+/**
+ * Per-request send state (pk `send#<requestId>` in the `state` table):
+ * claimed → sending → sent → done, with `failed` (permanent, nothing sent) and `unknown` (a crash or an
+ * unanswered SES call between `sending` and `sent`: SES may or may not have accepted it; never re-sent).
+ */
+export type SendState = "claimed" | "sending" | "sent" | "done" | "unknown" | "failed";
+
+/** Everything needed to finish a send after a crash, fixed when the item enters `sending`. */
+export interface SendPlan {
+  readonly agent: string;
+  readonly kind: "agent" | "notice";
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly subject: string;
+  /** The thread the sent message joins (the inbound's thread on a reply; a new one otherwise). */
+  readonly threadId: string;
+  readonly replyToMessageId: string | null;
+  /** Our Message-ID in the composed mail (SES replaces it; the recorded one comes from SES's answer). */
+  readonly composedMessageId: string;
+  readonly inReplyTo: string | null;
+  readonly references: readonly string[];
+  readonly hop: number | null;
+  readonly attachments: readonly AttachmentMeta[];
+  readonly rawKey: string;
+  readonly bodyKey: string;
+  /** Mailbox message id of the sent message (derived from the request id). */
+  readonly mailboxId: string;
+}
+
+export interface SendRecord {
+  readonly requestId: string;
+  readonly state: SendState;
+  readonly claimedAt: string;
+  readonly updatedAt: string;
+  readonly sendingAt?: string;
+  readonly plan?: SendPlan;
+  readonly sesMessageId?: string;
+  readonly headerMessageId?: string;
+  readonly sentAt?: string;
+  readonly reason?: string;
+}
+
+export type SendRecordFields = Partial<Omit<SendRecord, "requestId" | "state" | "claimedAt" | "updatedAt">>;
+
+export interface SendStateStore {
+  get(requestId: string): Promise<SendRecord | null>;
+  /** Create the item in `claimed`; false when it already exists (a redelivery or a concurrent copy). */
+  claim(requestId: string, at: string): Promise<boolean>;
+  /** Conditional move: applied only if the current state is one of `from`; false otherwise. */
+  transition(
+    requestId: string,
+    from: readonly SendState[],
+    to: SendState,
+    fields: SendRecordFields,
+    at: string,
+  ): Promise<boolean>;
+}
+
+export interface SesSendInput {
+  readonly raw: Uint8Array;
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly configurationSet?: string;
+}
+
+/**
+ * `accepted`: SES took the message. `rejected`: SES answered with an error, so nothing was sent; `retryable`
+ * for throttling. A thrown error means no answer (timeout, connection reset, 5xx): the outcome is unknown.
+ */
+export type SesOutcome =
+  | { readonly kind: "accepted"; readonly messageId: string }
+  | { readonly kind: "rejected"; readonly retryable: boolean; readonly code: string };
+
+export interface SesPort {
+  send(input: SesSendInput): Promise<SesOutcome>;
+}
+
+/** A stored message a reply may answer, as the mailbox holds it. */
+export interface ReplyTarget {
+  readonly id: string;
+  readonly threadId: string;
+  readonly direction: "in" | "out";
+  /** The proven sender (G2). */
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly subject: string | null;
+  readonly headerMessageId: string | null;
+  readonly references: readonly string[];
+  readonly inReplyTo: string | null;
+  /** X-Postern-Recursion of the inbound message (0 when absent). */
+  readonly hop: number;
+}
+
+/** The sent message as recorded in the agent's mailbox and thread. */
+export interface SentMessage {
+  readonly agent: string;
+  readonly id: string;
+  readonly direction: "out";
+  readonly threadId: string;
+  /** What the recipients got: SES's Message-ID, so their replies thread onto this record. */
+  readonly headerMessageId: string;
+  readonly sesMessageId: string;
+  readonly inReplyTo: string | null;
+  readonly references: readonly string[];
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly subject: string;
+  readonly sentAt: string;
+  readonly bodyKey: string;
+  readonly rawKey: string;
+  readonly attachments: readonly AttachmentMeta[];
+  readonly hop: number | null;
+  readonly requestId: string;
+  readonly replyToMessageId: string | null;
+}
+
+export interface OutboundMailbox {
+  /** Scoped to `agent`: another agent's message is null, so a reply can never join another agent's thread. */
+  getMessage(agent: string, id: string): Promise<ReplyTarget | null>;
+  /** Idempotent (same id, same content): finishing after a crash may record twice. */
+  recordSent(message: SentMessage): Promise<void>;
+}
+
+export interface AttachmentSource {
+  /** Resolves only within `agent`'s mailbox (G12); `threadId` narrows to the reply's thread when set. */
+  load(
+    agent: string,
+    id: string,
+    threadId: string | null,
+  ): Promise<{ readonly meta: AttachmentMeta; readonly bytes: Uint8Array } | null>;
+}
+
+export interface BlobSink {
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+}
+
+export interface AgentDirectory {
+  get(address: string): Promise<AgentItem | null>;
+}
+
+export interface OutboundDeps {
+  readonly state: SendStateStore;
+  readonly ses: SesPort;
+  readonly mailbox: OutboundMailbox;
+  readonly attachments: AttachmentSource;
+  readonly blobs: BlobSink;
+  readonly agents: AgentDirectory;
+  readonly config: DeploymentConfig;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  /** SES message id → the Message-ID header recipients received (see ses-message-id.ts). */
+  headerMessageId(sesMessageId: string): string;
+  /**
+   * How long a `sending` item may belong to a live worker. A redelivery that finds `sending` younger than this
+   * retries later; older means the worker died in the window, and the item becomes `unknown`. Must exceed the
+   * SES call timeout. Default 120 s.
+   */
+  readonly inFlightLeaseMs?: number;
+}

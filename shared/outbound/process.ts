@@ -1,0 +1,238 @@
+import type { MailOrigin } from "../mail/compose.ts";
+import type { OutboundDeps, SendRecord } from "./ports.ts";
+import { type PrepareFailureReason, prepareSend } from "./prepare.ts";
+import type { OutboundMessage } from "./request.ts";
+
+/**
+ * Exactly one SES send per request id under SQS redelivery and crashes: a conditional state machine per request
+ * (see docs/outbound.md). Every step is a conditional write, so of two copies of one request only one can move
+ * an item forward, and a redelivery resumes from whatever state it finds.
+ */
+
+export type OutboundOutcome =
+  /** Sent and recorded (now or by an earlier delivery: `replayed`). */
+  | {
+      readonly status: "done";
+      readonly requestId: string;
+      readonly headerMessageId: string;
+      readonly replayed: boolean;
+    }
+  /** Never sent, and never will be: a permanent reason. */
+  | {
+      readonly status: "failed";
+      readonly requestId: string;
+      readonly reason: PrepareFailureReason | "ses-rejected";
+      readonly code?: string;
+    }
+  /** The unclosable window: SES may or may not have the message. Not re-sent; flagged for an operator. */
+  | { readonly status: "unknown"; readonly requestId: string }
+  /** Try again later (the queue redelivers): throttled by SES, or another worker holds the send right now. */
+  | { readonly status: "retry"; readonly requestId: string; readonly reason: "ses-throttled" | "in-flight" };
+
+export interface ProcessOptions {
+  /**
+   * Set by the caller, never by the queue message: operator mail sent with the CLI (`postern send`) is not
+   * stamped with a hop count or Auto-Submitted (G5). The outbound function always uses `agent`.
+   */
+  readonly origin?: MailOrigin;
+}
+
+const DEFAULT_LEASE_MS = 120_000;
+
+/** The log line an operator alarms on (a CloudWatch metric filter on this exact message). */
+export const UNKNOWN_OUTCOME_LOG = "outbound-send-outcome-unknown";
+
+export async function processOutboundRequest(
+  message: OutboundMessage,
+  deps: OutboundDeps,
+  opts: ProcessOptions = {},
+): Promise<OutboundOutcome> {
+  const { requestId } = message;
+  const now = (): string => deps.clock().toISOString();
+  let record = await deps.state.get(requestId);
+  if (!record) {
+    if (await deps.state.claim(requestId, now())) return sendClaimed(message, deps, opts.origin ?? "agent");
+    record = await deps.state.get(requestId);
+    if (!record) throw new Error(`send state for ${requestId} vanished after a failed claim`);
+  }
+  return resume(record, message, deps, opts.origin ?? "agent");
+}
+
+async function resume(
+  record: SendRecord,
+  message: OutboundMessage,
+  deps: OutboundDeps,
+  origin: MailOrigin,
+): Promise<OutboundOutcome> {
+  const { requestId } = record;
+  switch (record.state) {
+    case "claimed":
+      // A crash before `sending` means SES was never called: preparing again is safe.
+      return sendClaimed(message, deps, origin);
+    case "sending":
+      return foundSending(record, deps);
+    case "sent":
+      return finish(record, deps, true);
+    case "done":
+      return { status: "done", requestId, headerMessageId: record.headerMessageId ?? "", replayed: true };
+    case "failed": {
+      const stored = record.reason ?? "";
+      return stored.startsWith("ses-rejected:")
+        ? { status: "failed", requestId, reason: "ses-rejected", code: stored.slice("ses-rejected:".length) }
+        : { status: "failed", requestId, reason: stored as PrepareFailureReason };
+    }
+    case "unknown":
+      return { status: "unknown", requestId };
+  }
+}
+
+async function sendClaimed(
+  message: OutboundMessage,
+  deps: OutboundDeps,
+  origin: MailOrigin,
+): Promise<OutboundOutcome> {
+  const { requestId } = message;
+  const now = (): string => deps.clock().toISOString();
+  const prepared = await prepareSend(message, deps, origin);
+  if (!prepared.ok) {
+    await deps.state.transition(requestId, ["claimed"], "failed", { reason: prepared.reason }, now());
+    deps.logger.warn("outbound: request refused", {
+      requestId,
+      agent: message.agent,
+      reason: prepared.reason,
+    });
+    return { status: "failed", requestId, reason: prepared.reason };
+  }
+  const { plan, raw } = prepared;
+  // Evidence first: what we are about to hand to SES, byte for byte (PREFIXES.outbound).
+  await deps.blobs.put(plan.rawKey, raw, "message/rfc822");
+  await deps.blobs.put(plan.bodyKey, new TextEncoder().encode(prepared.body), "text/plain; charset=utf-8");
+
+  const sendingAt = now();
+  if (!(await deps.state.transition(requestId, ["claimed"], "sending", { plan, sendingAt }, sendingAt))) {
+    // Another copy of this request moved the item first; follow it rather than send a second time.
+    const current = await deps.state.get(requestId);
+    if (!current || current.state === "claimed") throw new Error(`send state race on ${requestId}`);
+    return resume(current, message, deps, origin);
+  }
+
+  let outcome: Awaited<ReturnType<OutboundDeps["ses"]["send"]>>;
+  try {
+    outcome = await deps.ses.send({
+      raw,
+      from: plan.from,
+      to: plan.to,
+      cc: plan.cc,
+      bcc: plan.bcc,
+      ...(deps.config.outbound.configurationSet
+        ? { configurationSet: deps.config.outbound.configurationSet }
+        : {}),
+    });
+  } catch (err) {
+    // No answer from SES: it may have accepted the mail. Sending again could duplicate it, so stop here.
+    await markUnknown(requestId, deps, "ses-no-answer", err);
+    return { status: "unknown", requestId };
+  }
+  if (outcome.kind === "rejected") {
+    if (outcome.retryable) {
+      await deps.state.transition(requestId, ["sending"], "claimed", {}, now());
+      return { status: "retry", requestId, reason: "ses-throttled" };
+    }
+    await deps.state.transition(
+      requestId,
+      ["sending"],
+      "failed",
+      { reason: `ses-rejected:${outcome.code}` },
+      now(),
+    );
+    deps.logger.error("outbound: SES rejected the message", {
+      requestId,
+      agent: plan.agent,
+      code: outcome.code,
+    });
+    return { status: "failed", requestId, reason: "ses-rejected", code: outcome.code };
+  }
+
+  const fields = {
+    sesMessageId: outcome.messageId,
+    headerMessageId: deps.headerMessageId(outcome.messageId),
+    sentAt: now(),
+  };
+  // From `unknown` too: a lease-expired redelivery may have flagged us while SES was slow, but now we know.
+  await deps.state.transition(requestId, ["sending", "unknown"], "sent", fields, fields.sentAt);
+  const sent = await deps.state.get(requestId);
+  if (!sent) throw new Error(`send state for ${requestId} vanished after sending`);
+  return finish(sent, deps, false);
+}
+
+async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<OutboundOutcome> {
+  const { requestId } = record;
+  const lease = deps.inFlightLeaseMs ?? DEFAULT_LEASE_MS;
+  const age = deps.clock().getTime() - Date.parse(record.sendingAt ?? record.updatedAt);
+  // A duplicate delivery while the first worker is still talking to SES: not ours to judge yet.
+  if (age < lease) return { status: "retry", requestId, reason: "in-flight" };
+  await markUnknown(requestId, deps, "crashed-while-sending", undefined, record);
+  return { status: "unknown", requestId };
+}
+
+async function markUnknown(
+  requestId: string,
+  deps: OutboundDeps,
+  reason: "ses-no-answer" | "crashed-while-sending",
+  err?: unknown,
+  record?: SendRecord,
+): Promise<void> {
+  const moved = await deps.state.transition(
+    requestId,
+    ["sending"],
+    "unknown",
+    { reason },
+    deps.clock().toISOString(),
+  );
+  if (!moved) return;
+  const plan = record?.plan ?? (await deps.state.get(requestId))?.plan;
+  deps.logger.error(UNKNOWN_OUTCOME_LOG, {
+    requestId,
+    reason,
+    agent: plan?.agent,
+    rawKey: plan?.rawKey,
+    recipients: plan ? plan.to.length + plan.cc.length + plan.bcc.length : undefined,
+    error: err instanceof Error ? `${err.name}: ${err.message}` : undefined,
+    action:
+      "SES may or may not have sent this mail; it will not be retried. Check the SES event destination / " +
+      "recipient, then `postern outbound unknown` to list such requests.",
+  });
+}
+
+/** sent → recorded in the mailbox → done. Recording is idempotent, so a crash here just records again. */
+async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean): Promise<OutboundOutcome> {
+  const { requestId, plan } = record;
+  if (!plan || !record.sesMessageId || !record.headerMessageId || !record.sentAt)
+    throw new Error(`send state ${requestId} is sent but incomplete`);
+  if (plan.kind === "agent") {
+    await deps.mailbox.recordSent({
+      agent: plan.agent,
+      id: plan.mailboxId,
+      direction: "out",
+      threadId: plan.threadId,
+      headerMessageId: record.headerMessageId,
+      sesMessageId: record.sesMessageId,
+      inReplyTo: plan.inReplyTo,
+      references: plan.references,
+      from: plan.from,
+      to: plan.to,
+      cc: plan.cc,
+      bcc: plan.bcc,
+      subject: plan.subject,
+      sentAt: record.sentAt,
+      bodyKey: plan.bodyKey,
+      rawKey: plan.rawKey,
+      attachments: plan.attachments,
+      hop: plan.hop,
+      requestId,
+      replyToMessageId: plan.replyToMessageId,
+    });
+  }
+  await deps.state.transition(requestId, ["sent"], "done", {}, deps.clock().toISOString());
+  return { status: "done", requestId, headerMessageId: record.headerMessageId, replayed };
+}

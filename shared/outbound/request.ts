@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
+import type { OutboundRequest } from "../tools/context.ts";
+
+/**
+ * The outbound queue message: an OutboundRequest (shared/tools/context.ts), plus, for engine notices, the reason
+ * code and the refused message's hop count. A notice carries no text: the outbound renders it (G6), so nothing a
+ * refused sender wrote can ride along.
+ */
+export interface NoticeDetails {
+  readonly reason: NoticeReason;
+  /** X-Postern-Recursion of the message the notice answers: the notice stamps it + 1, so two deployments
+   * refusing each other's notices still hit the hop limit. */
+  readonly inboundHop: number;
+}
+
+export type OutboundMessage = OutboundRequest & { readonly notice?: NoticeDetails };
+
+const list = z.array(z.string().max(320)).max(100).default([]);
+
+/** Validated on receipt: the queue is ours, but a malformed message is a bug to surface, not to guess around. */
+export const outboundMessageSchema = z
+  .object({
+    requestId: z.string().min(1).max(512),
+    agent: z.string().min(3).max(320),
+    mode: z.enum(["reply", "new"]),
+    replyTo: z.object({ messageId: z.string().min(1).max(512) }).optional(),
+    to: list,
+    cc: list,
+    bcc: list,
+    subject: z.string().max(10_000).optional(),
+    body: z.string().max(1_000_000),
+    attachmentIds: z.array(z.string().min(1).max(512)).max(100).default([]),
+    runId: z.string().max(512).optional(),
+    correlationId: z.string().max(512),
+    kind: z.enum(["agent", "notice"]).optional(),
+    notice: z
+      .object({ reason: z.enum(NOTICE_REASONS), inboundHop: z.number().int().min(0).max(1_000_000) })
+      .optional(),
+  })
+  .refine((m) => m.notice === undefined || m.kind === "notice", "only a notice carries notice details")
+  .refine((m) => m.mode === "new" || m.replyTo !== undefined, "a reply needs replyTo");
+
+export function parseOutboundMessage(
+  body: string,
+): { ok: true; message: OutboundMessage } | { ok: false; error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, error: "not JSON" };
+  }
+  const parsed = outboundMessageSchema.safeParse(json);
+  return parsed.success
+    ? { ok: true, message: parsed.data }
+    : { ok: false, error: z.prettifyError(parsed.error) };
+}
+
+/**
+ * What the verify function enqueues to send a notice. `requestId` must be stable for the refused delivery
+ * (e.g. `notice:<sesMessageId>:<recipient>`) so a redelivered verify message sends at most one notice.
+ */
+export function noticeRequest(input: {
+  readonly requestId: string;
+  /** The agent's address, or `postmaster@<registered domain>` when no agent is concerned. */
+  readonly from: string;
+  /** The sender proven by G2; nobody else ever gets a notice. */
+  readonly to: string;
+  readonly reason: NoticeReason;
+  readonly inboundHop: number;
+  readonly correlationId: string;
+}): OutboundMessage {
+  if (!isNoticeReason(input.reason)) throw new Error(`unknown notice reason ${String(input.reason)}`);
+  return {
+    requestId: input.requestId,
+    agent: input.from,
+    mode: "new",
+    to: [input.to],
+    cc: [],
+    bcc: [],
+    body: "",
+    attachmentIds: [],
+    correlationId: input.correlationId,
+    kind: "notice",
+    notice: { reason: input.reason, inboundHop: input.inboundHop },
+  };
+}

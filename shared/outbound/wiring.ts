@@ -1,0 +1,119 @@
+import type { DeploymentConfig } from "../config/schema.ts";
+import type { MessageRecord } from "../store/message-repo.ts";
+import type { Stores } from "../store/stores.ts";
+import { normalizeMessageId } from "../store/thread-repo.ts";
+import type { Logger } from "../tools/context.ts";
+import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
+import { sesHeaderMessageId } from "./ses-message-id.ts";
+import { sendStateStore } from "./state-store.ts";
+
+/** The repositories store Message-IDs without angle brackets; our header code wants `<...>`. */
+const bracketed = (id: string): string => `<${normalizeMessageId(id)}>`;
+
+function toReplyTarget(m: MessageRecord): ReplyTarget {
+  return {
+    id: m.id,
+    threadId: m.threadId,
+    direction: m.direction,
+    from: m.from,
+    to: m.to,
+    cc: m.cc,
+    subject: m.subject,
+    headerMessageId: m.headerMessageId ? bracketed(m.headerMessageId) : null,
+    references: (m.references ?? []).map(bracketed),
+    inReplyTo: m.inReplyTo ? bracketed(m.inReplyTo) : null,
+    hop: typeof m.hop === "number" ? m.hop : 0,
+  };
+}
+
+function mailbox(stores: Stores): OutboundMailbox {
+  return {
+    async getMessage(agent, id) {
+      const m = await stores.messages.get(agent, id);
+      return m ? toReplyTarget(m) : null;
+    },
+    async recordSent(s) {
+      const put = await stores.messages.put({
+        agent: s.agent,
+        id: s.id,
+        direction: "out",
+        threadId: s.threadId,
+        headerMessageId: normalizeMessageId(s.headerMessageId),
+        inReplyTo: s.inReplyTo ? normalizeMessageId(s.inReplyTo) : null,
+        references: s.references.map(normalizeMessageId),
+        from: s.from,
+        to: [...s.to],
+        cc: [...s.cc],
+        subject: s.subject,
+        at: s.sentAt,
+        bodyKey: s.bodyKey,
+        hasHtmlOnly: false,
+        attachments: s.attachments.map((a) => ({
+          id: a.id,
+          filename: a.filename ?? "attachment",
+          contentType: a.contentType,
+          size: a.size,
+          key: `files/${s.agent}/${a.id}`,
+        })),
+        hop: s.hop ?? 0,
+        sesMessageId: s.sesMessageId,
+      });
+      // The recipients' replies reference SES's Message-ID: index it so they join this thread.
+      await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId);
+      // touch() counts messages; only the first recording may count this one.
+      if (put.ok)
+        await stores.threads.touch(s.agent, s.threadId, { lastMessageAt: s.sentAt, subject: s.subject });
+    },
+  };
+}
+
+/**
+ * OutboundDeps over the shared repositories. Attachments resolve through the agent's own messages (G12): the
+ * reply's thread when one is given, else the agent's whole mailbox; never another agent's partition.
+ */
+export function outboundDeps(input: {
+  readonly stores: Stores;
+  readonly ses: SesPort;
+  readonly config: DeploymentConfig;
+  readonly region: string;
+  readonly logger: Logger;
+  readonly clock?: () => Date;
+}): OutboundDeps {
+  const { stores } = input;
+  return {
+    state: sendStateStore(stores.state),
+    ses: input.ses,
+    mailbox: mailbox(stores),
+    agents: { get: (address) => stores.admin.getAgent(address) },
+    blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
+    attachments: {
+      async load(agent, id, threadId) {
+        const messages = threadId
+          ? await stores.messages.listByThread(agent, threadId)
+          : await stores.messages.listByAgent(agent, { limit: 500 });
+        for (const m of messages) {
+          const ref = m.attachments.find((a) => a.id === id);
+          if (!ref) continue;
+          // Keys are `files/<agent>/<id>`: a record pointing elsewhere is refused, not followed.
+          if (!ref.key.startsWith(`files/${agent}/`)) return null;
+          const bytes = await stores.blobs.get(ref.key);
+          if (!bytes) return null;
+          return {
+            meta: {
+              id: ref.id,
+              filename: ref.filename,
+              contentType: ref.contentType,
+              size: bytes.byteLength,
+            },
+            bytes,
+          };
+        }
+        return null;
+      },
+    },
+    config: input.config,
+    clock: input.clock ?? (() => new Date()),
+    logger: input.logger,
+    headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
+  };
+}

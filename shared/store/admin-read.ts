@@ -1,0 +1,133 @@
+import type { z } from "zod";
+import {
+  type AccessRuleItem,
+  type AgentItem,
+  type ApproverItem,
+  accessRuleItem,
+  agentAddress,
+  agentItem,
+  approverItem,
+  type ResponsibilityItem,
+  responsibilityItem,
+  type ToolkitItem,
+  toolkitItem,
+} from "../admin/schema.ts";
+import { type AdminIssue, issuesText, zodIssues } from "./admin-issues.ts";
+import type { Item } from "./dynamo-util.ts";
+import type { StoreLogger } from "./logger.ts";
+
+/**
+ * Validation on read, per admin table. Every item read from DynamoDB passes through here before anything uses
+ * it, because operators (or a console edit) can write anything into these tables. The rule is fail closed, and
+ * what "closed" means differs per table:
+ *
+ * - agents, toolkits, responsibilities, approvers: an invalid item is treated as absent. No agent means mail
+ *   to that address is refused as unknown; no toolkit means no tools; no responsibility means no scheduled run;
+ *   no approver means nobody can confirm. Absence only ever narrows.
+ * - access rules: absence narrows only for ALLOW rules. Dropping a DENY rule would widen access (G3: deny wins),
+ *   so an invalid rule that is not provably an allow rule is replaced by a synthetic `deny *` rule for its
+ *   agent: that agent refuses every sender until an operator fixes or removes the item.
+ */
+
+export type AdminTable = "agents" | "accessRules" | "toolkits" | "responsibilities" | "approvers";
+
+/** Marker on a synthetic deny-all rule, holding the sort key of the invalid item it stands in for. */
+export const FAIL_CLOSED_FIELD = "failClosedFor";
+
+export function keyText(table: AdminTable, raw: Item): string {
+  const s = (k: string) => JSON.stringify(raw[k] ?? null);
+  switch (table) {
+    case "agents":
+      return `address=${s("address")}`;
+    case "accessRules":
+      return `agent=${s("agent")} rule=${s("rule")}`;
+    case "toolkits":
+    case "responsibilities":
+      return `id=${s("id")}`;
+    case "approvers":
+      return `toolkit=${s("toolkit")} address=${s("address")}`;
+  }
+}
+
+function logInvalid(
+  logger: StoreLogger,
+  table: AdminTable,
+  raw: Item,
+  issues: AdminIssue[],
+  effect: string,
+): void {
+  logger.warn(
+    `invalid admin item skipped: table=${table} ${keyText(table, raw)} (${effect}): ${issuesText(issues)}`,
+    { table, key: keyText(table, raw), issues },
+  );
+}
+
+function readEach<T>(
+  table: AdminTable,
+  schema: z.ZodType<T>,
+  raws: readonly Item[],
+  logger: StoreLogger,
+  effect: string,
+): T[] {
+  const out: T[] = [];
+  for (const raw of raws) {
+    const r = schema.safeParse(raw);
+    if (r.success) out.push(r.data);
+    else logInvalid(logger, table, raw, zodIssues(r.error), effect);
+  }
+  return out;
+}
+
+export const readAgents = (raws: readonly Item[], logger: StoreLogger): AgentItem[] =>
+  readEach("agents", agentItem, raws, logger, "treated as absent: mail to it is refused");
+export const readToolkits = (raws: readonly Item[], logger: StoreLogger): ToolkitItem[] =>
+  readEach("toolkits", toolkitItem, raws, logger, "treated as absent: its tools are granted to nobody");
+export const readResponsibilities = (raws: readonly Item[], logger: StoreLogger): ResponsibilityItem[] =>
+  readEach("responsibilities", responsibilityItem, raws, logger, "treated as absent: it never runs");
+export const readApprovers = (raws: readonly Item[], logger: StoreLogger): ApproverItem[] =>
+  readEach("approvers", approverItem, raws, logger, "treated as absent: that address cannot approve");
+
+/** The stored sort key of an access rule. One pattern has at most one rule per effect. */
+export const ruleKey = (effect: string, pattern: string): string => `${effect}#${pattern}`;
+
+/** Only an item that says "allow" in both its effect and its key may be dropped: anything else could be a deny. */
+function provablyAllow(raw: Item): boolean {
+  return raw.effect === "allow" && typeof raw.rule === "string" && raw.rule.startsWith("allow#");
+}
+
+export function readAccessRules(raws: readonly Item[], logger: StoreLogger): AccessRuleItem[] {
+  const rules: AccessRuleItem[] = [];
+  const denyAll = new Map<string, string>();
+  for (const raw of raws) {
+    const parsed = accessRuleItem.safeParse(raw);
+    let issues: AdminIssue[] = [];
+    if (!parsed.success) issues = zodIssues(parsed.error);
+    else if (raw.rule !== ruleKey(parsed.data.effect, parsed.data.pattern))
+      issues = [{ path: "rule", message: "key must be <effect>#<pattern> of the item's own fields" }];
+    if (parsed.success && issues.length === 0) {
+      const { rule: _key, ...item } = parsed.data;
+      rules.push(item as AccessRuleItem);
+      continue;
+    }
+    if (provablyAllow(raw)) {
+      logInvalid(logger, "accessRules", raw, issues, "allow rule treated as absent");
+      continue;
+    }
+    // Lower-cased because agent addresses are stored lower-case: a deny written as "Suzie@..." still binds suzie.
+    const agent = typeof raw.agent === "string" ? raw.agent.trim().toLowerCase() : "";
+    if (agentAddress.safeParse(agent).success) {
+      logger.error(
+        `invalid access rule may be a deny: agent ${agent} now refuses every sender: table=accessRules ${keyText("accessRules", raw)}: ${issuesText(issues)}`,
+        { table: "accessRules", key: keyText("accessRules", raw), issues },
+      );
+      denyAll.set(agent, String(raw.rule ?? ""));
+    } else {
+      // No valid agent can have this key (agent addresses pass the same schema), so the rule binds nobody.
+      logInvalid(logger, "accessRules", raw, issues, "its agent key is not an agent address: binds nobody");
+    }
+  }
+  for (const [agent, rule] of denyAll) {
+    rules.push({ agent, pattern: "*", effect: "deny", [FAIL_CLOSED_FIELD]: rule } as AccessRuleItem);
+  }
+  return rules;
+}

@@ -1,0 +1,320 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { z } from "zod";
+import {
+  type AccessRuleItem,
+  type AdminDocument,
+  type AdminSnapshot,
+  type AgentItem,
+  type ApproverItem,
+  accessRuleItem,
+  agentItem,
+  approverItem,
+  type ResponsibilityItem,
+  responsibilityItem,
+  type ToolkitItem,
+  toolkitItem,
+} from "../admin/schema.ts";
+import type { Resources } from "../config/resources.ts";
+import { type AdminIssue, zodIssues } from "./admin-issues.ts";
+import {
+  type AdminTable,
+  readAccessRules,
+  readAgents,
+  readApprovers,
+  readResponsibilities,
+  readToolkits,
+  ruleKey,
+} from "./admin-read.ts";
+import { exportAdminDocument, type ImportResult, importAdminDocument } from "./admin-sync.ts";
+import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
+import type { StoreLogger } from "./logger.ts";
+
+export interface AdminRepoDeps {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+  readonly logger: StoreLogger;
+}
+
+export type AdminWriteResult<T> =
+  | { readonly ok: true; readonly item: T; readonly created: boolean }
+  | { readonly ok: false; readonly reason: "invalid"; readonly issues: AdminIssue[] }
+  | { readonly ok: false; readonly reason: "duplicate" };
+
+export interface WriteOptions {
+  /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
+  readonly ifAbsent?: boolean;
+}
+
+/** The toolkit every new agent is attached to, so a fresh agent can at least answer its mail. */
+export const DEFAULT_TOOLKIT = { id: "default", name: "Default tools", tools: ["send_email"] } as const;
+
+/**
+ * The admin tables (agents, access rules, toolkits, responsibilities, approvers). Reads validate every item and
+ * fail closed (see admin-read.ts); writes validate before they touch DynamoDB.
+ */
+export class AdminRepo {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #tables: Resources["tables"];
+  readonly logger: StoreLogger;
+
+  constructor(deps: AdminRepoDeps) {
+    this.#dynamo = deps.dynamo;
+    this.#tables = deps.tables;
+    this.logger = deps.logger;
+  }
+
+  // ---- agents
+
+  async listAgents(): Promise<AgentItem[]> {
+    return readAgents(await this.rawItems("agents"), this.logger);
+  }
+
+  async getAgent(address: string): Promise<AgentItem | null> {
+    const raw = await this.rawGet("agents", { address });
+    return raw ? (readAgents([raw], this.logger)[0] ?? null) : null;
+  }
+
+  /** A newly created agent is attached to the `default` toolkit (created, `system: true`, if missing). */
+  async putAgent(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AgentItem>> {
+    const r = await this.write("agents", agentItem, input, opts, "address");
+    if (r.ok && r.created) await this.attachAgent(DEFAULT_TOOLKIT.id, r.item.address);
+    return r;
+  }
+
+  /**
+   * With `cascade` the agent's access rules go too and it is detached from every toolkit, so re-adding the
+   * address later does not silently revive old allow rules. The agent item goes first: mail stops at once.
+   */
+  async deleteAgent(address: string, opts: { cascade?: boolean } = {}): Promise<boolean> {
+    const deleted = await this.rawDelete("agents", { address });
+    if (opts.cascade) {
+      for (const raw of await this.rawQuery("accessRules", "agent", address))
+        await this.rawDelete("accessRules", { agent: address, rule: raw.rule });
+      for (const raw of await this.rawItems("toolkits")) {
+        if (Array.isArray(raw.agents) && raw.agents.includes(address))
+          await this.detachAgent(String(raw.id), address);
+      }
+    }
+    return deleted;
+  }
+
+  // ---- access rules
+
+  /** Validated rules (all agents, or one), with a synthetic `deny *` standing in for any invalid non-allow item. */
+  async listAccessRules(agent?: string): Promise<AccessRuleItem[]> {
+    const raws = agent
+      ? await this.rawQuery("accessRules", "agent", agent)
+      : await this.rawItems("accessRules");
+    return readAccessRules(raws, this.logger);
+  }
+
+  async putAccessRule(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
+    const parsed = accessRuleItem.safeParse(input);
+    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    const item = parsed.data;
+    const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
+    const created = await this.rawPut("accessRules", stored, opts.ifAbsent ? "agent" : undefined);
+    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    return { ok: true, item, created };
+  }
+
+  async deleteAccessRule(agent: string, effect: string, pattern: string): Promise<boolean> {
+    return this.rawDelete("accessRules", { agent, rule: ruleKey(effect, pattern) });
+  }
+
+  // ---- toolkits
+
+  async listToolkits(): Promise<ToolkitItem[]> {
+    return readToolkits(await this.rawItems("toolkits"), this.logger);
+  }
+
+  async getToolkit(id: string): Promise<ToolkitItem | null> {
+    const raw = await this.rawGet("toolkits", { id });
+    return raw ? (readToolkits([raw], this.logger)[0] ?? null) : null;
+  }
+
+  async putToolkit(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ToolkitItem>> {
+    return this.write("toolkits", toolkitItem, input, opts, "id");
+  }
+
+  /** With `cascade` its approvers go too (a re-created toolkit of the same id starts with none). */
+  async deleteToolkit(id: string, opts: { cascade?: boolean } = {}): Promise<boolean> {
+    const deleted = await this.rawDelete("toolkits", { id });
+    if (opts.cascade) {
+      for (const raw of await this.rawQuery("approvers", "toolkit", id))
+        await this.rawDelete("approvers", { toolkit: id, address: raw.address });
+    }
+    return deleted;
+  }
+
+  /** Add an agent to a toolkit's `agents`; creates the `default` toolkit when it is the one missing. */
+  async attachAgent(toolkitId: string, agent: string): Promise<void> {
+    if (toolkitId === DEFAULT_TOOLKIT.id) {
+      const fresh = toolkitItem.parse({ ...DEFAULT_TOOLKIT, agents: [agent], system: true });
+      if ((await this.rawPut("toolkits", fresh, "id")) !== "duplicate") return;
+    }
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#tables.toolkits,
+          Key: { id: toolkitId },
+          UpdateExpression: "SET agents = list_append(if_not_exists(agents, :empty), :add)",
+          ConditionExpression: "attribute_exists(id) AND NOT contains(agents, :agent)",
+          ExpressionAttributeValues: { ":empty": [], ":add": [agent], ":agent": agent },
+        }),
+      );
+    } catch (err) {
+      // Already attached, or no such toolkit: either way there is nothing to add.
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  /** Remove an agent from a toolkit's `agents`, by index under a condition so a concurrent edit is not lost. */
+  async detachAgent(toolkitId: string, agent: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const raw = await this.rawGet("toolkits", { id: toolkitId });
+      const index = Array.isArray(raw?.agents) ? raw.agents.indexOf(agent) : -1;
+      if (index < 0) return;
+      try {
+        await this.#dynamo.send(
+          new UpdateCommand({
+            TableName: this.#tables.toolkits,
+            Key: { id: toolkitId },
+            UpdateExpression: `REMOVE agents[${index}]`,
+            ConditionExpression: `agents[${index}] = :agent`,
+            ExpressionAttributeValues: { ":agent": agent },
+          }),
+        );
+        return;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+      }
+    }
+    throw new Error(`toolkit ${toolkitId}: could not detach ${agent} (edited concurrently 5 times)`);
+  }
+
+  // ---- responsibilities
+
+  async listResponsibilities(): Promise<ResponsibilityItem[]> {
+    return readResponsibilities(await this.rawItems("responsibilities"), this.logger);
+  }
+
+  async putResponsibility(
+    input: unknown,
+    opts: WriteOptions = {},
+  ): Promise<AdminWriteResult<ResponsibilityItem>> {
+    return this.write("responsibilities", responsibilityItem, input, opts, "id");
+  }
+
+  async deleteResponsibility(id: string): Promise<boolean> {
+    return this.rawDelete("responsibilities", { id });
+  }
+
+  // ---- approvers
+
+  async listApprovers(toolkit?: string): Promise<ApproverItem[]> {
+    const raws = toolkit
+      ? await this.rawQuery("approvers", "toolkit", toolkit)
+      : await this.rawItems("approvers");
+    return readApprovers(raws, this.logger);
+  }
+
+  async putApprover(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ApproverItem>> {
+    return this.write("approvers", approverItem, input, opts, "toolkit");
+  }
+
+  async deleteApprover(toolkit: string, address: string): Promise<boolean> {
+    return this.rawDelete("approvers", { toolkit, address });
+  }
+
+  // ---- whole state
+
+  async snapshot(): Promise<AdminSnapshot> {
+    const [agents, accessRules, toolkits, responsibilities, approvers] = await Promise.all([
+      this.listAgents(),
+      this.listAccessRules(),
+      this.listToolkits(),
+      this.listResponsibilities(),
+      this.listApprovers(),
+    ]);
+    return { agents, accessRules, toolkits, responsibilities, approvers };
+  }
+
+  exportDocument(): Promise<AdminDocument> {
+    return exportAdminDocument(this);
+  }
+
+  importDocument(doc: unknown, opts: { replace?: boolean } = {}): Promise<ImportResult> {
+    return importAdminDocument(this, doc, opts);
+  }
+
+  // ---- raw access (unvalidated; used by import/export and cascades, never by gates)
+
+  async rawItems(table: AdminTable): Promise<Item[]> {
+    return scanAll(this.#dynamo, this.#tables[table]);
+  }
+
+  async rawQuery(table: AdminTable, pkName: string, pk: string): Promise<Item[]> {
+    return queryAll(this.#dynamo, {
+      TableName: this.#tables[table],
+      KeyConditionExpression: "#pk = :pk",
+      ExpressionAttributeNames: { "#pk": pkName },
+      ExpressionAttributeValues: { ":pk": pk },
+    });
+  }
+
+  async rawGet(table: AdminTable, key: Item): Promise<Item | null> {
+    const r = await this.#dynamo.send(new GetCommand({ TableName: this.#tables[table], Key: key }));
+    return (r.Item as Item | undefined) ?? null;
+  }
+
+  /** Put; with `ifAbsentOn` (the partition key name) only when no item has that key. → created? | duplicate */
+  async rawPut(table: AdminTable, item: Item, ifAbsentOn?: string): Promise<boolean | "duplicate"> {
+    try {
+      const r = await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.#tables[table],
+          Item: item,
+          ReturnValues: "ALL_OLD",
+          ...(ifAbsentOn
+            ? {
+                ConditionExpression: "attribute_not_exists(#pk)",
+                ExpressionAttributeNames: { "#pk": ifAbsentOn },
+              }
+            : {}),
+        }),
+      );
+      return r.Attributes === undefined;
+    } catch (err) {
+      if (isConditionFailed(err)) return "duplicate";
+      throw err;
+    }
+  }
+
+  async rawDelete(table: AdminTable, key: Item): Promise<boolean> {
+    const r = await this.#dynamo.send(
+      new DeleteCommand({ TableName: this.#tables[table], Key: key, ReturnValues: "ALL_OLD" }),
+    );
+    return r.Attributes !== undefined;
+  }
+
+  private async write<T extends Item>(
+    table: AdminTable,
+    schema: z.ZodType<T>,
+    input: unknown,
+    opts: WriteOptions,
+    pkName: string,
+  ): Promise<AdminWriteResult<T>> {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    const created = await this.rawPut(table, parsed.data, opts.ifAbsent ? pkName : undefined);
+    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    return { ok: true, item: parsed.data, created };
+  }
+}

@@ -1,0 +1,97 @@
+import type { AdminDocument } from "../admin/schema.ts";
+import { checkDocument } from "./admin-document.ts";
+import type { AdminIssue } from "./admin-issues.ts";
+import { type AdminTable, readAgents, readToolkits, ruleKey } from "./admin-read.ts";
+import type { AdminRepo } from "./admin-repo.ts";
+import type { Item } from "./dynamo-util.ts";
+
+export type ImportResult =
+  | { readonly ok: true; readonly written: number; readonly deleted: number }
+  | { readonly ok: false; readonly reason: "invalid-document"; readonly issues: AdminIssue[] };
+
+const byText =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+
+/** The whole admin state as one document: validated items only, in a stable order (diffable, round-trips). */
+export async function exportAdminDocument(repo: AdminRepo): Promise<AdminDocument> {
+  const s = await repo.snapshot();
+  return {
+    agents: [...s.agents].sort(byText((a) => a.address)),
+    accessRules: [...s.accessRules].sort(byText((r) => `${r.agent} ${r.effect} ${r.pattern}`)),
+    toolkits: [...s.toolkits].sort(byText((t) => t.id)),
+    responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
+    approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
+  };
+}
+
+/**
+ * Write a whole document. Validated in full first: nothing is written if any item is invalid. There are no
+ * transactions (dynalite has none), so the write order keeps every intermediate state at most as open as the
+ * start or the end state: rules before agents (an agent with no allow rule yet is open to every sender under
+ * G3's layer default, so its rules must exist before it does), deny rules before allow rules; with `replace`,
+ * stale agents are deleted first and stale deny rules last.
+ */
+export async function importAdminDocument(
+  repo: AdminRepo,
+  input: unknown,
+  opts: { replace?: boolean },
+): Promise<ImportResult> {
+  const existing = opts.replace
+    ? { agents: new Set<string>(), toolkits: new Set<string>() }
+    : {
+        agents: new Set(readAgents(await repo.rawItems("agents"), repo.logger).map((a) => a.address)),
+        toolkits: new Set(readToolkits(await repo.rawItems("toolkits"), repo.logger).map((t) => t.id)),
+      };
+  const check = checkDocument(input, existing);
+  if (!check.ok) return { ok: false, reason: "invalid-document", issues: check.issues };
+  const doc = check.doc;
+
+  const rules = doc.accessRules.map((r) => ({ ...r, rule: ruleKey(r.effect, r.pattern) }));
+  const writes: (readonly [AdminTable, Item])[] = [
+    ...rules.filter((r) => r.effect === "deny").map((r) => ["accessRules", r] as const),
+    ...rules.filter((r) => r.effect === "allow").map((r) => ["accessRules", r] as const),
+    ...doc.toolkits.map((t) => ["toolkits", t] as const),
+    ...doc.approvers.map((a) => ["approvers", a] as const),
+    ...doc.agents.map((a) => ["agents", a] as const),
+    ...doc.responsibilities.map((r) => ["responsibilities", r] as const),
+  ];
+  for (const [table, item] of writes) await repo.rawPut(table, item);
+
+  let deleted = 0;
+  if (opts.replace) {
+    const keep = {
+      agents: new Set(doc.agents.map((a) => a.address)),
+      responsibilities: new Set(doc.responsibilities.map((r) => r.id)),
+      toolkits: new Set(doc.toolkits.map((t) => t.id)),
+      approvers: new Set(doc.approvers.map((a) => `${a.toolkit}\n${a.address}`)),
+      accessRules: new Set(rules.map((r) => `${r.agent}\n${r.rule}`)),
+    };
+    const str = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    const staleRules = (await repo.rawItems("accessRules")).filter(
+      (r) => !keep.accessRules.has(`${str(r.agent)}\n${str(r.rule)}`),
+    );
+    const isAllow = (r: Item) => typeof r.rule === "string" && r.rule.startsWith("allow#");
+    const deletions: (readonly [AdminTable, Item])[] = [
+      ...(await repo.rawItems("agents"))
+        .filter((a) => !keep.agents.has(str(a.address)))
+        .map((a) => ["agents", { address: a.address }] as const),
+      ...(await repo.rawItems("responsibilities"))
+        .filter((r) => !keep.responsibilities.has(str(r.id)))
+        .map((r) => ["responsibilities", { id: r.id }] as const),
+      ...(await repo.rawItems("toolkits"))
+        .filter((t) => !keep.toolkits.has(str(t.id)))
+        .map((t) => ["toolkits", { id: t.id }] as const),
+      ...(await repo.rawItems("approvers"))
+        .filter((a) => !keep.approvers.has(`${str(a.toolkit)}\n${str(a.address)}`))
+        .map((a) => ["approvers", { toolkit: a.toolkit, address: a.address }] as const),
+      ...staleRules.filter(isAllow).map((r) => ["accessRules", { agent: r.agent, rule: r.rule }] as const),
+      ...staleRules
+        .filter((r) => !isAllow(r))
+        .map((r) => ["accessRules", { agent: r.agent, rule: r.rule }] as const),
+    ];
+    for (const [table, key] of deletions) if (await repo.rawDelete(table, key)) deleted++;
+  }
+  return { ok: true, written: writes.length, deleted };
+}

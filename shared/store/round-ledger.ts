@@ -1,0 +1,81 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { RoundClaim, RoundLedger } from "../agent/ports.ts";
+import type { Resources } from "../config/resources.ts";
+import { isConditionFailed } from "./dynamo-util.ts";
+
+/** Round progress lives 30 days: long enough to answer any redelivery, short enough to clean itself up. */
+const TTL_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Per-round claims with a lease, in the `state` table (pk `round#<runId>`, sk `<round>`). A redelivery while the
+ * holder still works gets `busy` (SQS retries later); after a crash the lease expires and the next delivery takes
+ * over and resumes from the recorded phase. Every write is one conditional item write.
+ */
+export class DynamoRoundLedger implements RoundLedger {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #now: () => number;
+
+  constructor(deps: { dynamo: DynamoDBDocumentClient; tables: Resources["tables"]; now?: () => number }) {
+    this.#dynamo = deps.dynamo;
+    this.#table = deps.tables.state;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  async claim(runId: string, round: number, leaseMs: number): Promise<RoundClaim> {
+    const key = { pk: `round#${runId}`, sk: String(round) };
+    const now = this.#now();
+    try {
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: {
+            ...key,
+            state: "new",
+            leaseUntil: now + leaseMs,
+            expiresAt: Math.floor(now / 1000) + TTL_SECONDS,
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return { status: "claimed", phase: "new" };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+    const current = (
+      await this.#dynamo.send(new GetCommand({ TableName: this.#table, Key: key, ConsistentRead: true }))
+    ).Item;
+    if (!current) return { status: "busy" };
+    if (current.state === "done") return { status: "done" };
+    if (typeof current.leaseUntil === "number" && current.leaseUntil > now) return { status: "busy" };
+    try {
+      // Take over an expired lease; the condition on the old lease lets only one of two racing deliveries win.
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: key,
+          UpdateExpression: "SET leaseUntil = :lease",
+          ConditionExpression: "leaseUntil = :old AND #state <> :done",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":lease": now + leaseMs, ":old": current.leaseUntil, ":done": "done" },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailed(err)) return { status: "busy" };
+      throw err;
+    }
+    return { status: "claimed", phase: current.state === "model-done" ? "model-done" : "new" };
+  }
+
+  async setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void> {
+    await this.#dynamo.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: { pk: `round#${runId}`, sk: String(round) },
+        UpdateExpression: "SET #state = :phase",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":phase": phase },
+      }),
+    );
+  }
+}

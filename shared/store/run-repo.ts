@@ -1,0 +1,199 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Resources } from "../config/resources.ts";
+import { isConditionFailed, scanAll } from "./dynamo-util.ts";
+
+export type RunKind = "reply" | "scheduled";
+export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
+export type FinalRunState = Exclude<RunState, "running">;
+
+export interface RunRecord {
+  readonly runId: string;
+  readonly agent: string;
+  readonly kind: RunKind;
+  /** Mailbox id of the inbound message that started a reply run; null for scheduled runs. */
+  readonly messageId: string | null;
+  readonly responsibilityId: string | null;
+  /** Proven sender's routing key (G17); null for scheduled runs. */
+  readonly sender: string | null;
+  readonly threadId: string | null;
+  readonly state: RunState;
+  /** The round the next agent-step works on (starts at 1). */
+  readonly round: number;
+  /** Highest round claimed by an agent-step (0 = none yet). */
+  readonly claimedRound: number;
+  readonly maxRounds: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly correlationId: string;
+  /** S3 key of the transcript (`transcripts/<runId>.json`). */
+  readonly transcriptKey: string;
+  readonly finishReason: string | null;
+  /** Counter allocating run-event sequence numbers (see run-event-repo.ts). */
+  readonly eventSeq: number;
+}
+
+export type NewRun = Omit<
+  RunRecord,
+  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "eventSeq" | "createdAt"
+> & { readonly createdAt?: string };
+
+export type CreateRunResult =
+  | { readonly ok: true; readonly run: RunRecord }
+  | { readonly ok: false; readonly reason: "duplicate" };
+export type ClaimRoundResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "already-claimed" | "not-running" | "missing" | "wrong-round" };
+export type FinishRoundResult =
+  | { readonly ok: true; readonly round: number }
+  | { readonly ok: false; readonly reason: "not-claimed" | "not-running" | "missing" | "wrong-round" };
+export type FinishRunResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "not-running" | "missing" };
+
+export interface RunRepoDeps {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+  readonly now?: () => Date;
+}
+
+/**
+ * Runs and their round state machine. agent-step is delivered at least once, so each round is claimed with a
+ * conditional update before the model is called: a redelivered step finds the round claimed and does nothing,
+ * which is what keeps one inbound mail from producing two model calls or two replies.
+ */
+export class RunRepo {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #now: () => string;
+
+  constructor(deps: RunRepoDeps) {
+    this.#dynamo = deps.dynamo;
+    this.#table = deps.tables.runs;
+    const now = deps.now ?? (() => new Date());
+    this.#now = () => now().toISOString();
+  }
+
+  async create(input: NewRun): Promise<CreateRunResult> {
+    const at = input.createdAt ?? this.#now();
+    const run: RunRecord = {
+      ...input,
+      createdAt: at,
+      updatedAt: at,
+      state: "running",
+      round: 1,
+      claimedRound: 0,
+      finishReason: null,
+      eventSeq: 0,
+    };
+    try {
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: run,
+          ConditionExpression: "attribute_not_exists(runId)",
+        }),
+      );
+      return { ok: true, run };
+    } catch (err) {
+      if (isConditionFailed(err)) return { ok: false, reason: "duplicate" };
+      throw err;
+    }
+  }
+
+  async get(runId: string): Promise<RunRecord | null> {
+    const r = await this.#dynamo.send(
+      new GetCommand({ TableName: this.#table, Key: { runId }, ConsistentRead: true }),
+    );
+    return (r.Item as RunRecord | undefined) ?? null;
+  }
+
+  /** Claim `round` for this step: only if it is the current round, the run is running and nobody claimed it. */
+  async claimRound(runId: string, round: number): Promise<ClaimRoundResult> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET claimedRound = :r, updatedAt = :now",
+          ConditionExpression:
+            "attribute_exists(runId) AND #state = :running AND #round = :r AND claimedRound < :r",
+          ExpressionAttributeNames: { "#state": "state", "#round": "round" },
+          ExpressionAttributeValues: { ":r": round, ":running": "running", ":now": this.#now() },
+        }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const run = await this.get(runId);
+      if (!run) return { ok: false, reason: "missing" };
+      if (run.state !== "running") return { ok: false, reason: "not-running" };
+      // A round below the current one was claimed and finished; the current one with claimedRound >= it is taken.
+      if (round < run.round || run.claimedRound >= round) return { ok: false, reason: "already-claimed" };
+      return { ok: false, reason: "wrong-round" };
+    }
+  }
+
+  /** Close a claimed round and advance to the next one → the new current round. */
+  async finishRound(runId: string, round: number): Promise<FinishRoundResult> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET #round = :next, updatedAt = :now",
+          ConditionExpression:
+            "attribute_exists(runId) AND #state = :running AND #round = :r AND claimedRound = :r",
+          ExpressionAttributeNames: { "#state": "state", "#round": "round" },
+          ExpressionAttributeValues: {
+            ":r": round,
+            ":next": round + 1,
+            ":running": "running",
+            ":now": this.#now(),
+          },
+        }),
+      );
+      return { ok: true, round: round + 1 };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const run = await this.get(runId);
+      if (!run) return { ok: false, reason: "missing" };
+      if (run.state !== "running") return { ok: false, reason: "not-running" };
+      if (run.round !== round) return { ok: false, reason: "wrong-round" };
+      return { ok: false, reason: "not-claimed" };
+    }
+  }
+
+  /** End the run in a final state, once: a second finish (redelivery) gets `not-running`. */
+  async finish(runId: string, state: FinalRunState, reason: string): Promise<FinishRunResult> {
+    if ((state as RunState) === "running") throw new Error("finish: final state required");
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET #state = :state, finishReason = :reason, updatedAt = :now",
+          ConditionExpression: "attribute_exists(runId) AND #state = :running",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: {
+            ":state": state,
+            ":reason": reason,
+            ":running": "running",
+            ":now": this.#now(),
+          },
+        }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return { ok: false, reason: (await this.get(runId)) ? "not-running" : "missing" };
+    }
+  }
+
+  /** Newest first. A full scan: for the local stack and operator tooling (traces), not for a hot path. */
+  async listRecent(limit: number): Promise<RunRecord[]> {
+    const all = (await scanAll(this.#dynamo, this.#table)) as unknown as RunRecord[];
+    return all
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .slice(0, limit);
+  }
+}

@@ -1,0 +1,162 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Resources } from "../config/resources.ts";
+import { type Item, isConditionFailed } from "./dynamo-util.ts";
+
+export interface StateRepoDeps {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+  readonly now?: () => Date;
+}
+
+export type PutIfAbsentResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "duplicate"; readonly existing: Item | null };
+export type TransitionResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "missing" }
+  | { readonly ok: false; readonly reason: "conflict"; readonly state: unknown };
+export type IncrementResult =
+  | { readonly ok: true; readonly value: number }
+  | { readonly ok: false; readonly reason: "limit-reached"; readonly value: number };
+
+/** Attribute names used by this repository inside `state` items. */
+export const STATE_ATTR = { state: "state", value: "value", expiresAt: "expiresAt" } as const;
+
+/**
+ * Small conditional items in the `state` table: idempotency keys, send state machines, budget counters.
+ * Single-item conditional writes only (dynalite has no transactions). DynamoDB TTL deletes expired items only
+ * eventually (and dynalite never), so an expired item is treated as absent here rather than trusted to be gone.
+ */
+export class StateRepo {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #now: () => Date;
+
+  constructor(deps: StateRepoDeps) {
+    this.#dynamo = deps.dynamo;
+    this.#table = deps.tables.state;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  #epoch(): number {
+    return Math.floor(this.#now().getTime() / 1000);
+  }
+
+  async putIfAbsent(
+    pk: string,
+    sk: string,
+    attrs: Item = {},
+    ttlSeconds?: number,
+  ): Promise<PutIfAbsentResult> {
+    const now = this.#epoch();
+    try {
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: { ...attrs, pk, sk, ...(ttlSeconds ? { expiresAt: now + ttlSeconds } : {}) },
+          ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now",
+          ExpressionAttributeValues: { ":now": now },
+        }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return { ok: false, reason: "duplicate", existing: await this.get(pk, sk) };
+    }
+  }
+
+  async get(pk: string, sk: string): Promise<Item | null> {
+    const r = await this.#dynamo.send(new GetCommand({ TableName: this.#table, Key: { pk, sk } }));
+    const item = r.Item as Item | undefined;
+    if (!item) return null;
+    if (typeof item.expiresAt === "number" && item.expiresAt < this.#epoch()) return null;
+    return item;
+  }
+
+  /** Move `state` from `from` to `to` (setting `attrs`), only if it is `from` now: a state machine step. */
+  async transition(
+    pk: string,
+    sk: string,
+    from: string,
+    to: string,
+    attrs: Item = {},
+  ): Promise<TransitionResult> {
+    const names: Record<string, string> = { "#state": STATE_ATTR.state };
+    const values: Item = { ":from": from, ":to": to };
+    const sets = ["#state = :to"];
+    Object.entries(attrs).forEach(([k, v], i) => {
+      if (k === "pk" || k === "sk" || k === STATE_ATTR.state) throw new Error(`transition: cannot set ${k}`);
+      names[`#a${i}`] = k;
+      values[`:a${i}`] = v;
+      sets.push(`#a${i} = :a${i}`);
+    });
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk, sk },
+          UpdateExpression: `SET ${sets.join(", ")}`,
+          ConditionExpression: "attribute_exists(pk) AND #state = :from",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const current = await this.get(pk, sk);
+      return current
+        ? { ok: false, reason: "conflict", state: current.state }
+        : { ok: false, reason: "missing" };
+    }
+  }
+
+  /**
+   * Atomic counter: add `by` unless the result would exceed `limit` (the check and the add are one conditional
+   * UpdateItem, so concurrent runs cannot both squeeze under a budget). Counters are keyed by their window
+   * (e.g. `budget#<agent>#2026-11-29`); `ttlSeconds` only schedules clean-up, it never resets a counter.
+   */
+  async increment(
+    pk: string,
+    sk: string,
+    by: number,
+    opts: { limit?: number; ttlSeconds?: number } = {},
+  ): Promise<IncrementResult> {
+    if (!Number.isFinite(by)) throw new Error("increment: by must be a finite number");
+    const { limit, ttlSeconds } = opts;
+    if (limit !== undefined && by > limit) {
+      return { ok: false, reason: "limit-reached", value: await this.#value(pk, sk) };
+    }
+    const values: Item = { ":by": by };
+    let update = "ADD #value :by";
+    if (ttlSeconds) {
+      update += " SET expiresAt = if_not_exists(expiresAt, :exp)";
+      values[":exp"] = this.#epoch() + ttlSeconds;
+    }
+    if (limit !== undefined) values[":max"] = limit - by;
+    try {
+      const r = await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk, sk },
+          UpdateExpression: update,
+          ...(limit !== undefined
+            ? { ConditionExpression: "attribute_not_exists(#value) OR #value <= :max" }
+            : {}),
+          ExpressionAttributeNames: { "#value": STATE_ATTR.value },
+          ExpressionAttributeValues: values,
+          ReturnValues: "UPDATED_NEW",
+        }),
+      );
+      return { ok: true, value: Number(r.Attributes?.value ?? by) };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return { ok: false, reason: "limit-reached", value: await this.#value(pk, sk) };
+    }
+  }
+
+  async #value(pk: string, sk: string): Promise<number> {
+    const r = await this.#dynamo.send(new GetCommand({ TableName: this.#table, Key: { pk, sk } }));
+    return Number(r.Item?.value ?? 0);
+  }
+}

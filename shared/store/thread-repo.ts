@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { Resources } from "../config/resources.ts";
+import { isConditionFailed, queryAll } from "./dynamo-util.ts";
+
+export interface ThreadRecord {
+  readonly agent: string;
+  readonly threadId: string;
+  /** Subject of the first message; display only, never used to match (an attacker writes subjects). */
+  readonly subject: string;
+  readonly createdAt: string;
+  readonly lastMessageAt: string;
+  readonly messageCount: number;
+}
+
+export interface ThreadHeaders {
+  readonly headerMessageId: string;
+  readonly inReplyTo: string | null;
+  readonly references: readonly string[];
+  readonly subject: string;
+}
+
+export type ThreadResolution = { readonly threadId: string; readonly isNew: boolean };
+export type RecordIdResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "duplicate"; readonly threadId: string | null };
+
+/** Index items in the `state` table: pk `msgid#<agent>`, sk `<message-id>` → threadId. Per agent on purpose. */
+export const msgIdPk = (agent: string): string => `msgid#${agent}`;
+
+/** `<abc@x>` → `abc@x`: Message-IDs are compared without their angle brackets and surrounding space. */
+export function normalizeMessageId(id: string): string {
+  return id
+    .trim()
+    .replace(/^<(.*)>$/, "$1")
+    .trim();
+}
+
+export interface ThreadRepoDeps {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+  readonly newId?: () => string;
+}
+
+/**
+ * Threads per agent. A message joins a thread only through a Message-ID this same agent has already seen
+ * (In-Reply-To / References, RFC 5322 §3.6.4): never through a subject, and never through another agent's
+ * index, so a sender who learns one agent's Message-IDs cannot graft mail into another agent's conversation.
+ */
+export class ThreadRepo {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #threads: string;
+  readonly #state: string;
+  readonly #newId: () => string;
+
+  constructor(deps: ThreadRepoDeps) {
+    this.#dynamo = deps.dynamo;
+    this.#threads = deps.tables.threads;
+    this.#state = deps.tables.state;
+    this.#newId = deps.newId ?? randomUUID;
+  }
+
+  async resolveThread(agent: string, h: ThreadHeaders): Promise<ThreadResolution> {
+    // Own id first (a redelivered message keeps its thread), then the direct parent, then the nearest ancestor.
+    const candidates = [h.headerMessageId, h.inReplyTo ?? "", ...[...h.references].reverse()]
+      .map(normalizeMessageId)
+      .filter((id, i, all) => id !== "" && all.indexOf(id) === i)
+      .slice(0, 50);
+    if (candidates.length > 0) {
+      const found = await this.#lookup(agent, candidates);
+      for (const id of candidates) {
+        const threadId = found.get(id);
+        if (threadId) return { threadId, isNew: false };
+      }
+    }
+    return { threadId: this.#newId(), isNew: true };
+  }
+
+  /** Known Message-IDs of this agent among `ids` → threadId. BatchGet may leave keys unprocessed: retry those. */
+  async #lookup(agent: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const pk = msgIdPk(agent);
+    let keys: Record<string, unknown>[] | undefined = ids.map((sk) => ({ pk, sk }));
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt === 5) throw new Error("resolveThread: BatchGet left keys unprocessed 5 times");
+      const r: BatchGetCommandOutput = await this.#dynamo.send(
+        new BatchGetCommand({ RequestItems: { [this.#state]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const it of r.Responses?.[this.#state] ?? []) found.set(String(it.sk), String(it.threadId));
+      keys = r.UnprocessedKeys?.[this.#state]?.Keys;
+    }
+    return found;
+  }
+
+  async recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult> {
+    const sk = normalizeMessageId(headerMessageId);
+    if (sk === "") throw new Error("recordMessageId: empty Message-ID");
+    try {
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.#state,
+          Item: { pk: msgIdPk(agent), sk, threadId },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return { ok: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const cur = await this.#dynamo.send(
+        new GetCommand({ TableName: this.#state, Key: { pk: msgIdPk(agent), sk }, ConsistentRead: true }),
+      );
+      return { ok: false, reason: "duplicate", threadId: (cur.Item?.threadId as string | undefined) ?? null };
+    }
+  }
+
+  /** Create the thread on first touch; `lastMessageAt` only moves forward (redelivery out of order is harmless). */
+  async touch(agent: string, threadId: string, t: { lastMessageAt: string; subject: string }): Promise<void> {
+    const base =
+      "SET subject = if_not_exists(subject, :s), createdAt = if_not_exists(createdAt, :t) ADD messageCount :one";
+    const values = { ":s": t.subject, ":t": t.lastMessageAt, ":one": 1 };
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#threads,
+          Key: { agent, threadId },
+          UpdateExpression: base.replace("SET ", "SET lastMessageAt = :t, "),
+          ConditionExpression: "attribute_not_exists(lastMessageAt) OR lastMessageAt < :t",
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#threads,
+          Key: { agent, threadId },
+          UpdateExpression: base,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
+  }
+
+  async get(agent: string, threadId: string): Promise<ThreadRecord | null> {
+    const r = await this.#dynamo.send(new GetCommand({ TableName: this.#threads, Key: { agent, threadId } }));
+    return (r.Item as ThreadRecord | undefined) ?? null;
+  }
+
+  async listByAgent(agent: string): Promise<ThreadRecord[]> {
+    const items = await queryAll(this.#dynamo, {
+      TableName: this.#threads,
+      KeyConditionExpression: "#agent = :agent",
+      ExpressionAttributeNames: { "#agent": "agent" },
+      ExpressionAttributeValues: { ":agent": agent },
+    });
+    return (items as unknown as ThreadRecord[]).sort((a, b) => (a.lastMessageAt < b.lastMessageAt ? 1 : -1));
+  }
+}

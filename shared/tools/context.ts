@@ -1,0 +1,118 @@
+import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+
+/** Structured logger (Powertools Logger satisfies it); tests pass a recorder. */
+export interface Logger {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+/** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
+export interface VerifiedSender {
+  readonly address: string;
+  /** Lower-cased, +tag stripped: what gates match on. */
+  readonly routingKey: string;
+  readonly displayName: string;
+}
+
+/** The accepted inbound message a reply run answers (metadata only; bodies stay in S3). */
+export interface TriggerMessage {
+  readonly id: string;
+  readonly threadId: string;
+  readonly subject: string | null;
+  readonly headerMessageId: string | null;
+}
+
+export type RunTrigger =
+  | { readonly kind: "message"; readonly message: TriggerMessage }
+  | { readonly kind: "responsibility"; readonly responsibility: ResponsibilityItem };
+
+/** An outbound send request: what send_email (and notices) put on the outbound queue. */
+export interface OutboundRequest {
+  /** Idempotency key of the send; one SES call per request id. */
+  readonly requestId: string;
+  readonly agent: string;
+  /** `reply`: threading and subject come from `replyTo` (the stored inbound message), never from the model. */
+  readonly mode: "reply" | "new";
+  readonly replyTo?: { readonly messageId: string };
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly subject?: string;
+  readonly body: string;
+  readonly attachmentIds: readonly string[];
+  readonly runId?: string;
+  readonly correlationId: string;
+  /** Engine notices (bounces, budget notices) are stamped like agent mail but carry no thread. */
+  readonly kind?: "agent" | "notice";
+}
+
+export type DeliverResult =
+  | { readonly ok: true; readonly requestId: string }
+  | { readonly ok: false; readonly reason: string };
+
+export interface AttachmentMeta {
+  readonly id: string;
+  readonly filename: string | null;
+  readonly contentType: string;
+  readonly size: number;
+}
+
+export interface MailboxMessage {
+  readonly id: string;
+  readonly threadId: string;
+  readonly direction: "in" | "out";
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly subject: string | null;
+  readonly at: string;
+  readonly attachments: readonly AttachmentMeta[];
+}
+
+/**
+ * The agent's own mailbox, already bound to the run's agent (and thread) by the runtime: a tool cannot name
+ * another agent's mail because nothing here takes an agent (G12).
+ */
+export interface Mailbox {
+  search(query: {
+    readonly text?: string;
+    readonly participant?: string;
+    readonly limit: number;
+  }): Promise<readonly (MailboxMessage & { readonly snippet: string })[]>;
+  /** Resolves only within this agent's mailbox; the current thread unless `anyThread`. Else null. */
+  attachment(
+    id: string,
+    opts?: { readonly anyThread?: boolean },
+  ): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null>;
+  /** Store a file the agent authored; it can then be attached by id. */
+  createFile(file: {
+    readonly filename: string;
+    readonly contentType: string;
+    readonly bytes: Uint8Array;
+  }): Promise<AttachmentMeta>;
+}
+
+/**
+ * One frozen context per tool call. Everything identity-bearing comes from the gate and the admin tables,
+ * never from the model's arguments (G17).
+ */
+export interface ToolContext {
+  readonly agent: AgentItem;
+  readonly sender: VerifiedSender | null;
+  readonly trigger: RunTrigger;
+  readonly config: DeploymentConfig;
+  readonly logger: Logger;
+  readonly correlationId: string;
+  readonly runId: string;
+  readonly round: number;
+  readonly callId: string;
+  /** Stable across redeliveries of the same round: `<runId>:<round>:<callId>`. */
+  readonly idempotencyKey: string;
+  readonly mailbox: Mailbox;
+  deliver(
+    request: Omit<OutboundRequest, "requestId" | "agent" | "correlationId" | "runId">,
+  ): Promise<DeliverResult>;
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import type { DocumentMediaType, ImageMediaType } from "../model/types.ts";
+import type { ToolContext } from "./context.ts";
+
+/**
+ * What a tool's results (and inputs) carry, for the egress gate (G13). Every tool must declare one: a tool that
+ * declares nothing does not register (and a tripwire test iterates the registry).
+ * - `structure`: no record content (acknowledgements, ids, counts).
+ * - `classified`: a classifier names the data classes present in a call's input and in its result; `record`
+ *   marks the result as record content (archive mail, customer records) even when no class is named.
+ * - `exempt`: carries content the egress gate must not judge, with the reason (e.g. the sender's own words).
+ */
+export type EgressDeclaration =
+  | { readonly kind: "structure" }
+  | {
+      readonly kind: "classified";
+      readonly record: boolean;
+      classifyInput(input: unknown): readonly string[] | Promise<readonly string[]>;
+      classifyResult(data: unknown): readonly string[] | Promise<readonly string[]>;
+    }
+  | { readonly kind: "exempt"; readonly reason: string };
+
+/**
+ * Side effects outside Postern's own state. `external` tools must be `confirm` (G14) or carry an exemption
+ * reason (send_email is the agent's voice).
+ */
+export type SideEffects =
+  | { readonly kind: "none" }
+  | { readonly kind: "internal" }
+  | { readonly kind: "external"; readonly confirm: true }
+  | { readonly kind: "external"; readonly confirm: false; readonly exemptReason: string };
+
+/** Content a tool hands the model besides JSON data: text, or an image/PDF where the model supports it. */
+export type ToolContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly mediaType: ImageMediaType; readonly base64: string }
+  | {
+      readonly type: "document";
+      readonly mediaType: DocumentMediaType;
+      readonly base64: string;
+      readonly name?: string;
+    };
+
+export type ToolResult =
+  | { readonly ok: true; readonly data: unknown; readonly content?: readonly ToolContent[] }
+  | { readonly ok: false; readonly reason: string; readonly message: string };
+
+export const success = (data: unknown, content?: readonly ToolContent[]): ToolResult =>
+  content ? { ok: true, data, content } : { ok: true, data };
+export const failure = (reason: string, message: string): ToolResult => ({ ok: false, reason, message });
+
+export interface ToolSpec<S extends z.ZodType = z.ZodType> {
+  /** snake_case id the model calls. */
+  readonly name: string;
+  /** For operators (CLI, traces); defaults to the titled id. */
+  readonly displayName?: string;
+  /** Model-facing: what the tool does and when to use it. */
+  readonly description: string;
+  /** Operator-facing one-liner. */
+  readonly summary: string;
+  readonly input: S;
+  readonly egress: EgressDeclaration;
+  readonly sideEffects: SideEffects;
+  /** Input fields that must be a contiguous quote of the run's accepted untrusted text (G15). */
+  readonly evidenceFields?: readonly string[];
+  /** Reads stored mail or files: must scope by the context's agent (and thread). Tripwire-checked. */
+  readonly readsStoredMail?: boolean;
+  use(ctx: ToolContext, input: z.output<S>): Promise<ToolResult>;
+}
+
+export interface Tool extends ToolSpec {
+  readonly displayName: string;
+  /** JSON Schema of the input, as the model sees it. */
+  readonly inputJsonSchema: Record<string, unknown>;
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Define a tool; rejects at load time what would otherwise fail at dispatch or slip past a gate. */
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
+  if (!TOOL_NAME.test(spec.name))
+    throw new Error(`tool name ${JSON.stringify(spec.name)} must be snake_case`);
+  if (!spec.egress) throw new Error(`tool ${spec.name} declares no egress classification (G13)`);
+  if (
+    spec.sideEffects.kind === "external" &&
+    !spec.sideEffects.confirm &&
+    !spec.sideEffects.exemptReason.trim()
+  ) {
+    throw new Error(
+      `tool ${spec.name} has external side effects: mark it confirm or give an exemption reason (G14)`,
+    );
+  }
+  if (spec.egress.kind === "exempt" && !spec.egress.reason.trim()) {
+    throw new Error(`tool ${spec.name}: an egress exemption needs a reason`);
+  }
+  const inputJsonSchema = z.toJSONSchema(spec.input, { io: "input" }) as Record<string, unknown>;
+  delete inputJsonSchema.$schema;
+  return {
+    ...(spec as unknown as ToolSpec),
+    displayName: spec.displayName ?? titleCase(spec.name),
+    inputJsonSchema,
+  };
+}
+
+function titleCase(name: string): string {
+  return name
+    .split("_")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(" ");
+}

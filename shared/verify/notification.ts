@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { PREFIXES } from "../store/tables.ts";
+
+/**
+ * The SES receipt notification as it reaches the verify queue: raw (SNS raw message delivery) or inside an SNS
+ * envelope. Only the envelope fields are read — recipients, MAIL FROM, message id, where the raw mail is — because
+ * headers are the sender's words, and the gate re-reads the raw bytes itself.
+ */
+const sesNotification = z.object({
+  notificationType: z.literal("Received"),
+  mail: z.object({
+    timestamp: z.string(),
+    source: z.string(),
+    messageId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "unexpected SES message id"),
+  }),
+  receipt: z.object({
+    recipients: z.array(z.string().min(3).max(320)).min(1).max(100),
+    virusVerdict: z.object({ status: z.string() }).optional(),
+    action: z.object({
+      type: z.literal("S3"),
+      bucketName: z.string(),
+      objectKey: z.string(),
+    }),
+  }),
+});
+
+const snsEnvelope = z.object({ Type: z.literal("Notification"), Message: z.string() });
+
+export interface InboundEvent {
+  readonly sesMessageId: string;
+  readonly recipients: readonly string[];
+  /** MAIL FROM; "" for the null reverse-path. */
+  readonly mailFrom: string;
+  readonly receivedAt: string;
+  readonly bucket: string;
+  readonly objectKey: string;
+  readonly virusVerdict: string | null;
+}
+
+export type NotificationResult =
+  | { readonly ok: true; readonly event: InboundEvent }
+  | { readonly ok: false; readonly reason: string };
+
+export function parseNotification(body: string, expectedBucket: string): NotificationResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, reason: "notification-not-json" };
+  }
+  const wrapped = snsEnvelope.safeParse(json);
+  if (wrapped.success) {
+    try {
+      json = JSON.parse(wrapped.data.Message);
+    } catch {
+      return { ok: false, reason: "notification-not-json" };
+    }
+  }
+  const parsed = sesNotification.safeParse(json);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason: `notification-invalid: ${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}`,
+    };
+  }
+  const n = parsed.data;
+  // Only our own bucket and prefix: a forged notification must not make verify read (and show) other objects.
+  if (
+    n.receipt.action.bucketName !== expectedBucket ||
+    !n.receipt.action.objectKey.startsWith(PREFIXES.inbound)
+  ) {
+    return { ok: false, reason: "notification-foreign-object" };
+  }
+  return {
+    ok: true,
+    event: {
+      sesMessageId: n.mail.messageId,
+      recipients: n.receipt.recipients,
+      mailFrom: n.mail.source,
+      receivedAt: n.mail.timestamp,
+      bucket: n.receipt.action.bucketName,
+      objectKey: n.receipt.action.objectKey,
+      virusVerdict: n.receipt.virusVerdict?.status ?? null,
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runAdminCommand } from "../../cli/commands/admin.ts";
+import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
+import { openTarget, type Target, TargetError } from "../../cli/target.ts";
+import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { silentLogger } from "../../shared/store/logger.ts";
+
+const SUZIE = "suzie@shopping.example.net";
+const MINIMAL = {
+  agents: [{ address: SUZIE, name: "Suzie", model: "demo" }],
+  accessRules: [{ agent: SUZIE, pattern: "joe@football.example.com", effect: "allow" }],
+  toolkits: [{ id: "default", tools: ["send_email"], agents: [SUZIE] }],
+};
+
+let em: Emulators;
+let clients: AwsClients;
+let dir: string;
+let opened: string[];
+
+const target = (): Target => ({
+  kind: "local-running",
+  resources: em.resources,
+  clients,
+  close: async () => {},
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io = {
+    out: (t: string) => {
+      out += t;
+    },
+    err: (t: string) => {
+      err += t;
+    },
+  };
+  const code = await runAdminCommand(argv, {
+    io,
+    open: async (o) => {
+      opened.push(o.target ?? "local");
+      return target();
+    },
+  });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  em = await startEmulators();
+  clients = makeClients(em.resources);
+  dir = mkdtempSync(join(tmpdir(), "postern-cli-"));
+});
+afterAll(async () => {
+  clients.dynamo.destroy();
+  await em.stop();
+});
+beforeEach(async () => {
+  opened = [];
+  const repo = new AdminRepo({ dynamo: clients.dynamo, tables: em.resources.tables, logger: silentLogger });
+  await repo.importDocument({}, { replace: true });
+});
+
+describe("postern admin import/export", () => {
+  it("imports the issue's document and lists it", async () => {
+    const file = join(dir, "minimal.json");
+    writeFileSync(file, JSON.stringify(MINIMAL));
+    expect(await cli("admin", "import", file)).toEqual({ code: 0, out: "imported 3 item(s)\n", err: "" });
+    const agents = await cli("agents", "list");
+    expect(agents.out).toMatch(
+      /^ADDRESS\s+NAME\s+MODEL\s+ENABLED\s+TOOLKITS\nsuzie@shopping\.example\.net\s+Suzie\s+demo\s+true\s+default\n$/,
+    );
+    expect(JSON.parse((await cli("rules", "list", "--json")).out)).toEqual(MINIMAL.accessRules);
+  });
+
+  it("round-trips export → wipe → import → export", async () => {
+    const file = join(dir, "minimal2.json");
+    writeFileSync(file, JSON.stringify(MINIMAL));
+    await cli("admin", "import", file);
+    await cli("agents", "add", "--address", "bob@shopping.example.net", "--name", "Bob", "--model", "demo");
+    await cli(
+      "toolkits",
+      "add",
+      "--id",
+      "crm",
+      "--tools",
+      "lookup_customer",
+      "--agents",
+      "bob@shopping.example.net",
+    );
+    await cli("approvers", "add", "--toolkit", "crm", "--address", "boss@shopping.example.net");
+    const out = join(dir, "export.json");
+    expect((await cli("admin", "export", "--out", out)).code).toBe(0);
+    const first = readFileSync(out, "utf8");
+    writeFileSync(join(dir, "empty.json"), "{}");
+    expect((await cli("admin", "import", join(dir, "empty.json"), "--replace")).out).toMatch(
+      /deleted 6 item/,
+    );
+    expect(JSON.parse((await cli("admin", "export")).out).agents).toEqual([]);
+    expect((await cli("admin", "import", out)).code).toBe(0);
+    expect((await cli("admin", "export")).out).toBe(first);
+  });
+
+  it("refuses an invalid document with the field named, exit 1, nothing written", async () => {
+    const file = join(dir, "bad.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ ...MINIMAL, accessRules: [{ agent: SUZIE, pattern: "Joe@X.com", effect: "allow" }] }),
+    );
+    const r = await cli("admin", "import", file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("accessRules[0].pattern: must be lower-case");
+    expect(JSON.parse((await cli("agents", "list", "--json")).out)).toEqual([]);
+    writeFileSync(file, "{ not json");
+    expect(await cli("admin", "import", file)).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("not valid JSON"),
+    });
+  });
+});
+
+describe("postern agents/rules/toolkits/approvers", () => {
+  it("adds an agent with the default toolkit and refuses a second add", async () => {
+    const add = ["agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo"];
+    expect(await cli(...add)).toMatchObject({
+      code: 0,
+      out: `added agent ${SUZIE} (attached to toolkit default)\n`,
+    });
+    expect(await cli(...add)).toMatchObject({ code: 1, err: expect.stringContaining("already exists") });
+    expect(await cli(...add, "--replace", "--instructions", "Be brief.")).toMatchObject({ code: 0 });
+    expect(JSON.parse((await cli("agents", "list", "--json")).out)[0].instructions).toBe("Be brief.");
+    expect((await cli("toolkits", "list")).out).toContain(`default  send_email  ${SUZIE}`);
+  });
+
+  it("adds and removes rules, refusing rules for an unknown agent", async () => {
+    await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
+    const rule = ["--agent", SUZIE, "--pattern", "*@Evil.example", "--effect", "deny"];
+    expect((await cli("rules", "add", ...rule)).out).toBe(`added deny *@evil.example for ${SUZIE}\n`);
+    expect((await cli("rules", "list", "--agent", SUZIE)).out).toContain("deny    *@evil.example");
+    expect(
+      await cli("rules", "add", "--agent", "nobody@x.example", "--pattern", "a@b.com", "--effect", "allow"),
+    ).toMatchObject({
+      code: 1,
+      err: "error: no agent nobody@x.example (add it with: agents add)\n",
+    });
+    expect((await cli("rules", "remove", ...rule)).code).toBe(0);
+    expect((await cli("rules", "remove", ...rule)).code).toBe(1);
+  });
+
+  it("exits 2 on usage errors, before opening any target", async () => {
+    expect(
+      (await cli("rules", "add", "--agent", SUZIE, "--pattern", "a@b.com", "--effect", "maybe")).code,
+    ).toBe(2);
+    expect((await cli("agents", "add", "--address", SUZIE)).code).toBe(2);
+    expect((await cli("agents", "frobnicate")).code).toBe(2);
+    expect(opened).toEqual([]);
+    const conflict = await cli("agents", "list", "--target", "local", "--resources", "r.json");
+    expect(conflict).toMatchObject({ code: 2, err: expect.stringContaining("--resources") });
+  });
+
+  it("passes --resources through as an AWS target", async () => {
+    expect((await cli("agents", "list", "--resources", "r.json")).code).toBe(0);
+    expect(opened).toEqual(["aws"]);
+  });
+});
+
+describe("openTarget", () => {
+  it("starts the emulators on the data dir when no stack runs, and the data persists", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "postern-target-")), "data");
+    const t1 = await openTarget({ dataDir });
+    expect(t1.kind).toBe("local-offline");
+    await new AdminRepo({
+      dynamo: t1.clients.dynamo,
+      tables: t1.resources.tables,
+      logger: silentLogger,
+    }).importDocument(MINIMAL);
+    await t1.close();
+    const t2 = await openTarget({ dataDir });
+    const agents = await new AdminRepo({
+      dynamo: t2.clients.dynamo,
+      tables: t2.resources.tables,
+      logger: silentLogger,
+    }).listAgents();
+    await t2.close();
+    expect(agents.map((a) => a.address)).toEqual([SUZIE]);
+  });
+
+  it("uses a live stack from stack.json and never opens its data dir", async () => {
+    const root = mkdtempSync(join(tmpdir(), "postern-live-"));
+    const stack = { pid: process.pid, startedAt: new Date().toISOString(), resources: em.resources };
+    writeFileSync(join(root, "stack.json"), JSON.stringify(stack));
+    const t = await openTarget({ dataDir: join(root, "data") });
+    expect(t.kind).toBe("local-running");
+    expect(t.resources.endpoints?.dynamodb).toBe(em.resources.endpoints?.dynamodb);
+    await t.close();
+    // A dead pid means a crashed stack: fall back to in-process emulators.
+    writeFileSync(join(root, "stack.json"), JSON.stringify({ ...stack, pid: 2 ** 22 + 12345 }));
+    const t2 = await openTarget({ dataDir: join(root, "data") });
+    expect(t2.kind).toBe("local-offline");
+    await t2.close();
+  });
+
+  it("reads AWS resource names from a file and names what is wrong in a bad one", async () => {
+    const tables = Object.fromEntries(Object.entries(em.resources.tables));
+    const file = join(dir, "resources.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ tables, bucket: "b", queues: { verify: "v", agentStep: "a", outbound: "o" } }),
+    );
+    const t = await openTarget({ target: "aws", resourcesFile: file, env: { AWS_REGION: "eu-west-1" } });
+    expect(t).toMatchObject({ kind: "aws", resources: { region: "eu-west-1", bucket: "b" } });
+    expect(t.resources.endpoints).toBeUndefined();
+    await t.close();
+    writeFileSync(file, JSON.stringify({ tables: { ...tables, runs: "" }, bucket: "b", queues: {} }));
+    await expect(openTarget({ target: "aws", resourcesFile: file })).rejects.toThrow(TargetError);
+    await expect(openTarget({ target: "aws", resourcesFile: file })).rejects.toThrow(/tables\.runs/);
+    await expect(openTarget({ target: "aws", env: {} })).rejects.toThrow(
+      /POSTERN_TABLE_AGENTS|POSTERN_BUCKET/,
+    );
+  });
+});

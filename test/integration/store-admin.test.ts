@@ -1,0 +1,250 @@
+import { DeleteCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
+import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { TABLES } from "../../shared/store/tables.ts";
+
+const SUZIE = "suzie@shopping.example.net";
+const BOB = "bob@shopping.example.net";
+const MINIMAL = {
+  agents: [{ address: SUZIE, name: "Suzie", model: "demo" }],
+  accessRules: [{ agent: SUZIE, pattern: "joe@football.example.com", effect: "allow" }],
+  toolkits: [{ id: "default", tools: ["send_email"], agents: [SUZIE] }],
+};
+
+let em: Emulators;
+let clients: AwsClients;
+let lines: string[];
+let repo: AdminRepo;
+
+const ADMIN = ["agents", "accessRules", "toolkits", "responsibilities", "approvers"] as const;
+
+async function wipe(): Promise<void> {
+  for (const t of ADMIN) {
+    const table = em.resources.tables[t];
+    const spec = TABLES[t] as { partitionKey: string; sortKey?: string };
+    const items = (await clients.dynamo.send(new ScanCommand({ TableName: table }))).Items ?? [];
+    for (const it of items) {
+      const Key: Record<string, unknown> = { [spec.partitionKey]: it[spec.partitionKey] };
+      if (spec.sortKey) Key[spec.sortKey] = it[spec.sortKey];
+      await clients.dynamo.send(new DeleteCommand({ TableName: table, Key }));
+    }
+  }
+}
+
+const putRaw = (table: (typeof ADMIN)[number], item: Record<string, unknown>) =>
+  clients.dynamo.send(new PutCommand({ TableName: em.resources.tables[table], Item: item }));
+
+beforeAll(async () => {
+  em = await startEmulators();
+  clients = makeClients(em.resources);
+});
+afterAll(async () => {
+  clients.dynamo.destroy();
+  await em.stop();
+});
+beforeEach(async () => {
+  await wipe();
+  lines = [];
+  const log = (level: string) => (m: string) => void lines.push(`${level} ${m}`);
+  repo = new AdminRepo({
+    dynamo: clients.dynamo,
+    tables: em.resources.tables,
+    logger: { warn: log("warn"), info: log("info"), error: log("error") },
+  });
+});
+
+describe("AdminRepo writes", () => {
+  it("attaches a new agent to the default toolkit, creating it as a system toolkit", async () => {
+    const r = await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
+    expect(r).toMatchObject({ ok: true, created: true });
+    const kit = await repo.getToolkit("default");
+    expect(kit).toMatchObject({ tools: ["send_email"], agents: [SUZIE], system: true });
+    await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
+    expect((await repo.getToolkit("default"))?.agents).toEqual([SUZIE, BOB]);
+  });
+
+  it("does not re-attach an existing agent that was detached (replace is not creation)", async () => {
+    await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
+    await repo.detachAgent("default", SUZIE);
+    const r = await repo.putAgent({ address: SUZIE, name: "Suzie 2", model: "demo" });
+    expect(r).toMatchObject({ ok: true, created: false });
+    expect((await repo.getToolkit("default"))?.agents).toEqual([]);
+  });
+
+  it("refuses a duplicate with ifAbsent and an invalid item with its field named", async () => {
+    await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
+    expect(await repo.putAgent({ address: SUZIE, name: "X", model: "demo" }, { ifAbsent: true })).toEqual({
+      ok: false,
+      reason: "duplicate",
+    });
+    const bad = await repo.putAgent({ address: "Suzie@Shopping.example.net", name: "S", model: "demo" });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.reason === "invalid" && bad.issues[0]?.path).toBe("address");
+    expect(await repo.getAgent("Suzie@Shopping.example.net")).toBeNull();
+  });
+
+  it("cascades an agent's removal to its rules and toolkit memberships", async () => {
+    await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
+    await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
+    await repo.putAccessRule({ agent: SUZIE, pattern: "*@example.com", effect: "allow" });
+    expect(await repo.deleteAgent(SUZIE, { cascade: true })).toBe(true);
+    expect(await repo.listAccessRules(SUZIE)).toEqual([]);
+    expect((await repo.getToolkit("default"))?.agents).toEqual([BOB]);
+    expect(await repo.deleteAgent(SUZIE)).toBe(false);
+  });
+});
+
+describe("AdminRepo reads fail closed", () => {
+  it("skips an invalid agent and logs table, key and the zod problem", async () => {
+    await putRaw("agents", { address: SUZIE, name: "Suzie", model: "demo", enabled: "yes" });
+    await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
+    expect(await repo.getAgent(SUZIE)).toBeNull();
+    expect((await repo.listAgents()).map((a) => a.address)).toEqual([BOB]);
+    const line = lines.find((l) => l.includes("table=agents"));
+    expect(line).toContain(`address="${SUZIE}"`);
+    expect(line).toContain("enabled:");
+  });
+
+  it("drops an invalid allow rule: that sender is simply not allowed", async () => {
+    await repo.putAccessRule({ agent: SUZIE, pattern: "ann@example.com", effect: "allow" });
+    await putRaw("accessRules", {
+      agent: SUZIE,
+      rule: "allow#Joe@X.com",
+      pattern: "Joe@X.com",
+      effect: "allow",
+    });
+    expect(await repo.listAccessRules(SUZIE)).toEqual([
+      { agent: SUZIE, pattern: "ann@example.com", effect: "allow" },
+    ]);
+    expect(
+      lines.some((l) => l.startsWith("warn") && l.includes("table=accessRules") && l.includes("lower-case")),
+    ).toBe(true);
+  });
+
+  it("turns an invalid deny rule into deny-all for its agent (dropping it would widen access)", async () => {
+    await repo.putAccessRule({ agent: SUZIE, pattern: "*@example.com", effect: "allow" });
+    await putRaw("accessRules", {
+      agent: SUZIE,
+      rule: "deny#*@EVIL.example",
+      pattern: "*@EVIL.example",
+      effect: "deny",
+    });
+    const rules = await repo.listAccessRules(SUZIE);
+    expect(rules).toContainEqual(expect.objectContaining({ agent: SUZIE, pattern: "*", effect: "deny" }));
+    expect(lines.some((l) => l.startsWith("error") && l.includes("refuses every sender"))).toBe(true);
+    const snap = await repo.snapshot();
+    expect(snap.accessRules.filter((r) => r.effect === "deny" && r.pattern === "*")).toHaveLength(1);
+  });
+
+  it("treats a rule whose effect is unreadable, or whose key disagrees with it, as a possible deny", async () => {
+    await putRaw("accessRules", { agent: SUZIE, rule: "deny#x@y.com", pattern: "x@y.com", effect: "Deny" });
+    await putRaw("accessRules", { agent: BOB, rule: "deny#x@y.com", pattern: "x@y.com", effect: "allow" });
+    const rules = await repo.listAccessRules();
+    expect(
+      rules
+        .filter((r) => r.pattern === "*" && r.effect === "deny")
+        .map((r) => r.agent)
+        .sort(),
+    ).toEqual([BOB, SUZIE]);
+  });
+
+  it("binds an invalid deny with a mixed-case agent key to the lower-cased agent", async () => {
+    await putRaw("accessRules", {
+      agent: "Suzie@Shopping.example.net",
+      rule: "deny#a@b.com",
+      pattern: "a@b.com",
+      effect: "deny",
+    });
+    expect(await repo.listAccessRules()).toEqual([expect.objectContaining({ agent: SUZIE, pattern: "*" })]);
+  });
+
+  it("skips an invalid toolkit, so its tools are granted to nobody", async () => {
+    await putRaw("toolkits", { id: "crm", tools: ["Lookup Customer"], agents: [SUZIE] });
+    expect(await repo.listToolkits()).toEqual([]);
+    expect(lines.some((l) => l.includes("table=toolkits") && l.includes('id="crm"'))).toBe(true);
+  });
+});
+
+describe("admin documents", () => {
+  it("imports the issue's minimal document", async () => {
+    expect(await repo.importDocument(MINIMAL)).toEqual({ ok: true, written: 3, deleted: 0 });
+    const snap = await repo.snapshot();
+    expect(snap.agents.map((a) => a.address)).toEqual([SUZIE]);
+    expect(snap.accessRules).toEqual([MINIMAL.accessRules[0]]);
+  });
+
+  it("round-trips: export, wipe, import, export again is equal", async () => {
+    await repo.importDocument({
+      ...MINIMAL,
+      agents: [
+        ...MINIMAL.agents,
+        { address: BOB, name: "Bob", model: "demo", maxToolTurns: 3, custom: "kept" },
+      ],
+      accessRules: [...MINIMAL.accessRules, { agent: BOB, pattern: "*@evil.example", effect: "deny" }],
+      toolkits: [
+        ...MINIMAL.toolkits,
+        { id: "crm", tools: ["lookup_customer"], agents: [BOB], allowScheduled: true },
+      ],
+      responsibilities: [{ id: "daily", agent: BOB, schedule: "rate(1 day)", prompt: "Summarise." }],
+      approvers: [{ toolkit: "crm", address: "boss@shopping.example.net" }],
+    });
+    const first = await repo.exportDocument();
+    expect(first.agents.find((a) => a.address === BOB)?.custom).toBe("kept");
+    await wipe();
+    expect((await repo.exportDocument()).agents).toEqual([]);
+    expect(await repo.importDocument(first)).toMatchObject({ ok: true, written: 8 });
+    expect(await repo.exportDocument()).toEqual(first);
+  });
+
+  it("refuses an invalid document naming item path and field, and writes nothing", async () => {
+    const r = await repo.importDocument({
+      ...MINIMAL,
+      toolkits: [{ id: "default", tools: ["send_email", "Bad Tool"], agents: [SUZIE] }],
+    });
+    expect(r).toMatchObject({ ok: false, reason: "invalid-document" });
+    expect(!r.ok && r.issues).toEqual([
+      { path: "toolkits[0].tools[1]", message: "must be a snake_case tool name" },
+    ]);
+    expect(await repo.exportDocument()).toEqual({
+      agents: [],
+      accessRules: [],
+      toolkits: [],
+      responsibilities: [],
+      approvers: [],
+    });
+  });
+
+  it("refuses dangling references and duplicate keys", async () => {
+    const r = await repo.importDocument({
+      agents: [MINIMAL.agents[0], MINIMAL.agents[0]],
+      accessRules: [{ agent: "suzy@shopping.example.net", pattern: "*@evil.example", effect: "deny" }],
+      approvers: [{ toolkit: "nope", address: "a@b.com" }],
+    });
+    expect(!r.ok && r.issues.map((i) => i.path)).toEqual([
+      "agents[1].address",
+      "accessRules[0].agent",
+      "approvers[0].toolkit",
+    ]);
+    expect(await repo.listAgents()).toEqual([]);
+  });
+
+  it("with replace, deletes what the document does not hold (invalid items too)", async () => {
+    await repo.importDocument(MINIMAL);
+    await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
+    await putRaw("accessRules", { agent: SUZIE, rule: "deny#junk", effect: "deny" });
+    const r = await repo.importDocument(MINIMAL, { replace: true });
+    expect(r).toEqual({ ok: true, written: 3, deleted: 2 });
+    expect((await repo.listAgents()).map((a) => a.address)).toEqual([SUZIE]);
+    expect(await repo.listAccessRules()).toEqual([MINIMAL.accessRules[0]]);
+  });
+
+  it("without replace, references may point at items already stored", async () => {
+    await repo.importDocument(MINIMAL);
+    const r = await repo.importDocument({
+      accessRules: [{ agent: SUZIE, pattern: "*@evil.example", effect: "deny" }],
+    });
+    expect(r).toEqual({ ok: true, written: 1, deleted: 0 });
+  });
+});

@@ -1,0 +1,134 @@
+import { agentItem } from "../../../shared/admin/schema.ts";
+import { deploymentConfig } from "../../../shared/config/schema.ts";
+import type {
+  OutboundDeps,
+  ReplyTarget,
+  SendRecord,
+  SendStateStore,
+  SentMessage,
+  SesOutcome,
+  SesPort,
+  SesSendInput,
+} from "../../../shared/outbound/ports.ts";
+import { sesHeaderMessageId } from "../../../shared/outbound/ses-message-id.ts";
+import type { Logger } from "../../../shared/tools/context.ts";
+
+/** Declarative fakes of the outbound ports that record their calls (STYLE.md §6). */
+
+export const CONFIG = deploymentConfig.parse({
+  domains: ["agents.example.com"],
+  models: [{ id: "demo", provider: "scripted", egress: "internal", script: "x.json" }],
+  outbound: { configurationSet: "postern-out", maxRecipients: 10 },
+});
+
+export const HELPDESK = agentItem.parse({ address: "helpdesk@agents.example.com", name: "Helpdesk", model: "demo" });
+
+export function recordingSes(answer: (input: SesSendInput, n: number) => SesOutcome | Promise<SesOutcome> = (_i, n) => ({
+  kind: "accepted",
+  messageId: `0100-ses-${n}-000000`,
+})): SesPort & { calls: SesSendInput[] } {
+  const calls: SesSendInput[] = [];
+  return {
+    calls,
+    async send(input) {
+      calls.push(input);
+      return answer(input, calls.length);
+    },
+  };
+}
+
+export function recordingLogger(): Logger & { lines: { level: string; message: string; extra?: Record<string, unknown> }[] } {
+  const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => {
+    lines.push({ level, message, ...(extra ? { extra } : {}) });
+  };
+  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** In-memory state store with the same conditional semantics as the DynamoDB one. */
+export function memoryStateStore(): SendStateStore & { items: Map<string, SendRecord> } {
+  const items = new Map<string, SendRecord>();
+  return {
+    items,
+    async get(id) {
+      return items.get(id) ?? null;
+    },
+    async claim(id, at) {
+      if (items.has(id)) return false;
+      items.set(id, { requestId: id, state: "claimed", claimedAt: at, updatedAt: at });
+      return true;
+    },
+    async transition(id, from, to, fields, at) {
+      const cur = items.get(id);
+      if (!cur || !from.includes(cur.state)) return false;
+      items.set(id, { ...cur, ...fields, state: to, updatedAt: at });
+      return true;
+    },
+  };
+}
+
+export const INBOUND: ReplyTarget = {
+  id: "20261129T100000000-aaaa0001",
+  threadId: "thread-1",
+  direction: "in",
+  from: "alice@example.com",
+  to: ["helpdesk@agents.example.com", "bob@example.com"],
+  cc: ["carol@example.org"],
+  subject: "Re: Quarterly numbers",
+  headerMessageId: "<CAroot2@mail.gmail.com>",
+  references: ["<CAroot@mail.gmail.com>"],
+  inReplyTo: "<CAroot@mail.gmail.com>",
+  hop: 2,
+};
+
+export interface TestWorld {
+  deps: OutboundDeps;
+  ses: ReturnType<typeof recordingSes>;
+  logger: ReturnType<typeof recordingLogger>;
+  blobs: Map<string, Uint8Array>;
+  recorded: SentMessage[];
+  clock: { now: Date };
+}
+
+export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): TestWorld {
+  const blobs = new Map<string, Uint8Array>();
+  const recorded: SentMessage[] = [];
+  const logger = recordingLogger();
+  const clock = { now: new Date("2026-11-29T10:00:00Z") };
+  const messages = new Map([[`${HELPDESK.address}|${INBOUND.id}`, INBOUND]]);
+  const deps: OutboundDeps = {
+    state: memoryStateStore(),
+    ses,
+    mailbox: {
+      async getMessage(agent, id) {
+        return messages.get(`${agent}|${id}`) ?? null;
+      },
+      async recordSent(m) {
+        recorded.push(m);
+      },
+    },
+    attachments: {
+      async load(agent, id) {
+        if (agent !== HELPDESK.address || id !== "att-1") return null;
+        const bytes = new TextEncoder().encode("a,b\n1,2\n");
+        return { meta: { id, filename: "numbers.csv", contentType: "text/csv", size: bytes.byteLength }, bytes };
+      },
+    },
+    blobs: {
+      async put(key, bytes) {
+        blobs.set(key, bytes);
+      },
+    },
+    agents: {
+      async get(address) {
+        return address === HELPDESK.address ? HELPDESK : null;
+      },
+    },
+    config: CONFIG,
+    clock: () => clock.now,
+    logger,
+    headerMessageId: (id) => sesHeaderMessageId(id, "us-east-1"),
+    ...over,
+  };
+  return { deps, ses, logger, blobs, recorded, clock };
+}

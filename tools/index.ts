@@ -1,0 +1,13 @@
+import type { Tool } from "../shared/tools/tool.ts";
+import { braveSearchToolFromEnv } from "./search-provider.ts";
+
+/**
+ * The operator's own tools, registered beside the built-ins. Add yours here. A tool that needs a key is listed
+ * only when its key is configured, so an agent is never offered a tool that cannot work.
+ */
+export function operatorTools(env: NodeJS.ProcessEnv = process.env): Tool[] {
+  const tools: Tool[] = [];
+  const brave = braveSearchToolFromEnv(env);
+  if (brave) tools.push(brave);
+  return tools;
+}
