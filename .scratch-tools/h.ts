@@ -1,2 +1,0 @@
-import { convert } from "html-to-text";
-console.log(JSON.stringify(convert(`<html><head><title>T</title><style>.a{color:red}</style><script>alert(1)</script></head><body><h1>Hello</h1><p>A <a href="https://x.example/a">link</a> and <img src="data:image/png;base64,AAAA" alt="pic"></p><noscript>ns</noscript><ul><li>one</li></ul></body></html>`, { wordwrap: false, selectors: [{ selector: "img", format: "skip" }, { selector: "a", options: { hideLinkSameAsText: true } }] })));
