@@ -1,7 +1,6 @@
 import { relative } from "node:path";
 import type { Command } from "commander";
-import type { HandlerSet } from "../local/poller.ts";
-import type { LocalStack } from "../local/stack.ts";
+import type { HandlerContext, LocalStack } from "../local/stack.ts";
 
 /** Fixed local ports (configurable), so a restarted stack keeps its addresses. */
 export const START_DEFAULTS = { smtpPort: 2525, awsPort: 4566, dynamoPort: 4567, sesPort: 4568 } as const;
@@ -35,13 +34,13 @@ export function registerStartCommand(program: Command): void {
     .option("--dynamodb-port <port>", "DynamoDB emulator port", String(START_DEFAULTS.dynamoPort))
     .option("--ses-port <port>", "SES capture port", String(START_DEFAULTS.sesPort))
     .action(async (o: StartOptions) => {
-      // The verify, agent-step and outbound handlers do not exist yet; their queues wait until they are added here.
-      const handlers: HandlerSet = {};
       // Loaded here, not at the top: `postern --help` and the admin commands should not pay for the emulators.
-      const [{ startLocalStack }, demo] = await Promise.all([
+      const [{ startLocalStack }, demo, { pipelineHandlers }] = await Promise.all([
         import("../local/stack.ts"),
         import("../local/demo.ts"),
+        import("../local/pipeline.ts"),
       ]);
+      const handlers = (ctx: HandlerContext) => pipelineHandlers(ctx);
       const stack = await startLocalStack({
         dir: o.dir,
         configPath: o.config,
@@ -53,8 +52,11 @@ export function registerStartCommand(program: Command): void {
         sesPort: port(o.sesPort, "--ses-port"),
         logger: consoleLogger,
       });
+      const { startScheduleTimer } = await import("../local/schedule-timer.ts");
+      const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
       console.log(describeStack(stack, demo));
       await untilSignal();
+      timer.stop();
       process.stdout.write("\nstopping...");
       await stack.stop();
       console.log(" stopped; state kept in", rel(stack.dir));

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 
 /**
  * The local DNS for DKIM: a zone file in mailauth's resolver shape, `{"name": {"TXT": [["chunk", ...]]}}` or
- * `{"name": {"error": "ENOTFOUND"}}`. The resolver re-reads the file on every lookup, so `postern dev keys`
+ * `{"name": {"error": "ENOTFOUND"}}`. The resolver (shared/runtime/dns.ts) re-reads the file on every lookup, so `postern dev keys`
  * takes effect in a running stack without a restart.
  */
 export interface ZoneEntry {
@@ -38,27 +38,4 @@ export function setTxtRecord(path: string, name: string, value: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(zone, null, 2)}\n`);
   renameSync(tmp, path);
-}
-
-/** A resolver for mailauth's `resolver` option (same contract as `dns.promises.resolve`). */
-export type ZoneResolver = (name: string, rrtype: string) => Promise<unknown>;
-
-export function zoneFileResolver(path: string): ZoneResolver {
-  return async (name, rrtype) => lookup(readZone(path), name, rrtype);
-}
-
-export function lookup(zone: DnsZone, name: string, rrtype: string): unknown {
-  const entry = zone[name.toLowerCase().replace(/\.$/, "")];
-  if (!entry) throw dnsError("ENOTFOUND", name);
-  if (entry.error) throw dnsError(entry.error, name);
-  const records = (entry as Record<string, unknown>)[rrtype.toUpperCase()];
-  if (!records) throw dnsError("ENODATA", name);
-  return records;
-}
-
-function dnsError(code: string, name: string): Error {
-  const err = new Error(`${code} ${name}`) as Error & { code: string; hostname: string };
-  err.code = code;
-  err.hostname = name;
-  return err;
 }

@@ -1,13 +1,15 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
+import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { zoneFileResolver } from "../../shared/runtime/dns.ts";
 import { type StoreLogger, silentLogger } from "../../shared/store/logger.ts";
 import { DEMO_DOMAIN, ensureDemoFiles, seedDemoAgent } from "./demo.ts";
 import { ensureDevKey } from "./dev-keys.ts";
-import { ensureZoneFile, type ZoneResolver, zoneFileResolver } from "./dns-zone.ts";
+import { ensureZoneFile } from "./dns-zone.ts";
 import { type Emulators, startEmulators } from "./emulators.ts";
 import { type HandlerSet, type QueueKey, startPollers } from "./poller.ts";
 import { startSesCapture } from "./ses-capture.ts";
@@ -32,7 +34,8 @@ export interface LocalStackOptions {
   readonly awsPort?: number;
   readonly dynamoPort?: number;
   readonly sesPort?: number;
-  readonly handlers?: HandlerSet;
+  /** The pipeline's handlers, or a factory given the started stack (handlers need its endpoints). */
+  readonly handlers?: HandlerSet | ((stack: HandlerContext) => HandlerSet);
   /** Default `<dir>/dns.json`, created as `{}` if missing. */
   readonly zoneFile?: string;
   /** Default `postern.config.json`; when it does not exist the demo config is used (and the demo seeded). */
@@ -44,6 +47,14 @@ export interface LocalStackOptions {
   readonly waitTimeSeconds?: number;
   readonly logger?: StoreLogger;
   readonly onReceived?: (notification: SesReceivedNotification) => void;
+}
+
+/** What a handler factory gets: the started stack's resources, clients, config and DNS. */
+export interface HandlerContext {
+  readonly resources: Resources;
+  readonly clients: AwsClients;
+  readonly config: LoadedConfig;
+  readonly resolver: DNSResolver;
 }
 
 export interface LocalStack {
@@ -59,7 +70,7 @@ export interface LocalStack {
   readonly outboxDir: string;
   readonly zoneFile: string;
   readonly stackFile: string;
-  readonly resolver: ZoneResolver;
+  readonly resolver: DNSResolver;
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
   stop(): Promise<void>;
 }
@@ -128,7 +139,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     });
     stops.push(() => smtp.stop());
 
-    const pollers = await startPollers(resources, clients.sqs, opts.handlers ?? {}, {
+    const handlers =
+      typeof opts.handlers === "function"
+        ? opts.handlers({ resources, clients, config, resolver: zoneFileResolver(zoneFile) })
+        : (opts.handlers ?? {});
+    const pollers = await startPollers(resources, clients.sqs, handlers, {
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
       ...(opts.waitTimeSeconds !== undefined ? { waitTimeSeconds: opts.waitTimeSeconds } : {}),
     });

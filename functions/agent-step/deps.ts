@@ -1,14 +1,18 @@
 import { createHash } from "node:crypto";
 import { createBudgetGate } from "../../shared/agent/budgets.ts";
 import { createContextBuilder } from "../../shared/agent/context-builder.ts";
+import { egressCheck } from "../../shared/agent/egress.ts";
 import { createMailbox } from "../../shared/agent/mailbox.ts";
 import type { RunRecord, StepDeps, StepMessage, Transcript } from "../../shared/agent/ports.ts";
+import { quoteCheck } from "../../shared/agent/quote-check.ts";
+import { startDueRuns } from "../../shared/agent/start-scheduled.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { LoadedConfig } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { createModel } from "../../shared/model/factory.ts";
 import type { SecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";
+import { createFactStore } from "../../shared/store/fact-store.ts";
 import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import type { Logger, OutboundRequest, ToolContext } from "../../shared/tools/context.ts";
@@ -29,7 +33,7 @@ export function buildStepDeps(opts: {
   models?: (id: string) => ModelProvider | null;
   leaseMs?: number;
   now?: () => Date;
-}): StepDeps & { readonly stores: Stores } {
+}): StepDeps & { readonly stores: Stores; startDue(tick: Date): ReturnType<typeof startDueRuns> } {
   const { resources, loaded, logger } = opts;
   const config = loaded.config;
   const clients = opts.clients ?? makeClients(resources);
@@ -102,8 +106,25 @@ export function buildStepDeps(opts: {
     },
   };
 
-  const deps: StepDeps & { stores: Stores } = {
+  const enqueueStep = async (m: StepMessage) => void (await stores.queue.send(resources.queues.agentStep, m));
+  const deps: StepDeps & { stores: Stores; startDue(tick: Date): ReturnType<typeof startDueRuns> } = {
     stores,
+    startDue: (tick) =>
+      startDueRuns(tick, {
+        config,
+        loadAdmin: () => stores.admin.snapshot(),
+        enqueue: enqueueStep,
+        logger,
+        createRun: (r) =>
+          stores.runs.create({
+            ...r,
+            kind: "scheduled",
+            messageId: null,
+            sender: null,
+            threadId: null,
+            transcriptKey: `transcripts/${r.runId}.json`,
+          }),
+      }),
     config,
     registry: opts.registry,
     loadAdmin: () => stores.admin.snapshot(),
@@ -159,7 +180,7 @@ export function buildStepDeps(opts: {
         );
       },
     },
-    enqueue: async (m: StepMessage) => void (await stores.queue.send(resources.queues.agentStep, m)),
+    enqueue: enqueueStep,
     makeToolContext(run, agent, round, call, key): ToolContext {
       const threadId = run.trigger.kind === "message" ? run.trigger.message.threadId : null;
       const ctx: ToolContext = {
@@ -173,6 +194,14 @@ export function buildStepDeps(opts: {
         round,
         callId: call.id,
         idempotencyKey: key,
+        facts: createFactStore({
+          state: stores.state,
+          dynamo: clients.dynamo,
+          tables: resources.tables,
+          agent: agent.address,
+          scope: threadId ?? run.runId,
+          now,
+        }),
         mailbox: createMailbox({
           agent: agent.address,
           threadId,
@@ -196,6 +225,14 @@ export function buildStepDeps(opts: {
       };
       return Object.freeze(ctx);
     },
+    checks: (_run, transcript, agent) => [
+      egressCheck({
+        model: config.models.find((m) => m.id === agent.model),
+        policy: config.egress,
+        registry: opts.registry,
+      }),
+      quoteCheck({ registry: opts.registry, untrustedText: transcript.untrustedText }),
+    ],
     logger,
     leaseMs: opts.leaseMs ?? 15 * 60_000,
   };

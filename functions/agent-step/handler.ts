@@ -10,9 +10,15 @@ import { defaultRegistry } from "../registry.ts";
 import { buildStepDeps } from "./deps.ts";
 
 const stepMessage = z.object({ runId: z.string().min(1).max(200), round: z.number().int().min(1).max(1000) });
+/** EventBridge Scheduler (and the local timer) send one tick a minute: start the responsibilities due. */
+const tickMessage = z.object({ tick: z.iso.datetime({ offset: true }) });
+
+export type StepHandlerDeps = StepDeps & {
+  startDue(tick: Date): Promise<{ started: string[]; invalid: string[] }>;
+};
 
 /** SQS batch in, partial batch response out. `busy` and retryable failures go back to the queue. */
-export function createStepHandler(deps: StepDeps, logger: FunctionLogger) {
+export function createStepHandler(deps: StepHandlerDeps, logger: FunctionLogger) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
     for (const record of event.Records) {
@@ -21,6 +27,19 @@ export function createStepHandler(deps: StepDeps, logger: FunctionLogger) {
         body = JSON.parse(record.body);
       } catch {
         body = null;
+      }
+      const tick = tickMessage.safeParse(body);
+      if (tick.success) {
+        try {
+          const started = await deps.startDue(new Date(tick.data.tick));
+          logger.info("schedule tick", { tick: tick.data.tick, ...started });
+        } catch (err) {
+          logger.error("schedule tick failed; SQS will redeliver", {
+            error: String((err as Error)?.stack ?? err),
+          });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+        continue;
       }
       const msg = stepMessage.safeParse(body);
       if (!msg.success) {

@@ -53,7 +53,8 @@ const fileItem = z.object({
 
 const metaOf = (a: Pick<AttachmentRef, "id" | "filename" | "contentType" | "size">): AttachmentMeta => ({
   id: a.id,
-  filename: a.filename ?? null,
+  // Inbound records store "" for an attachment without a name.
+  filename: a.filename || null,
   contentType: a.contentType,
   size: a.size,
 });

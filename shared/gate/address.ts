@@ -158,7 +158,7 @@ function readAddrSpec(tokens: Token[], angled: boolean): SpecResult {
   // an encoded-word in the addr-spec is not decoded by RFC 2047 (§5) but is by some MUAs
   if (ENCODED_WORD_START.test(local) || ENCODED_WORD_START.test(domain)) return fail("address-encoded-word");
   if (!isDotAtom(localTokens)) return fail("address-local-invalid");
-  if (!isDotAtom(domainTokens)) return fail("address-domain-invalid");
+  // the domain's labels are checked by normaliseDomain
   return { ok: true, local, domain };
 }
 

@@ -58,10 +58,10 @@ export function judgeSignature(
 
   const d = withoutSpace(tags.get("d") ?? "");
   // exact alignment on the lower-case A-label: a parent or sub-domain d= proves nothing about the
-  // From domain. A non-ASCII d= is never mapped: mailauth looks it up under its own conversion, and
-  // a UTS #46 mapping (full-width "ｅxample.com" → "example.com") would align a key we never asked for.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
-  if (/[^\x00-\x7f]/.test(d) || d.toLowerCase() !== fromDomain) return fail("dkim-misaligned");
+  // From domain. d= is compared as written, never converted: mailauth looks a U-label up under its
+  // own conversion, and a mapping (full-width "ｅxample.com", Kelvin sign "\u212a") would align a key
+  // we never asked about. Our header fields are latin1 text, so a non-ASCII d= never equals an A-label.
+  if (d.toLowerCase() !== fromDomain) return fail("dkim-misaligned");
 
   // l= signs only a prefix of the body; anything may be appended after it (RFC 6376 §8.2)
   const hasLengthTag = [...tags.keys()].some((name) => name.toLowerCase() === "l");
@@ -86,7 +86,7 @@ export function judgeSignature(
 
   // RFC 8301 §3.2: RSA keys below 1024 bits are factorable; the operator may ask for more
   const keyBits = result.modulusLength;
-  if (algorithm.startsWith("rsa-") && (keyBits === undefined || keyBits < minRsaKeyBits)) {
+  if ((keyBits === undefined || keyBits < minRsaKeyBits)) {
     return fail("dkim-weak-key");
   }
 

@@ -19,14 +19,8 @@ export type HeaderBlock = { ok: true; fields: HeaderField[] } | { ok: false };
 const FIELD_START = /^([\x21-\x39\x3b-\x7e]+)[ \t]*:/;
 
 export function readHeaderBlock(raw: Buffer): HeaderBlock {
-  const text = raw.toString("latin1");
-  let header: string;
-  if (text.startsWith("\n") || text.startsWith("\r\n")) {
-    header = "";
-  } else {
-    const end = /\n\r?\n/.exec(text);
-    header = (end === null ? text : text.slice(0, end.index)).replace(/[\r\n]+$/, "");
-  }
+  // only the header section is turned into text: the body may be megabytes
+  const header = trimLineEnds(headerSection(raw).toString("latin1"));
   if (header === "") return { ok: true, fields: [] };
 
   const rows: string[][] = [];
@@ -44,6 +38,19 @@ export function readHeaderBlock(raw: Buffer): HeaderBlock {
     }
   }
   return { ok: true, fields: rows.map(toField) };
+}
+
+function headerSection(raw: Buffer): Buffer {
+  if (raw[0] === 0x0a || (raw[0] === 0x0d && raw[1] === 0x0a)) return raw.subarray(0, 0);
+  const ends = [raw.indexOf("\n\n"), raw.indexOf("\n\r\n")].filter((i) => i >= 0);
+  return ends.length === 0 ? raw : raw.subarray(0, Math.min(...ends));
+}
+
+// trailing CR/LF removed without a regex (`/[\r\n]+$/` is quadratic on a long run of CRs)
+function trimLineEnds(s: string): string {
+  let end = s.length;
+  while (end > 0 && (s[end - 1] === "\r" || s[end - 1] === "\n")) end--;
+  return s.slice(0, end);
 }
 
 function toField(rows: string[]): HeaderField {

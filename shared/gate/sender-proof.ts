@@ -44,6 +44,8 @@ export type ProveSenderOptions = {
   now: Date;
   minRsaKeyBits: number;
   allowNonAsciiLocalParts: boolean;
+  /** the DKIM verifier; mailauth's unless a test needs to see how disagreement with it is handled */
+  verify?: typeof dkimVerify;
 };
 
 export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promise<SenderProof> {
@@ -57,7 +59,7 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     if (froms.length === 0) return refuse("from-missing");
     if (froms.length > 1) return refuse("from-multiple");
     const fromValue = headerValueAsUtf8((froms[0] as HeaderField).value);
-    
+    if (fromValue === null) return refuse("from-not-utf8");
     address = refusalAddress(fromValue);
 
     const parsed = parseFromHeader(fromValue, { allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts });
@@ -69,7 +71,8 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     // pick the signed instance (simpler, and real mail with two Subjects is broken anyway).
     if (block.fields.filter((f) => f.name === "subject").length > 1) return refuse("subject-multiple");
 
-    const verification = await dkimVerify(raw, {
+    const verify = opts.verify ?? dkimVerify;
+    const verification = await verify(raw, {
       resolver: opts.resolver,
       curTime: opts.now,
       strict: true,

@@ -1,6 +1,6 @@
 import { parseAnthropicResponse, toAnthropicBody } from "./anthropic-wire.ts";
 import { failure } from "./failure.ts";
-import { type FetchLike, postJson } from "./http.ts";
+import { type FetchLike, joinUrl, postJson } from "./http.ts";
 import { type RetryOptions, withRetry } from "./retry.ts";
 import type { ApiKeySource } from "./secret-source.ts";
 import type { ModelProvider } from "./types.ts";
@@ -21,7 +21,7 @@ export interface AnthropicOptions {
 
 /** The Anthropic Messages API. 529 (overloaded) and 429 are throttling, retried with backoff. */
 export function anthropicModel(options: AnthropicOptions): ModelProvider {
-  const url = `${(options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
+  const url = joinUrl(options.baseUrl ?? "https://api.anthropic.com", "/v1/messages");
   const fetchFn = options.fetch ?? fetch;
   return {
     name: options.name ?? `anthropic:${options.model}`,

@@ -71,7 +71,7 @@ export async function postJson(call: JsonPost): Promise<JsonOutcome> {
     return fail(failure("model-throttled", detail, true, call.secrets), parseRetryAfter(headers));
   if (status === 401 || status === 403) return fail(failure("model-auth", detail, false, call.secrets));
   if (status === 408) return fail(failure("model-timeout", detail, true, call.secrets));
-  return fail(failure("model-http-error", detail, true, call.secrets));
+  return fail(failure("model-http-error", detail, status >= 500, call.secrets));
 }
 
 /** OpenAI and Anthropic put the reason in `error.message`; Ollama and llama.cpp sometimes in a string `error`. */
@@ -88,6 +88,13 @@ function errorMessage(text: string): string {
     // not JSON: fall through to the raw text
   }
   return text.slice(0, 300);
+}
+
+/** Append `path` to the base URL's path, keeping any query (e.g. an `api-version` some gateways require). */
+export function joinUrl(base: string, path: string): string {
+  const u = new URL(base);
+  u.pathname = `${u.pathname.replace(/\/+$/, "")}${path}`;
+  return u.toString();
 }
 
 /** Host and path only: a base URL's query string could carry a token. */

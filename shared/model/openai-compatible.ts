@@ -1,5 +1,5 @@
 import { failure } from "./failure.ts";
-import { type FetchLike, postJson } from "./http.ts";
+import { type FetchLike, joinUrl, postJson } from "./http.ts";
 import { parseOpenAiResponse, toOpenAiBody } from "./openai-wire.ts";
 import { type RetryOptions, withRetry } from "./retry.ts";
 import { type ApiKeySource, noApiKey } from "./secret-source.ts";
@@ -20,7 +20,7 @@ export interface OpenAiCompatibleOptions {
 
 /** OpenAI-compatible chat completions: OpenAI itself, Ollama, vLLM, llama.cpp's server. */
 export function openAiCompatibleModel(options: OpenAiCompatibleOptions): ModelProvider {
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const url = joinUrl(options.baseUrl, "/chat/completions");
   const fetchFn = options.fetch ?? fetch;
   const apiKey = options.apiKey ?? noApiKey;
   return {

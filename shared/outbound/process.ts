@@ -49,12 +49,10 @@ export async function processOutboundRequest(
 ): Promise<OutboundOutcome> {
   const { requestId } = message;
   const now = (): string => deps.clock().toISOString();
-  let record = await deps.state.get(requestId);
-  if (!record) {
-    if (await deps.state.claim(requestId, now())) return sendClaimed(message, deps, opts.origin ?? "agent");
-    record = await deps.state.get(requestId);
-    if (!record) throw new Error(`send state for ${requestId} vanished after a failed claim`);
-  }
+  // Claim first: on a first delivery (the common case) that is the only state round trip before sending.
+  if (await deps.state.claim(requestId, now())) return sendClaimed(message, deps, opts.origin ?? "agent");
+  const record = await deps.state.get(requestId);
+  if (!record) throw new Error(`send state for ${requestId} vanished after a failed claim`);
   return resume(record, message, deps, opts.origin ?? "agent");
 }
 
@@ -159,10 +157,16 @@ async function sendClaimed(
     sentAt: now(),
   };
   // From `unknown` too: a lease-expired redelivery may have flagged us while SES was slow, but now we know.
-  await deps.state.transition(requestId, ["sending", "unknown"], "sent", fields, fields.sentAt);
+  if (await deps.state.transition(requestId, ["sending", "unknown"], "sent", fields, fields.sentAt)) {
+    return finish(
+      { requestId, state: "sent", claimedAt: sendingAt, updatedAt: fields.sentAt, plan, ...fields },
+      deps,
+      false,
+    );
+  }
   const sent = await deps.state.get(requestId);
   if (!sent) throw new Error(`send state for ${requestId} vanished after sending`);
-  return finish(sent, deps, false);
+  return resume(sent, message, deps, origin);
 }
 
 async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<OutboundOutcome> {

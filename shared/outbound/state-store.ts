@@ -1,4 +1,5 @@
-import type { Item } from "../store/dynamo-util.ts";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type Item, scanAll } from "../store/dynamo-util.ts";
 import type { StateRepo } from "../store/state-repo.ts";
 import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "./ports.ts";
 
@@ -46,4 +47,26 @@ export function sendStateStore(repo: StateRepo): SendStateStore {
       return false;
     },
   };
+}
+
+/**
+ * Send items whose outcome an operator must settle (docs/outbound.md): `unknown`, and `sending` older than the
+ * lease (a worker died in the window and no redelivery has looked yet). For a reconcile command; it scans the
+ * `state` table, so it is an operator tool, never on the send path.
+ */
+export async function listUncertainSends(
+  dynamo: DynamoDBDocumentClient,
+  stateTable: string,
+  opts: { readonly now: Date; readonly leaseMs?: number },
+): Promise<SendRecord[]> {
+  const lease = opts.leaseMs ?? 120_000;
+  const items = await scanAll(dynamo, stateTable);
+  return items
+    .filter((i) => typeof i.pk === "string" && i.pk.startsWith("send#") && i.sk === SEND_SK)
+    .map((i) => toRecord(String(i.pk).slice("send#".length), i))
+    .filter(
+      (r) =>
+        r.state === "unknown" ||
+        (r.state === "sending" && opts.now.getTime() - Date.parse(r.sendingAt ?? r.updatedAt) >= lease),
+    );
 }

@@ -1,3 +1,4 @@
+import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { MessageRecord } from "../store/message-repo.ts";
 import type { Stores } from "../store/stores.ts";
@@ -68,7 +69,7 @@ function mailbox(stores: Stores): OutboundMailbox {
 }
 
 /**
- * OutboundDeps over the shared repositories. Attachments resolve through the agent's own messages (G12): the
+ * OutboundDeps over the shared repositories. Attachments resolve within the agent's own mailbox (G12): the
  * reply's thread when one is given, else the agent's whole mailbox; never another agent's partition.
  */
 export function outboundDeps(input: {
@@ -86,31 +87,12 @@ export function outboundDeps(input: {
     mailbox: mailbox(stores),
     agents: { get: (address) => stores.admin.getAgent(address) },
     blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
-    attachments: {
-      async load(agent, id, threadId) {
-        const messages = threadId
-          ? await stores.messages.listByThread(agent, threadId)
-          : await stores.messages.listByAgent(agent, { limit: 500 });
-        for (const m of messages) {
-          const ref = m.attachments.find((a) => a.id === id);
-          if (!ref) continue;
-          // Keys are `files/<agent>/<id>`: a record pointing elsewhere is refused, not followed.
-          if (!ref.key.startsWith(`files/${agent}/`)) return null;
-          const bytes = await stores.blobs.get(ref.key);
-          if (!bytes) return null;
-          return {
-            meta: {
-              id: ref.id,
-              filename: ref.filename,
-              contentType: ref.contentType,
-              size: bytes.byteLength,
-            },
-            bytes,
-          };
-        }
-        return null;
-      },
-    },
+    // The same resolution as the run's Mailbox (G12): inbound attachments and agent-created files.
+    attachments: createAttachmentSource({
+      messages: stores.messages,
+      blobs: stores.blobs,
+      files: stores.state,
+    }),
     config: input.config,
     clock: input.clock ?? (() => new Date()),
     logger: input.logger,

@@ -27,7 +27,10 @@ export const TABLES = {
   threads: { partitionKey: "agent", sortKey: "threadId", kind: "runtime" },
   runs: { partitionKey: "runId", kind: "runtime" },
   runEvents: { partitionKey: "runId", sortKey: "seq", sortType: "N", kind: "runtime" },
-  /** Counters (budgets), idempotency keys, send state machines, pending plans: small conditional items. */
+  /**
+   * Counters (budgets), idempotency keys, send state machines, pending plans: small conditional items.
+   * Families by pk prefix, e.g. `msgid#<agent>` (sk = a Message-ID, → threadId: the per-agent threading index).
+   */
   state: { partitionKey: "pk", sortKey: "sk", ttlAttribute: "expiresAt", kind: "runtime" },
 } as const satisfies Record<string, TableSpec>;
 

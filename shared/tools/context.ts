@@ -95,6 +95,18 @@ export interface Mailbox {
   }): Promise<AttachmentMeta>;
 }
 
+/** Facts an agent records about a thread, each with the sender's own words as evidence (G15). */
+export interface FactStore {
+  record(fact: {
+    readonly fact: string;
+    readonly evidence: string;
+    readonly key: string;
+  }): Promise<{ readonly id: string; readonly duplicate: boolean }>;
+  list(): Promise<
+    readonly { readonly id: string; readonly fact: string; readonly evidence: string; readonly at: string }[]
+  >;
+}
+
 /**
  * One frozen context per tool call. Everything identity-bearing comes from the gate and the admin tables,
  * never from the model's arguments (G17).
@@ -112,6 +124,8 @@ export interface ToolContext {
   /** Stable across redeliveries of the same round: `<runId>:<round>:<callId>`. */
   readonly idempotencyKey: string;
   readonly mailbox: Mailbox;
+  /** Facts recorded in this agent's thread (record_fact). Absent where no store is wired. */
+  readonly facts?: FactStore;
   deliver(
     request: Omit<OutboundRequest, "requestId" | "agent" | "correlationId" | "runId">,
   ): Promise<DeliverResult>;

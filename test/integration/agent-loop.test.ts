@@ -211,7 +211,7 @@ describe("agent step loop (local stack, scripted model)", () => {
     await runToEnd(h, runId);
     const text = JSON.stringify(model.calls[0]?.messages);
     const lines =
-      (model.calls[0]?.messages[0] as { content: { text: string }[] }).content[0]?.text.split("\n") ?? [];
+      (model.calls[0]?.messages[0] as { content: readonly { text: string }[] }).content[0]?.text.split("\n") ?? [];
     const markers = lines.filter((l) => l.startsWith("<<<"));
     const nonce = markers[0]?.split(" ").at(-1)?.replace(">>>", "");
     expect(markers).toEqual([`<<<UNTRUSTED MAIL ${nonce}>>>`, `<<<END UNTRUSTED MAIL ${nonce}>>>`]);

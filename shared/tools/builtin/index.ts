@@ -2,6 +2,7 @@ import type { DuckDuckGoOptions } from "../../net/duckduckgo.ts";
 import type { Tool } from "../tool.ts";
 import { type CreateFileOptions, makeCreateFileTool } from "./create-file.ts";
 import { makeReadAttachmentTool, type ReadAttachmentOptions } from "./read-attachment.ts";
+import { recordFactTool } from "./record-fact.ts";
 import { makeSearchEmailsTool } from "./search-emails.ts";
 import { sendEmailTool } from "./send-email.ts";
 import { makeWebFetchTool, type WebFetchOptions } from "./web-fetch.ts";
@@ -26,5 +27,6 @@ export function builtinTools(deps: BuiltinToolDeps = {}): Tool[] {
     makeCreateFileTool(deps.createFile),
     makeWebFetchTool(deps.web),
     makeWebSearchTool({ ...deps.search, fetch: fetchOpts }),
+    recordFactTool,
   ];
 }

@@ -90,7 +90,7 @@ function shape(m: MailboxMessage & { readonly snippet: string }) {
     snippet: clip(m.snippet, MAX_SNIPPET),
     attachments: m.attachments.slice(0, MAX_ATTACHMENTS).map((a) => ({
       id: a.id,
-      filename: a.filename,
+      filename: a.filename === null ? null : clip(a.filename, 200),
       contentType: a.contentType,
       size: a.size,
     })),

@@ -73,3 +73,20 @@ describe("sameFields", () => {
     expect(sameFields(ours, other as typeof theirs | undefined)).toBe(false);
   });
 });
+
+describe("readHeaderBlock on hostile sizes", () => {
+  it("reads only the header section of a large message, and stays linear on runs of CRs", () => {
+    const big = Buffer.concat([Buffer.from("From: a@b.example\r\n\r\n"), Buffer.alloc(20_000_000, 0x41)]);
+    expect(readHeaderBlock(big)).toMatchObject({ ok: true, fields: [{ name: "from" }] });
+    const crs = Buffer.from(`X: ${"\r".repeat(200_000)}y\r\n\r\n`, "latin1");
+    const started = performance.now();
+    expect(readHeaderBlock(crs)).toEqual({ ok: false });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("trims the line ends of a message with no body", () => {
+    // like mailauth: without an empty line everything is header, trailing CR/LF trimmed
+    expect(read("From: a@b.example\r\n\r\r\n")).toMatchObject({ ok: true, fields: [{ value: "a@b.example" }] });
+    expect(read("From: a@b.example\n\r")).toMatchObject({ ok: true, fields: [{ value: "a@b.example" }] });
+  });
+});

@@ -1,5 +1,6 @@
 // G2 pitfalls, each as a message signed in the test with a generated key.
 
+import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ProveSenderOptions, proveSender } from "../../../shared/gate/sender-proof.ts";
 import { type Zone, zoneResolver } from "../../../shared/gate/zone-resolver.ts";
@@ -224,8 +225,17 @@ describe("DKIM policy pitfalls", () => {
     expect(await prove(aLabel)).toMatchObject({ ok: true, routingKey: "anna@xn--bcher-kva.de" });
   });
 
+  // mailauth's signer writes d= as an A-label, so these signatures are made by hand with d= as written
+  const manually = (from: string, d: string) =>
+    signManually(buildMessage({ from }), {
+      domain: d,
+      selector: "r2048",
+      privateKeyPem: keys.rsa2048.privateKeyPem,
+      headers: ["from", "subject", "date"],
+    });
+
   it("never maps a non-ASCII d= onto the From domain (full-width look-alike)", async () => {
-    const raw = await sign(buildMessage(), "rsa2048", "ｅxample.com");
+    const raw = manually("alice@example.com", "ｅxample.com");
     // learn the name mailauth looks the key up under, and publish our key there: the crypto passes
     const probe = zoneResolver({});
     await proveSender(raw, options({ resolver: probe }));
@@ -233,6 +243,16 @@ describe("DKIM policy pitfalls", () => {
     expect(asked).toMatch(/^r2048\._domainkey\.xn--/);
     const hostile = { ...zone, [asked]: { TXT: [[keys.rsa2048.dnsTxtValue]] } };
     expect(await refusal(raw, { resolver: zoneResolver(hostile) })).toBe("dkim-misaligned");
+  });
+
+  it("compares d= as written: a non-ASCII d= that lower-cases to the From domain (Kelvin sign) is refused", async () => {
+    // "\u212a".toLowerCase() is ASCII "k", and mailauth finds the key.example key under it
+    const resolver = zoneResolver(zoneFor(keys, ["key.example"]));
+    expect(await refusal(manually("alice@key.example", "\u212aey.example"), { resolver })).toBe(
+      "dkim-misaligned",
+    );
+    expect(resolver.calls.map((c) => c.name)).toEqual(["r2048._domainkey.key.example"]);
+    expect(await refusal(manually("alice@key.example", "key.example"), { resolver })).toBe("accepted");
   });
 
   it("refuses rsa-sha1 (RFC 8301)", async () => {
@@ -305,6 +325,40 @@ describe("DKIM policy pitfalls", () => {
   it("names the aligned signature's failure rather than a misaligned pass", async () => {
     const aligned = (await sign(buildMessage())).toString().replace("attached", "gone");
     expect(await refusal(await sign(aligned, "rsa2048", "evil.example"))).toBe("dkim-body-modified");
+  });
+
+  it("refuses when the verifier saw other header fields than we counted", async () => {
+    const raw = await sign(buildMessage());
+    const verify: typeof dkimVerify = async (input, opts) => {
+      const result = await dkimVerify(input, opts);
+      const parsed = result.headers?.parsed.filter((h) => h.key !== "subject") ?? [];
+      return Object.defineProperty({ ...result }, "headers", { value: { parsed } });
+    };
+    expect(await refusal(raw, { verify })).toBe("header-ambiguous");
+  });
+
+  it("refuses when verifier results cannot be paired with the signatures", async () => {
+    const raw = await sign(buildMessage());
+    const extra: typeof dkimVerify = async (input, opts) => {
+      const result = await dkimVerify(input, opts);
+      return Object.defineProperty(
+        { ...result, results: [...result.results, ...result.results] },
+        "headers",
+        {
+          value: result.headers,
+        },
+      );
+    };
+    expect(await refusal(raw, { verify: extra })).toBe("dkim-error");
+    const other = await sign(buildMessage({ subject: "another" }));
+    const swapped: typeof dkimVerify = async (input, opts) => {
+      const result = await dkimVerify(input, opts);
+      const foreign = await dkimVerify(other, opts);
+      return Object.defineProperty({ ...result, results: foreign.results }, "headers", {
+        value: result.headers,
+      });
+    };
+    expect(await refusal(raw, { verify: swapped })).toBe("dkim-error");
   });
 
   it("fails closed, without throwing, when verification throws", async () => {

@@ -36,7 +36,8 @@ async function agentReplyTo(name: string, hop = 0) {
 const GMAIL_ROOT = "<CAFq3kR9x7TnVb2YQd0Lw5pZ8vJm1sXe4GhKc6UoNaP3rT0yWbQ@mail.gmail.com>";
 const GMAIL_SES = "<0100019a7f3c2b1e-5d7a9c1e-8b2f-4e61-a3d0-9f8e7d6c5b4a-000000@email.amazonses.com>";
 const GMAIL_2 = "<CAFq3kR-2mWd8LpQy7Vn0ZsXe4T9uJbKo1HcR6gNaY5iPt3fE_w@mail.gmail.com>";
-const OUTLOOK_ROOT = "<AM9PR07MB71234A5B6C7D8E9F0A1B2C3D4E5F6A7B8C9D0@AM9PR07MB7123.eurprd07.prod.outlook.com>";
+const OUTLOOK_ROOT =
+  "<AM9PR07MB71234A5B6C7D8E9F0A1B2C3D4E5F6A7B8C9D0@AM9PR07MB7123.eurprd07.prod.outlook.com>";
 const OUTLOOK_SES = "<0100019a80aa11c2-1f2e3d4c-5b6a-4789-9abc-def012345678-000000@email.amazonses.com>";
 const OUTLOOK_2 = "<AM9PR07MB7123F1E2D3C4B5A69788796A5B4C3D2E1F0A@AM9PR07MB7123.eurprd07.prod.outlook.com>";
 
@@ -80,7 +81,9 @@ describe("Outlook-style thread", () => {
   it("a parent with In-Reply-To and no References (older Exchange) still yields a full chain", async () => {
     const { email } = await agentReplyTo("outlook-inreplyto-only.eml");
     expect(email.subject).toBe("Re: Access request");
-    expect(email.inReplyTo).toBe("<DB7PR02MB5555C0FFEE00112233445566778899AABB@DB7PR02MB5555.eurprd02.prod.outlook.com>");
+    expect(email.inReplyTo).toBe(
+      "<DB7PR02MB5555C0FFEE00112233445566778899AABB@DB7PR02MB5555.eurprd02.prod.outlook.com>",
+    );
     expect(email.references?.split(/\s+/)).toEqual([
       "<0100019a81bb22d3-2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d-000000@email.amazonses.com>",
       "<DB7PR02MB5555C0FFEE00112233445566778899AABB@DB7PR02MB5555.eurprd02.prod.outlook.com>",

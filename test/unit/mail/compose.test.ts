@@ -22,7 +22,13 @@ describe("composeMime", () => {
       baseInput({
         mode: {
           kind: "reply",
-          parent: { subject: "RE: Q3", headerMessageId: "<p@x.com>", references: ["<a@x.com>"], inReplyTo: null, hop: 4 },
+          parent: {
+            subject: "RE: Q3",
+            headerMessageId: "<p@x.com>",
+            references: ["<a@x.com>"],
+            inReplyTo: null,
+            hop: 4,
+          },
         },
       }),
     );
@@ -51,7 +57,9 @@ describe("composeMime", () => {
 
   it("Bcc never reaches the headers", async () => {
     const { header, text } = await composeAndParse(
-      baseInput({ recipients: { to: ["a@example.com"], cc: ["c@example.com"], bcc: ["secret@example.com"] } }),
+      baseInput({
+        recipients: { to: ["a@example.com"], cc: ["c@example.com"], bcc: ["secret@example.com"] },
+      }),
     );
     expect(header("cc")).toEqual(["c@example.com"]);
     expect(text).not.toContain("secret@example.com");
@@ -69,7 +77,11 @@ describe("composeMime", () => {
     const { email } = await composeAndParse(
       baseInput({
         attachments: [
-          { filename: "report\r\nX-Evil: 1.csv", contentType: "text/csv", bytes: new TextEncoder().encode("a,b\n") },
+          {
+            filename: "report\r\nX-Evil: 1.csv",
+            contentType: "text/csv",
+            bytes: new TextEncoder().encode("a,b\n"),
+          },
           { filename: null, contentType: "text/html\r\nX: y", bytes: new Uint8Array([1, 2]) },
         ],
       }),
@@ -82,7 +94,13 @@ describe("composeMime", () => {
 
   it("enforces the attachment limits", async () => {
     const one = { filename: "a.bin", contentType: "application/octet-stream", bytes: new Uint8Array(10) };
-    const tight = { ...LIMITS, maxAttachments: 1, maxAttachmentBytes: 8, maxTotalAttachmentBytes: 15, maxMessageBytes: 2000 };
+    const tight = {
+      ...LIMITS,
+      maxAttachments: 1,
+      maxAttachmentBytes: 8,
+      maxTotalAttachmentBytes: 15,
+      maxMessageBytes: 2000,
+    };
     expect(await composeMime(baseInput({ limits: tight, attachments: [one, one] }))).toEqual({
       ok: false,
       reason: "too-many-attachments",
@@ -107,5 +125,7 @@ describe("composeMime", () => {
     );
     expect(email.from?.address).toBe(AGENT.address);
     expect(header("bcc")).toEqual([]);
+    // nodemailer would encode the CRLF into an encoded-word; a reader decoding it must not see a line break.
+    expect(email.from?.name).toBe('Help"desk Bcc: x@example.com');
   });
 });

@@ -121,16 +121,27 @@ describe("replyAllRecipients (G9)", () => {
 describe("newMailRecipients", () => {
   it("validates every address and drops the agent", () => {
     expect(
-      newMailRecipients({ to: ["a@example.com", "Helpdesk@agents.example.com"], cc: ["b@example.com"], agentAddress: AGENT, max: 5 }),
+      newMailRecipients({
+        to: ["a@example.com", "Helpdesk@agents.example.com"],
+        cc: ["b@example.com"],
+        agentAddress: AGENT,
+        max: 5,
+      }),
     ).toEqual({ ok: true, to: ["a@example.com"], cc: ["b@example.com"], bcc: [], dropped: [] });
     expect(newMailRecipients({ to: ["not an address"], agentAddress: AGENT, max: 5 }).ok).toBe(false);
-    expect(newMailRecipients({ to: [AGENT], agentAddress: AGENT, max: 5 })).toEqual({ ok: false, reason: "no-recipients" });
+    expect(newMailRecipients({ to: [AGENT], agentAddress: AGENT, max: 5 })).toEqual({
+      ok: false,
+      reason: "no-recipients",
+    });
   });
 });
 
 // Addresses that are the agent under some spelling: case changes and a +tag.
 const agentSpelling = fc
-  .tuple(fc.array(fc.boolean(), { minLength: AGENT.length, maxLength: AGENT.length }), fc.option(fc.stringMatching(/^[a-z0-9]{1,8}$/)))
+  .tuple(
+    fc.array(fc.boolean(), { minLength: AGENT.length, maxLength: AGENT.length }),
+    fc.option(fc.stringMatching(/^[a-z0-9]{1,8}$/)),
+  )
   .map(([upper, tag]) => {
     const cased = [...AGENT].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join("");
     return tag ? cased.replace("@", `+${tag}@`) : cased;

@@ -40,7 +40,7 @@ describe("replySubject", () => {
   it("removes line breaks and controls a decoded subject may carry (header injection)", () => {
     const s = replySubject("Hi\r\nBcc: victim@example.com\u2028X: y\u0000");
     expect(s).toBe("Re: Hi Bcc: victim@example.com X: y");
-    expect(s).not.toMatch(/[\r\n\u0000\u2028]/);
+    for (const c of ["\r", "\n", "\u0000", "\u2028"]) expect(s).not.toContain(c);
   });
 
   it("caps the length", () => {
@@ -102,8 +102,11 @@ describe("replyThreading (RFC 5322 §3.6.4)", () => {
 
   it("de-duplicates and keeps the parent last", () => {
     expect(
-      replyThreading({ headerMessageId: "<p@x>", references: ["<a@x>", "<p@x>", "<a@x>", "<b@x>"], inReplyTo: null })
-        .references,
+      replyThreading({
+        headerMessageId: "<p@x>",
+        references: ["<a@x>", "<p@x>", "<a@x>", "<b@x>"],
+        inReplyTo: null,
+      }).references,
     ).toEqual(["<a@x>", "<b@x>", "<p@x>"]);
   });
 

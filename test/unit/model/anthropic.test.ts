@@ -228,6 +228,13 @@ describe("anthropic adapter", () => {
     expect(slept.delays).toEqual([500, 7000]);
   });
 
+  it("treats a persistent 529 overloaded as throttling: three attempts, then retryable model-throttled", async () => {
+    const { model, server } = await setup([apiError(529, "overloaded_error", "Overloaded")]);
+    const result = await model.generate(conversation());
+    expect(result).toMatchObject({ ok: false, reason: "model-throttled", retryable: true });
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("caps a huge retry-after so a Lambda does not sleep through its timeout", async () => {
     const { model, slept } = await setup([
       apiError(429, "rate_limit_error", "slow", { "retry-after": "3600" }),

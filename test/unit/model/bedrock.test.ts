@@ -147,6 +147,23 @@ describe("bedrock converse adapter", () => {
     ]);
   });
 
+  it("never sends blank text: no empty system block, a placeholder for an empty assistant turn", async () => {
+    const { model, server } = await setup([toolUseReply]);
+    await model.generate(
+      conversation({
+        system: "",
+        messages: [
+          { role: "user", content: [{ type: "text", text: "hi" }] },
+          { role: "assistant", text: "", toolCalls: [] },
+          { role: "user", content: [{ type: "text", text: "again" }] },
+        ],
+      }),
+    );
+    const body = JSON.parse(server.requests[0]?.body ?? "");
+    expect(body).not.toHaveProperty("system");
+    expect(body.messages[1]).toEqual({ role: "assistant", content: [{ text: "(no response)" }] });
+  });
+
   it("parses toolUse blocks into tool calls", async () => {
     const { model } = await setup([toolUseReply]);
     expect(await model.generate(conversation())).toEqual({
@@ -284,6 +301,23 @@ describe("bedrock converse adapter", () => {
       reason: "model-network",
       retryable: true,
     });
+  });
+
+  it("reports missing AWS credentials as model-auth", async () => {
+    server = await startRecordingServer([toolUseReply], { http2: true });
+    const client = new BedrockRuntimeClient({
+      endpoint: server.url,
+      region: "us-east-1",
+      maxAttempts: 1,
+      credentials: async () => {
+        const err = new Error("Could not load credentials from any providers");
+        err.name = "CredentialsProviderError";
+        throw err;
+      },
+    });
+    const result = await bedrockModel({ modelId: CLAUDE, client }).generate(conversation());
+    expect(result).toMatchObject({ ok: false, reason: "model-auth", retryable: false });
+    expect(server.requests).toHaveLength(0);
   });
 
   it("rethrows an error it does not understand instead of recording it as a model failure", async () => {

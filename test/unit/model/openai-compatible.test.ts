@@ -282,6 +282,16 @@ describe("openai-compatible adapter", () => {
     expect(result.detail).not.toContain(KEY.slice(0, 12));
   });
 
+  it("names only host and path in a failure, never the base URL's query string", async () => {
+    server = await startRecordingServer([{ status: 400, body: { error: "bad" } }]);
+    const model = openAiCompatibleModel({ baseUrl: `${server.url}/v1?token=hunter2`, model: "m" });
+    const result = await model.generate(conversation());
+    expect(server.requests[0]?.path).toBe("/v1/chat/completions?token=hunter2");
+    expect(!result.ok && result.detail).toBe(
+      `127.0.0.1:${new URL(server.url).port}/v1/chat/completions: HTTP 400: bad`,
+    );
+  });
+
   it("times out a server that never answers", async () => {
     const { model } = await setup([{ hang: true }], { timeoutMs: 100 });
     const result = await model.generate(conversation());

@@ -29,6 +29,7 @@ describe("model script validation", () => {
     [{ turns: [{ toolCalls: [{ input: {} }] }] }, "turns.0.toolCalls.0.name:"],
     [{ turns: [{ toolcalls: [] }] }, 'turns.0: Unrecognized key: "toolcalls"'],
     [{ turns: [{ text: 3 }] }, "turns.0.text:"],
+    [{ turns: [{ toolCalls: [{ name: "x", args: {} }] }] }, 'turns.0.toolCalls.0: Unrecognized key: "args"'],
     [{ turns: [{ fail: { reason: "boom" } }] }, "turns.0.fail.reason:"],
     [{ steps: [] }, "turns:"],
   ])("rejects %j naming the field", (raw, expected) => {

@@ -116,10 +116,18 @@ describe("safeFetch: with a test policy admitting 127.0.0.1 only", () => {
     const s = await page();
     // `site.test` exists only in the fake zone: if the HTTP stack resolved it itself, the request would fail.
     const dns = fakeResolver({ "site.test": ["127.0.0.1"] });
-    const r = await safeFetch(`http://site.test:${s.port}/a?b=1`, { resolve: dns.resolve, allow: onlyLoopback1 });
+    const r = await safeFetch(`http://site.test:${s.port}/a?b=1`, {
+      resolve: dns.resolve,
+      allow: onlyLoopback1,
+    });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.response).toMatchObject({ status: 200, mediaType: "text/html", charset: "utf-8", truncated: false });
+    expect(r.response).toMatchObject({
+      status: 200,
+      mediaType: "text/html",
+      charset: "utf-8",
+      truncated: false,
+    });
     expect(r.response.body.toString()).toContain("hello");
     expect(dns.calls).toEqual(["site.test"]);
     expect(s.requests[0]?.headers.host).toBe(`site.test:${s.port}`);
@@ -137,7 +145,10 @@ describe("safeFetch: with a test policy admitting 127.0.0.1 only", () => {
       res.end();
     });
     const dns = fakeResolver({ "public.test": ["127.0.0.1"], "internal.test": ["127.0.0.2"] });
-    const r = await safeFetch(`http://public.test:${outside.port}/`, { resolve: dns.resolve, allow: onlyLoopback1 });
+    const r = await safeFetch(`http://public.test:${outside.port}/`, {
+      resolve: dns.resolve,
+      allow: onlyLoopback1,
+    });
     expect(r).toMatchObject({ ok: false, reason: "address-not-public" });
     expect(outside.requests).toHaveLength(1);
     expect(inside.requests).toHaveLength(0);
@@ -192,7 +203,10 @@ describe("safeFetch: with a test policy admitting 127.0.0.1 only", () => {
       res.writeHead(302, { location: `${other.origin}/` });
       res.end();
     });
-    const r = await safeFetch(`${first.origin}/`, { allow: onlyLoopback1, headers: { "x-api-key": "k-123" } });
+    const r = await safeFetch(`${first.origin}/`, {
+      allow: onlyLoopback1,
+      headers: { "x-api-key": "k-123" },
+    });
     expect(r.ok).toBe(true);
     expect(first.requests[0]?.headers["x-api-key"]).toBe("k-123");
     expect(other.requests[0]?.headers["x-api-key"]).toBeUndefined();

@@ -21,12 +21,18 @@ export const CONFIG = deploymentConfig.parse({
   outbound: { configurationSet: "postern-out", maxRecipients: 10 },
 });
 
-export const HELPDESK = agentItem.parse({ address: "helpdesk@agents.example.com", name: "Helpdesk", model: "demo" });
+export const HELPDESK = agentItem.parse({
+  address: "helpdesk@agents.example.com",
+  name: "Helpdesk",
+  model: "demo",
+});
 
-export function recordingSes(answer: (input: SesSendInput, n: number) => SesOutcome | Promise<SesOutcome> = (_i, n) => ({
-  kind: "accepted",
-  messageId: `0100-ses-${n}-000000`,
-})): SesPort & { calls: SesSendInput[] } {
+export function recordingSes(
+  answer: (input: SesSendInput, n: number) => SesOutcome | Promise<SesOutcome> = (_i, n) => ({
+    kind: "accepted",
+    messageId: `0100-ses-${n}-000000`,
+  }),
+): SesPort & { calls: SesSendInput[] } {
   const calls: SesSendInput[] = [];
   return {
     calls,
@@ -37,7 +43,9 @@ export function recordingSes(answer: (input: SesSendInput, n: number) => SesOutc
   };
 }
 
-export function recordingLogger(): Logger & { lines: { level: string; message: string; extra?: Record<string, unknown> }[] } {
+export function recordingLogger(): Logger & {
+  lines: { level: string; message: string; extra?: Record<string, unknown> }[];
+} {
   const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
   const at = (level: string) => (message: string, extra?: Record<string, unknown>) => {
     lines.push({ level, message, ...(extra ? { extra } : {}) });
@@ -111,7 +119,10 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
       async load(agent, id) {
         if (agent !== HELPDESK.address || id !== "att-1") return null;
         const bytes = new TextEncoder().encode("a,b\n1,2\n");
-        return { meta: { id, filename: "numbers.csv", contentType: "text/csv", size: bytes.byteLength }, bytes };
+        return {
+          meta: { id, filename: "numbers.csv", contentType: "text/csv", size: bytes.byteLength },
+          bytes,
+        };
       },
     },
     blobs: {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";
 import type { OutboundMessage } from "../../../shared/outbound/request.ts";
 import { noticeRequest } from "../../../shared/outbound/request.ts";
-import { readMail } from "./mail-helpers.ts";
 import { HELPDESK, INBOUND, recordingSes, world } from "./fakes.ts";
+import { readMail } from "./mail-helpers.ts";
 
 const reply = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
   requestId: "run-1:1:call-1",
@@ -76,7 +76,10 @@ describe("processOutboundRequest: a reply", () => {
 
   it("two concurrent deliveries of one request make one SES call", async () => {
     const w = world();
-    const outs = await Promise.all([processOutboundRequest(reply(), w.deps), processOutboundRequest(reply(), w.deps)]);
+    const outs = await Promise.all([
+      processOutboundRequest(reply(), w.deps),
+      processOutboundRequest(reply(), w.deps),
+    ]);
     expect(w.ses.calls).toHaveLength(1);
     // The loser either follows the winner to `done` or, if it looks while SES is being called, retries later.
     expect(outs.map((o) => o.status)).toContain("done");
@@ -95,7 +98,9 @@ describe("processOutboundRequest: a reply", () => {
     await processOutboundRequest(reply({ attachmentIds: ["att-1"] }), w.deps);
     const { email } = await readMail(w.ses.calls[0]?.raw ?? new Uint8Array());
     expect(email.attachments.map((a) => a.filename)).toEqual(["numbers.csv"]);
-    expect(w.recorded[0]?.attachments).toEqual([{ id: "att-1", filename: "numbers.csv", contentType: "text/csv", size: 8 }]);
+    expect(w.recorded[0]?.attachments).toEqual([
+      { id: "att-1", filename: "numbers.csv", contentType: "text/csv", size: 8 },
+    ]);
   });
 
   it("operator mail (CLI) is not stamped", async () => {
@@ -127,8 +132,16 @@ describe("processOutboundRequest: refusals are permanent, recorded, and never se
     ["an unknown agent", reply({ agent: "ghost@agents.example.com" }), "agent-unknown"],
     ["a foreign domain", reply({ agent: "helpdesk@evil.example" }), "domain-unregistered"],
     ["an invalid model address", fresh({ to: ["Eve <eve@example.com>"] }), "recipient-invalid"],
-    ["too many recipients", fresh({ to: Array.from({ length: 11 }, (_, i) => `p${i}@example.net`) }), "too-many-recipients"],
-    ["an attachment outside the mailbox", reply({ attachmentIds: ["att-of-other-agent"] }), "attachment-not-found"],
+    [
+      "too many recipients",
+      fresh({ to: Array.from({ length: 11 }, (_, i) => `p${i}@example.net`) }),
+      "too-many-recipients",
+    ],
+    [
+      "an attachment outside the mailbox",
+      reply({ attachmentIds: ["att-of-other-agent"] }),
+      "attachment-not-found",
+    ],
   ];
   it.each(cases)("%s", async (_, message, reason) => {
     const w = world();
@@ -141,7 +154,10 @@ describe("processOutboundRequest: refusals are permanent, recorded, and never se
   it("a reply into another agent's message is not found (scoped mailbox)", async () => {
     const sales = { ...HELPDESK, address: "sales@agents.example.com", name: "Sales" };
     const w = world();
-    const w2 = world({ agents: { get: async (a) => (a === sales.address ? sales : null) }, mailbox: w.deps.mailbox });
+    const w2 = world({
+      agents: { get: async (a) => (a === sales.address ? sales : null) },
+      mailbox: w.deps.mailbox,
+    });
     expect(await processOutboundRequest(reply({ agent: sales.address }), w2.deps)).toMatchObject({
       status: "failed",
       reason: "reply-target-not-found",
@@ -150,26 +166,37 @@ describe("processOutboundRequest: refusals are permanent, recorded, and never se
 
   it("a disabled agent does not send", async () => {
     const w = world({ agents: { get: async () => ({ ...HELPDESK, enabled: false }) } });
-    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({ status: "failed", reason: "agent-disabled" });
+    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({
+      status: "failed",
+      reason: "agent-disabled",
+    });
   });
 
   it("replying to our own outbound message is refused", async () => {
     const w = world();
     const out = { ...INBOUND, direction: "out" as const };
     const w2 = world({ mailbox: { getMessage: async () => out, recordSent: w.deps.mailbox.recordSent } });
-    expect(await processOutboundRequest(reply(), w2.deps)).toMatchObject({ reason: "reply-target-not-inbound" });
+    expect(await processOutboundRequest(reply(), w2.deps)).toMatchObject({
+      reason: "reply-target-not-inbound",
+    });
   });
 });
 
 describe("processOutboundRequest: SES outcomes", () => {
   it("a permanent rejection fails the request; a redelivery does not try again", async () => {
-    const w = world({}, recordingSes(() => ({ kind: "rejected", retryable: false, code: "MessageRejected" })));
+    const w = world(
+      {},
+      recordingSes(() => ({ kind: "rejected", retryable: false, code: "MessageRejected" })),
+    );
     expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({
       status: "failed",
       reason: "ses-rejected",
       code: "MessageRejected",
     });
-    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({ reason: "ses-rejected", code: "MessageRejected" });
+    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({
+      reason: "ses-rejected",
+      code: "MessageRejected",
+    });
     expect(w.ses.calls).toHaveLength(1);
   });
 
@@ -177,10 +204,15 @@ describe("processOutboundRequest: SES outcomes", () => {
     const w = world(
       {},
       recordingSes((_i, n) =>
-        n === 1 ? { kind: "rejected", retryable: true, code: "TooManyRequestsException" } : { kind: "accepted", messageId: "m-2" },
+        n === 1
+          ? { kind: "rejected", retryable: true, code: "TooManyRequestsException" }
+          : { kind: "accepted", messageId: "m-2" },
       ),
     );
-    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({ status: "retry", reason: "ses-throttled" });
+    expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({
+      status: "retry",
+      reason: "ses-throttled",
+    });
     expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({ status: "done", replayed: false });
     expect(w.ses.calls).toHaveLength(2);
     expect(w.recorded).toHaveLength(1);
@@ -193,9 +225,15 @@ describe("processOutboundRequest: SES outcomes", () => {
         throw Object.assign(new Error("socket hang up"), { name: "TimeoutError" });
       }),
     );
-    expect(await processOutboundRequest(reply(), w.deps)).toEqual({ status: "unknown", requestId: "run-1:1:call-1" });
+    expect(await processOutboundRequest(reply(), w.deps)).toEqual({
+      status: "unknown",
+      requestId: "run-1:1:call-1",
+    });
     const line = w.logger.lines.find((l) => l.message === UNKNOWN_OUTCOME_LOG);
-    expect(line).toMatchObject({ level: "error", extra: { requestId: "run-1:1:call-1", reason: "ses-no-answer" } });
+    expect(line).toMatchObject({
+      level: "error",
+      extra: { requestId: "run-1:1:call-1", reason: "ses-no-answer" },
+    });
     expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({ status: "unknown" });
     expect(w.ses.calls).toHaveLength(1);
     expect(w.recorded).toHaveLength(0);
@@ -204,7 +242,13 @@ describe("processOutboundRequest: SES outcomes", () => {
   it("a `sending` item younger than the lease is someone else's; older is a crash, marked unknown", async () => {
     const w = world({ inFlightLeaseMs: 60_000 });
     await w.deps.state.claim("r-9", w.clock.now.toISOString());
-    await w.deps.state.transition("r-9", ["claimed"], "sending", { sendingAt: w.clock.now.toISOString() }, w.clock.now.toISOString());
+    await w.deps.state.transition(
+      "r-9",
+      ["claimed"],
+      "sending",
+      { sendingAt: w.clock.now.toISOString() },
+      w.clock.now.toISOString(),
+    );
     const msg = reply({ requestId: "r-9" });
     w.clock.now = new Date(w.clock.now.getTime() + 59_000);
     expect(await processOutboundRequest(msg, w.deps)).toMatchObject({ status: "retry", reason: "in-flight" });
@@ -266,8 +310,15 @@ describe("notices (G6)", () => {
     const { email } = await readMail(w.ses.calls[0]?.raw ?? new Uint8Array());
     expect(email.subject).toBe("Message not delivered: sender not permitted");
     const w2 = world();
-    const hostile = { ...notice(), notice: undefined, body: "Click http://evil.example to verify your account" };
-    expect(await processOutboundRequest(hostile, w2.deps)).toMatchObject({ status: "failed", reason: "notice-malformed" });
+    const hostile = {
+      ...notice(),
+      notice: undefined,
+      body: "Click http://evil.example to verify your account",
+    };
+    expect(await processOutboundRequest(hostile, w2.deps)).toMatchObject({
+      status: "failed",
+      reason: "notice-malformed",
+    });
     expect(w2.ses.calls).toHaveLength(0);
   });
 
@@ -280,14 +331,23 @@ describe("notices (G6)", () => {
 
   it("a notice about an unknown address comes from the domain's postmaster", async () => {
     const w = world();
-    await processOutboundRequest(notice({ from: "nobody@agents.example.com", reason: "unknown-recipient" }), w.deps);
+    await processOutboundRequest(
+      notice({ from: "nobody@agents.example.com", reason: "unknown-recipient" }),
+      w.deps,
+    );
     const { email } = await readMail(w.ses.calls[0]?.raw ?? new Uint8Array());
-    expect(email.from).toMatchObject({ address: "postmaster@agents.example.com", name: "Mail Delivery System" });
+    expect(email.from).toMatchObject({
+      address: "postmaster@agents.example.com",
+      name: "Mail Delivery System",
+    });
   });
 
   it("a notice goes to exactly one recipient", async () => {
     const w = world();
     const two = { ...notice(), to: ["a@example.com", "b@example.com"] };
-    expect(await processOutboundRequest(two, w.deps)).toMatchObject({ status: "failed", reason: "notice-malformed" });
+    expect(await processOutboundRequest(two, w.deps)).toMatchObject({
+      status: "failed",
+      reason: "notice-malformed",
+    });
   });
 });

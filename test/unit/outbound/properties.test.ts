@@ -13,7 +13,10 @@ import { readMail } from "./mail-helpers.ts";
  */
 const AGENT = HELPDESK.address;
 const agentSpelling = fc
-  .tuple(fc.array(fc.boolean(), { minLength: AGENT.length, maxLength: AGENT.length }), fc.option(fc.stringMatching(/^[a-z0-9]{1,6}$/)))
+  .tuple(
+    fc.array(fc.boolean(), { minLength: AGENT.length, maxLength: AGENT.length }),
+    fc.option(fc.stringMatching(/^[a-z0-9]{1,6}$/)),
+  )
   .map(([up, tag]) => {
     const s = [...AGENT].map((c, i) => (up[i] ? c.toUpperCase() : c)).join("");
     return tag ? s.replace("@", `+${tag}@`) : s;
@@ -77,7 +80,8 @@ describe("outbound properties", () => {
         expect(header("from")).toHaveLength(1);
         expect(email.from?.address).toBe(AGENT);
         expect(email.from?.name).toBe(HELPDESK.name);
-        for (const a of [...(email.to ?? []), ...(email.cc ?? [])]) expect(routingKey(a.address ?? "")).not.toBe(AGENT);
+        for (const a of [...(email.to ?? []), ...(email.cc ?? [])])
+          expect(routingKey(a.address ?? "")).not.toBe(AGENT);
         expect(header("x-postern-recursion")).toEqual([String(r.mode === "reply" ? p.hop + 1 : 1)]);
         // The original sender always leads To (unless the "sender" was the agent itself, which is dropped).
         if (r.mode === "reply" && routingKey(p.from) !== AGENT) expect(call.to[0]).toBe(p.from);

@@ -23,7 +23,10 @@ function ctx(trigger: RunTrigger): ToolContext & { delivered: Delivered[] } {
       search: async () => [],
       async attachment(id) {
         if (id !== "att-1") return null;
-        return { meta: { id, filename: "a.csv", contentType: "text/csv", size: 4 }, bytes: new Uint8Array(4) };
+        return {
+          meta: { id, filename: "a.csv", contentType: "text/csv", size: 4 },
+          bytes: new Uint8Array(4),
+        };
       },
       createFile: async () => {
         throw new Error("unused");
@@ -42,7 +45,13 @@ const onMessage: RunTrigger = {
 };
 const scheduled: RunTrigger = {
   kind: "responsibility",
-  responsibility: { id: "digest", agent: HELPDESK.address, schedule: "rate(1 day)", prompt: "p", enabled: true },
+  responsibility: {
+    id: "digest",
+    agent: HELPDESK.address,
+    schedule: "rate(1 day)",
+    prompt: "p",
+    enabled: true,
+  },
 };
 
 const run = (c: ToolContext, input: unknown) => sendEmailTool.use(c, sendEmailTool.input.parse(input));
@@ -85,15 +94,30 @@ describe("send_email", () => {
     ["subject on a reply", onMessage, { mode: "reply", subject: "URGENT", body: "x" }, "subject-on-reply"],
     ["new without to", onMessage, { mode: "new", subject: "s", body: "x" }, "to-required"],
     ["new without subject", onMessage, { mode: "new", to: ["a@example.com"], body: "x" }, "subject-required"],
-    ["a display name", onMessage, { mode: "reply", cc: ["Eve <eve@example.com>"], body: "x" }, "recipient-invalid"],
-    ["CRLF in an address", onMessage, { mode: "reply", bcc: ["a@example.com\r\nBcc: b@example.com"], body: "x" }, "recipient-invalid"],
+    [
+      "a display name",
+      onMessage,
+      { mode: "reply", cc: ["Eve <eve@example.com>"], body: "x" },
+      "recipient-invalid",
+    ],
+    [
+      "CRLF in an address",
+      onMessage,
+      { mode: "reply", bcc: ["a@example.com\r\nBcc: b@example.com"], body: "x" },
+      "recipient-invalid",
+    ],
     [
       "too many recipients",
       onMessage,
       { mode: "new", subject: "s", to: Array.from({ length: 11 }, (_, i) => `p${i}@example.com`), body: "x" },
       "too-many-recipients",
     ],
-    ["an attachment not in this thread", onMessage, { mode: "reply", attachments: ["other"], body: "x" }, "attachment-not-found"],
+    [
+      "an attachment not in this thread",
+      onMessage,
+      { mode: "reply", attachments: ["other"], body: "x" },
+      "attachment-not-found",
+    ],
   ] as const)("refuses %s", async (_, trigger, input, reason) => {
     const c = ctx(trigger);
     expect(await run(c, input)).toMatchObject({ ok: false, reason });
@@ -101,7 +125,17 @@ describe("send_email", () => {
   });
 
   it("has no field through which the model could set From, Reply-To or headers", () => {
-    expect(() => sendEmailTool.input.parse({ mode: "new", to: ["a@example.com"], subject: "s", body: "x", from: "ceo@bank.example" })).toThrow();
-    expect(() => sendEmailTool.input.parse({ mode: "reply", body: "x", headers: { "Reply-To": "x@y.z" } })).toThrow();
+    expect(() =>
+      sendEmailTool.input.parse({
+        mode: "new",
+        to: ["a@example.com"],
+        subject: "s",
+        body: "x",
+        from: "ceo@bank.example",
+      }),
+    ).toThrow();
+    expect(() =>
+      sendEmailTool.input.parse({ mode: "reply", body: "x", headers: { "Reply-To": "x@y.z" } }),
+    ).toThrow();
   });
 });

@@ -55,7 +55,13 @@ export function addMessage(
   store: MemoryMailboxStore,
   m: Partial<MessageRecord> & { agent: string; threadId: string },
   body = "",
-  files: readonly { id: string; filename: string; contentType: string; bytes: Uint8Array; key?: string }[] = [],
+  files: readonly {
+    id: string;
+    filename: string;
+    contentType: string;
+    bytes: Uint8Array;
+    key?: string;
+  }[] = [],
 ): MessageRecord {
   seq += 1;
   const at = m.at ?? new Date(Date.UTC(2026, 10, 1, 12, 0, seq)).toISOString();

@@ -1,0 +1,28 @@
+import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+
+/**
+ * The local stand-in for the EventBridge Scheduler rule: on every minute boundary it sends the same
+ * `{"tick": "<time>"}` message to the agent-step queue that the deployed schedule sends.
+ */
+export function startScheduleTimer(
+  sqs: SQSClient,
+  queueUrl: string,
+  now: () => number = Date.now,
+): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    const wait = 60_000 - (now() % 60_000);
+    timer = setTimeout(async () => {
+      const tick = new Date(Math.floor(now() / 60_000) * 60_000).toISOString();
+      try {
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tick }) }));
+      } catch (err) {
+        process.stderr.write(`[schedule] tick ${tick} not sent: ${(err as Error).message}\n`);
+      }
+      schedule();
+    }, wait);
+    timer.unref();
+  };
+  schedule();
+  return { stop: () => clearTimeout(timer) };
+}

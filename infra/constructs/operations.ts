@@ -1,0 +1,117 @@
+import { Duration } from "aws-cdk-lib";
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  Metric,
+  TreatMissingData,
+} from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Key } from "aws-cdk-lib/aws-kms";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { Construct } from "constructs";
+import type { PipelineFunction } from "./pipeline-function.ts";
+import type { WorkQueue } from "./work-queue.ts";
+
+export interface OperationsProps {
+  readonly steps: Readonly<Record<string, { fn: PipelineFunction; queue: WorkQueue }>>;
+  /** SES account reputation thresholds (fractions). AWS reviews accounts at 5% bounces / 0.1% complaints. */
+  readonly bounceRateThreshold?: number;
+  readonly complaintRateThreshold?: number;
+}
+
+/**
+ * Alarms (every DLQ non-empty, function errors and throttles, SES bounce and complaint rates) into one encrypted
+ * SNS topic the operator subscribes to, and a dashboard of the pipeline.
+ */
+export class Operations extends Construct {
+  readonly alarmTopic: Topic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const key = new Key(this, "AlarmTopicKey", {
+      enableKeyRotation: true,
+      description: "Postern: alarm notifications (SNS topic encryption)",
+    });
+    // CloudWatch publishes to the encrypted topic; it needs the key for that.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal("cloudwatch.amazonaws.com")],
+        actions: ["kms:GenerateDataKey*", "kms:Decrypt"],
+        resources: ["*"],
+      }),
+    );
+    this.alarmTopic = new Topic(this, "AlarmTopic", { masterKey: key, enforceSSL: true });
+    const action = new SnsAction(this.alarmTopic);
+    const alarm = (name: string, metric: IMetric, threshold: number, description: string) => {
+      const a = new Alarm(this, name, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      a.addAlarmAction(action);
+      this.alarms.push(a);
+    };
+
+    const widgets: GraphWidget[] = [];
+    for (const [step, { fn, queue }] of Object.entries(props.steps)) {
+      const period = Duration.minutes(5);
+      const dlqDepth = queue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: "Maximum",
+      });
+      alarm(
+        `${step}DlqDepth`,
+        dlqDepth,
+        1,
+        `Postern ${step}: messages in the dead-letter queue (inspect, then redrive)`,
+      );
+      alarm(`${step}Errors`, fn.fn.metricErrors({ period }), 1, `Postern ${step}: function errors`);
+      alarm(`${step}Throttles`, fn.fn.metricThrottles({ period }), 1, `Postern ${step}: function throttled`);
+      widgets.push(
+        new GraphWidget({
+          title: `${step}: queue`,
+          left: [
+            queue.queue.metricApproximateNumberOfMessagesVisible(),
+            queue.queue.metricApproximateAgeOfOldestMessage(),
+          ],
+          right: [dlqDepth],
+        }),
+        new GraphWidget({
+          title: `${step}: function`,
+          left: [fn.fn.metricInvocations(), fn.fn.metricErrors(), fn.fn.metricThrottles()],
+          right: [fn.fn.metricDuration({ statistic: "p95" })],
+        }),
+      );
+    }
+    const reputation = (name: string) =>
+      new Metric({ namespace: "AWS/SES", metricName: name, statistic: "Maximum", period: Duration.hours(1) });
+    alarm(
+      "SesBounceRate",
+      reputation("Reputation.BounceRate"),
+      props.bounceRateThreshold ?? 0.05,
+      "SES bounce rate at or over 5%",
+    );
+    alarm(
+      "SesComplaintRate",
+      reputation("Reputation.ComplaintRate"),
+      props.complaintRateThreshold ?? 0.001,
+      "SES complaint rate at or over 0.1%",
+    );
+    widgets.push(
+      new GraphWidget({
+        title: "SES reputation",
+        left: [reputation("Reputation.BounceRate"), reputation("Reputation.ComplaintRate")],
+      }),
+    );
+    this.dashboard = new Dashboard(this, "Dashboard", { widgets: [widgets] });
+  }
+}

@@ -1,0 +1,89 @@
+import { type Duration, RemovalPolicy } from "aws-cdk-lib";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { CONFIG_ENV } from "../../shared/config/runtime.ts";
+import { cdkBundling, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
+import type { WorkQueue } from "./work-queue.ts";
+
+export interface PipelineFunctionProps {
+  /** Absolute path of the handler module (exports `handler`). */
+  readonly entry: string;
+  /** Project root holding package-lock.json (esbuild resolves from it). */
+  readonly projectRoot: string;
+  /** The queue this function consumes, with partial batch responses. */
+  readonly source: WorkQueue;
+  readonly timeout: Duration;
+  /** @default 1024 */
+  readonly memorySize?: number;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /**
+   * Reserved concurrency: a hard bound on how many copies run at once. Also caps the SQS poller (maxConcurrency)
+   * so it does not throttle itself into the DLQ. @default none (account pool)
+   */
+  readonly reservedConcurrency?: number;
+  readonly environment: Record<string, string>;
+  readonly files: ShippedFiles;
+  /** @default RetentionDays.THREE_MONTHS */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * A pipeline step: NodejsFunction on nodejs24.x/ARM64 bundled by the local esbuild, its own role (no managed
+ * policies: log writes are granted on its own log group only), a log group with retention, and the SQS trigger
+ * with partial batch responses.
+ */
+export class PipelineFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, "Logs", {
+      retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.role = new Role(this, "Role", { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    const maxConcurrency = props.reservedConcurrency;
+    if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 2))
+      throw new Error(
+        `${id}: reservedConcurrency must be an integer >= 2 (the SQS poller's minimum), got ${maxConcurrency}`,
+      );
+    this.fn = new NodejsFunction(this, "Function", {
+      entry: props.entry,
+      handler: "handler",
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize ?? 1024,
+      role: this.role,
+      logGroup: this.logGroup,
+      ...(maxConcurrency !== undefined ? { reservedConcurrentExecutions: maxConcurrency } : {}),
+      environment: {
+        ...props.environment,
+        [CONFIG_ENV.file]: shippedConfigPath(props.files),
+      },
+      bundling: cdkBundling(props.files),
+    });
+    this.fn.addEventSource(
+      new SqsEventSource(props.source.queue, {
+        batchSize: props.batchSize ?? 10,
+        reportBatchItemFailures: true,
+        ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+      }),
+    );
+  }
+}

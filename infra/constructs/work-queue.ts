@@ -1,0 +1,51 @@
+import { Duration } from "aws-cdk-lib";
+import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import { ACTIONS } from "../iam/actions.ts";
+import { acknowledgeNag } from "../nag.ts";
+
+export interface WorkQueueProps {
+  /** Timeout of the function consuming the queue; the visibility timeout is 6 × this (AWS's guidance for SQS triggers). */
+  readonly consumerTimeout: Duration;
+  /** Receives before a message moves to the DLQ. @default 5 */
+  readonly maxReceiveCount?: number;
+  /** How long the DLQ keeps a failed message for an operator. @default 14 days (the SQS maximum) */
+  readonly dlqRetention?: Duration;
+}
+
+/** One hand-off of the pipeline: an SSE, TLS-only queue whose failures land in a DLQ that an alarm watches. */
+export class WorkQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: WorkQueueProps) {
+    super(scope, id);
+    const maxReceiveCount = props.maxReceiveCount ?? 5;
+    if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000)
+      throw new Error(`${id}: maxReceiveCount must be an integer 1-1000, got ${maxReceiveCount}`);
+    this.deadLetterQueue = new Queue(this, "Dlq", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: props.dlqRetention ?? Duration.days(14),
+    });
+    acknowledgeNag(
+      this.deadLetterQueue,
+      "AwsSolutions-SQS3",
+      "This queue is itself the dead-letter queue of the work queue beside it; it has an alarm on depth.",
+    );
+    this.queue = new Queue(this, "Queue", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
+    });
+  }
+
+  grantSend(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...ACTIONS.queueSend], resources: [this.queue.queueArn] }),
+    );
+  }
+}

@@ -1,0 +1,201 @@
+import { join } from "node:path";
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
+import type { Construct } from "constructs";
+import { ENV } from "../shared/config/resources.ts";
+import type { ShippedFiles } from "./bundling.ts";
+import { MailIntake } from "./constructs/mail-intake.ts";
+import { MailStore } from "./constructs/mail-store.ts";
+import { ModelAccess } from "./constructs/model-access.ts";
+import { Operations } from "./constructs/operations.ts";
+import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipeline-function.ts";
+import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
+import { SendingIdentities } from "./constructs/sending-identities.ts";
+import { ADMIN_TABLES, RUNTIME_TABLES, StateTables } from "./constructs/state-tables.ts";
+import { WorkQueue } from "./constructs/work-queue.ts";
+import type { SynthConfig } from "./synth-config.ts";
+
+export interface PosternStackProps extends StackProps {
+  readonly config: SynthConfig;
+  /** Repository root (entries, package-lock.json). */
+  readonly projectRoot: string;
+  /** Upper bound on concurrent agent-step invocations: a runaway loop cannot fan out past it. @default 10 */
+  readonly agentStepConcurrency?: number;
+  /** @default 5 */
+  readonly maxReceiveCount?: number;
+}
+
+type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files">;
+
+const TIMEOUTS = {
+  verify: Duration.seconds(60),
+  // One model round (Bedrock adapter: 120 s per attempt, bounded retries) plus the round's tool calls.
+  agentStep: Duration.minutes(10),
+  outbound: Duration.seconds(60),
+} as const;
+
+/** Postern in one stack: mail intake → verify → agent-step → outbound, the tables, sending, schedules, alarms. */
+export class PosternStack extends Stack {
+  readonly store: MailStore;
+  readonly tables: StateTables;
+  readonly queues: {
+    readonly verify: WorkQueue;
+    readonly agentStep: WorkQueue;
+    readonly outbound: WorkQueue;
+  };
+  readonly functions: {
+    readonly verify: PipelineFunction;
+    readonly agentStep: PipelineFunction;
+    readonly outbound: PipelineFunction;
+  };
+  readonly intake: MailIntake;
+  readonly sending: SendingIdentities;
+
+  constructor(scope: Construct, id: string, props: PosternStackProps) {
+    super(scope, id, props);
+    const { config } = props.config.loaded;
+    for (const w of props.config.warnings) Annotations.of(this).addWarningV2("postern:config", w);
+
+    this.store = new MailStore(this, "MailStore");
+    this.tables = new StateTables(this, "Tables");
+    const receives = props.maxReceiveCount ?? 5;
+    this.queues = {
+      verify: new WorkQueue(this, "VerifyQueue", {
+        consumerTimeout: TIMEOUTS.verify,
+        maxReceiveCount: receives,
+      }),
+      agentStep: new WorkQueue(this, "AgentStepQueue", {
+        consumerTimeout: TIMEOUTS.agentStep,
+        maxReceiveCount: receives,
+      }),
+      outbound: new WorkQueue(this, "OutboundQueue", {
+        consumerTimeout: TIMEOUTS.outbound,
+        maxReceiveCount: receives,
+      }),
+    };
+    this.sending = new SendingIdentities(this, "Sending", {
+      domains: config.domains,
+      ...(config.outbound.configurationSet ? { configurationSetName: config.outbound.configurationSet } : {}),
+    });
+    this.intake = new MailIntake(this, "Intake", {
+      domains: config.domains,
+      store: this.store,
+      verifyQueue: this.queues.verify,
+      ruleSet: config.receiptRuleSet,
+    });
+
+    const files: ShippedFiles = {
+      configFile: props.config.file,
+      configDir: props.config.loaded.baseDir,
+      scripts: props.config.scripts,
+    };
+    const environment = {
+      ...this.tables.environment(),
+      [ENV.bucket]: this.store.bucket.bucketName,
+      [ENV.verifyQueue]: this.queues.verify.queue.queueUrl,
+      [ENV.agentStepQueue]: this.queues.agentStep.queue.queueUrl,
+      [ENV.outboundQueue]: this.queues.outbound.queue.queueUrl,
+      POSTERN_LOG_LEVEL: "INFO",
+    };
+    const step = (id: string, dir: string, opts: StepOptions) =>
+      new PipelineFunction(this, id, {
+        ...opts,
+        entry: join(props.projectRoot, "functions", dir, "handler.ts"),
+        projectRoot: props.projectRoot,
+        environment,
+        files,
+      });
+    this.functions = {
+      verify: step("Verify", "verify", {
+        source: this.queues.verify,
+        timeout: TIMEOUTS.verify,
+        batchSize: 5,
+      }),
+      agentStep: step("AgentStep", "agent-step", {
+        source: this.queues.agentStep,
+        timeout: TIMEOUTS.agentStep,
+        // One model round per message: a batch would serialise unrelated runs behind one slow model call.
+        batchSize: 1,
+        reservedConcurrency: props.agentStepConcurrency ?? 10,
+      }),
+      outbound: step("Outbound", "outbound", {
+        source: this.queues.outbound,
+        timeout: TIMEOUTS.outbound,
+        memorySize: 512,
+        batchSize: 5,
+      }),
+    };
+    this.grantLeastPrivilege(new ModelAccess(this, "Models", { models: config.models }));
+
+    new ResponsibilityTicks(this, "Responsibilities", { agentStepQueue: this.queues.agentStep });
+    const ops = new Operations(this, "Operations", {
+      steps: {
+        verify: { fn: this.functions.verify, queue: this.queues.verify },
+        agentStep: { fn: this.functions.agentStep, queue: this.queues.agentStep },
+        outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
+      },
+    });
+    this.outputs(config.domains, ops);
+  }
+
+  /**
+   * Who may do what (DESIGN.md §1). verify: raw mail in, accepted mail out, no model, no sending. agent-step:
+   * models, mailbox (never `inbound/`), re-enqueue itself, hand send requests to outbound. outbound: the only
+   * function with ses:SendEmail.
+   */
+  private grantLeastPrivilege(models: ModelAccess): void {
+    const { verify, agentStep, outbound } = this.functions;
+    const { tables, store, queues } = this;
+
+    tables.grantRead(verify.fn, ...ADMIN_TABLES);
+    tables.grantReadWrite(verify.fn, ...RUNTIME_TABLES);
+    store.grantRead(verify.fn, "inbound");
+    store.grantWrite(verify.fn, "mail", "files");
+    queues.agentStep.grantSend(verify.fn);
+    queues.outbound.grantSend(verify.fn);
+
+    tables.grantRead(agentStep.fn, ...ADMIN_TABLES);
+    tables.grantReadWrite(agentStep.fn, ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
+    store.grantRead(agentStep.fn, "mail", "files", "transcripts");
+    store.grantWrite(agentStep.fn, "files", "transcripts");
+    store.grantList(agentStep.fn);
+    queues.agentStep.grantSend(agentStep.fn);
+    queues.outbound.grantSend(agentStep.fn);
+    models.grantInvoke(agentStep.fn);
+
+    tables.grantRead(outbound.fn, "agents");
+    tables.grantReadWrite(outbound.fn, "messages", "threads", "state");
+    store.grantRead(outbound.fn, "files");
+    store.grantWrite(outbound.fn, "outbound", "mail");
+    this.sending.grantSend(outbound.fn);
+  }
+
+  private outputs(domains: readonly string[], ops: Operations): void {
+    domains.forEach((domain, i) => {
+      this.sending.dnsRecords(domain).forEach((r, j) => {
+        new CfnOutput(this, `Dns${i}x${j}`, {
+          description: `DNS record for ${domain} (${r.type})`,
+          value: `${r.name} ${r.type} ${r.value}`,
+        });
+      });
+    });
+    new CfnOutput(this, "PosternResources", {
+      description:
+        "Resource names for `postern --target aws --resources FILE` (save this value as a JSON file)",
+      value: this.toJsonString({
+        region: this.region,
+        tables: this.tables.names(),
+        bucket: this.store.bucket.bucketName,
+        queues: {
+          verify: this.queues.verify.queue.queueUrl,
+          agentStep: this.queues.agentStep.queue.queueUrl,
+          outbound: this.queues.outbound.queue.queueUrl,
+        },
+      }),
+    });
+    new CfnOutput(this, "AlarmTopicArn", {
+      description: "Subscribe an address to receive Postern alarms",
+      value: ops.alarmTopic.topicArn,
+    });
+    new CfnOutput(this, "ReceiptRuleSet", { value: this.intake.ruleSet.receiptRuleSetName });
+  }
+}

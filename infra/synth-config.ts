@@ -1,0 +1,107 @@
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ConfigError, type LoadedConfig, loadConfigFile } from "../shared/config/load.ts";
+import type { DeploymentConfig } from "../shared/config/schema.ts";
+
+/** The config CDK ships: the validated document, the file it came from, and the script files it references. */
+export interface SynthConfig {
+  readonly loaded: LoadedConfig;
+  /** Absolute path of the config file. */
+  readonly file: string;
+  /** Scripted models' script files, relative to the config directory (copied next to it in each bundle). */
+  readonly scripts: readonly string[];
+  /** Problems that do not stop a deploy but will bite (printed as synth warnings). */
+  readonly warnings: readonly string[];
+}
+
+export const CONFIG_FILES = ["postern.config.json", "postern.config.example.json"] as const;
+
+/** `postern.config.json` when the operator has one, else the committed example (a fresh clone still synths). */
+export function chooseConfigFile(root: string): string {
+  for (const name of CONFIG_FILES) {
+    const path = join(root, name);
+    if (existsSync(path)) return path;
+  }
+  throw new ConfigError(join(root, CONFIG_FILES[0]), [
+    "no deployment config: copy postern.config.example.json to postern.config.json and edit it",
+  ]);
+}
+
+/** SES names: letters, digits, `.`, `_`, `-`; start and end alphanumeric; under 64 characters. */
+const SES_RULE_SET_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$/;
+const SES_CONFIG_SET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const BEDROCK_MODEL_ID =
+  /^(?:arn:aws[a-z-]*:bedrock:[a-z0-9-]+:\d{0,12}:[a-z-]+\/[\w.:/-]+|[a-z0-9][\w.:-]*)$/;
+const AWS_REGION = /^[a-z]{2}(?:-[a-z]+)+-\d$/;
+const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/;
+
+/**
+ * Load and validate the deployment config for synth. The schema already rejects duplicate or invalid domains,
+ * bad key env-var names and outside APIs marked `internal`; this adds what only matters when deploying to AWS.
+ * Every problem is collected, so one synth names them all.
+ */
+export function loadSynthConfig(path: string): SynthConfig {
+  const file = resolve(path);
+  const loaded = loadConfigFile(file);
+  const { problems, warnings, scripts } = deployChecks(loaded.config, loaded.baseDir);
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  return { loaded, file, scripts, warnings };
+}
+
+export function deployChecks(
+  config: DeploymentConfig,
+  baseDir: string,
+): { problems: string[]; warnings: string[]; scripts: string[] } {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const scripts: string[] = [];
+  config.models.forEach((m, i) => {
+    const at = `models.${i} (${m.id})`;
+    if (m.provider === "scripted") {
+      // The script is copied into the bundle at the same path relative to the config; a path outside the
+      // config directory would land outside /var/task (or overwrite the bundle's own files).
+      const abs = isAbsolute(m.script) ? m.script : resolve(baseDir, m.script);
+      const rel = relative(baseDir, abs);
+      if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) {
+        problems.push(
+          `${at}.script: ${m.script} is outside the config directory; move the script next to it`,
+        );
+      } else if (!existsSync(abs) || !statSync(abs).isFile()) {
+        problems.push(`${at}.script: ${abs} does not exist`);
+      } else {
+        scripts.push(rel.split(sep).join("/"));
+      }
+    }
+    if ((m.provider === "openai-compatible" || m.provider === "anthropic") && m.apiKeySecret === undefined) {
+      // G16: in AWS a key in an env var would sit in plain text in the Lambda configuration.
+      if (m.apiKeyEnv !== undefined)
+        problems.push(
+          `${at}: "apiKeyEnv" cannot be used in AWS (the key would be a plain Lambda environment variable); ` +
+            `store the key in Secrets Manager and set "apiKeySecret": "secretsmanager:postern/${m.id}"`,
+        );
+    }
+    if (m.provider === "openai-compatible" && LOOPBACK.test(new URL(m.baseUrl).hostname)) {
+      warnings.push(
+        `${at}: ${m.baseUrl} is a loopback address, unreachable from Lambda (fine for npm start)`,
+      );
+    }
+    if (m.provider === "bedrock") {
+      if (!BEDROCK_MODEL_ID.test(m.modelId))
+        problems.push(
+          `${at}.modelId: ${m.modelId} is not a Bedrock model id, inference profile id or ARN (e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 or us.anthropic...)`,
+        );
+      if (m.region !== undefined && !AWS_REGION.test(m.region))
+        problems.push(`${at}.region: ${m.region} is not an AWS region name (e.g. us-east-1)`);
+    }
+  });
+  if (!SES_RULE_SET_NAME.test(config.receiptRuleSet.name))
+    problems.push(
+      `receiptRuleSet.name: ${config.receiptRuleSet.name} is not a valid SES rule set name (letters, digits, . _ -; under 64 characters)`,
+    );
+  const cs = config.outbound.configurationSet;
+  if (cs !== undefined && !SES_CONFIG_SET_NAME.test(cs))
+    problems.push(
+      `outbound.configurationSet: ${cs} is not a valid SES configuration set name ([A-Za-z0-9_-], up to 64)`,
+    );
+  return { problems, warnings, scripts };
+}

@@ -1,0 +1,404 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, Stack, Validations } from "aws-cdk-lib";
+import { Match } from "aws-cdk-lib/assertions";
+import { CfnQueue } from "aws-cdk-lib/aws-sqs";
+import { AwsSolutionsChecks } from "cdk-nag";
+import type { IConstruct } from "constructs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { acknowledgeNag } from "../../infra/nag.ts";
+import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
+import { TABLE_KEYS, TABLES } from "../../shared/store/tables.ts";
+import {
+  actionsOf,
+  arnText,
+  FIXTURES,
+  logicalId,
+  resourcesOf,
+  roleStatements,
+  type Statement,
+  type Synthesized,
+  synth,
+} from "./synth.ts";
+
+// One synth for the whole file: the template, its IAM, the snapshot and cdk-nag's verdict come from it.
+let s: Synthesized;
+let roles: { verify: string; agentStep: string; outbound: string };
+let statements: { verify: Statement[]; agentStep: Statement[]; outbound: Statement[] };
+beforeAll(() => {
+  s = synth(`${FIXTURES}/existing-mode.config.json`);
+  const f = s.stack.functions;
+  roles = {
+    verify: logicalId(s.stack, f.verify.role),
+    agentStep: logicalId(s.stack, f.agentStep.role),
+    outbound: logicalId(s.stack, f.outbound.role),
+  };
+  statements = {
+    verify: roleStatements(s.template, roles.verify),
+    agentStep: roleStatements(s.template, roles.agentStep),
+    outbound: roleStatements(s.template, roles.outbound),
+  };
+}, 300_000);
+
+const grants = (sts: Statement[], action: string | RegExp): string[] =>
+  sts
+    .filter((st) => st.Effect === "Allow")
+    .filter((st) => actionsOf(st).some((a) => (typeof action === "string" ? a === action : action.test(a))))
+    .flatMap((st) => resourcesOf(st).map(arnText));
+
+describe("least privilege per function", () => {
+  it("verify cannot call Bedrock or send mail, and reads raw mail only under inbound/", () => {
+    expect(grants(statements.verify, /^bedrock:/)).toEqual([]);
+    expect(grants(statements.verify, /^ses:/)).toEqual([]);
+    expect(grants(statements.verify, "s3:GetObject")).toEqual(["<MailStoreMailA2DAC336.Arn>/inbound/*"]);
+  });
+
+  it("agent-step cannot read inbound/ (nor the whole bucket) and invokes only the catalog's Bedrock model", () => {
+    const reads = grants(statements.agentStep, /^s3:(GetObject|\*)$/);
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) {
+      expect(r).not.toContain("/inbound/");
+      expect(r).not.toMatch(/\.Arn>\/\*$/);
+    }
+    expect(grants(statements.agentStep, /^bedrock:/)).toEqual([
+      "arn:<AWS::Partition>:bedrock:eu-west-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0",
+    ]);
+    expect(grants(statements.agentStep, "secretsmanager:GetSecretValue")).toEqual([
+      "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/anthropic-??????",
+    ]);
+    expect(grants(statements.agentStep, /^ses:/)).toEqual([]);
+  });
+
+  it("only outbound may send mail, and only as the registered identities through the config set", () => {
+    const policies = Object.values(s.template.findResources("AWS::IAM::Policy")) as {
+      Properties: { PolicyDocument: { Statement: Statement[] }; Roles: unknown[] };
+    }[];
+    const senders = policies
+      .filter((p) => grants(p.Properties.PolicyDocument.Statement, /^ses:(Send|\*)/).length > 0)
+      .flatMap((p) => p.Properties.Roles);
+    expect(senders).toEqual([{ Ref: roles.outbound }]);
+    expect(grants(statements.outbound, "ses:SendEmail").sort()).toEqual([
+      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:configuration-set/<SendingConfigurationSetA216B40C>",
+      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:identity/agents.example.com",
+      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:identity/help.example.org",
+    ]);
+    expect(grants(statements.outbound, /^bedrock:/)).toEqual([]);
+  });
+
+  it("no function has a wildcard action or a bucket-wide object grant", () => {
+    for (const sts of Object.values(statements)) {
+      for (const st of sts) for (const a of actionsOf(st)) expect(a).not.toMatch(/\*/);
+      for (const r of grants(sts, /^s3:/))
+        expect(r).toMatch(/\/(inbound|mail|files|transcripts|outbound)\/\*$|\.Arn>$/);
+    }
+  });
+
+  it("only agent-step may ListBucket (missing transcripts must read as 404)", () => {
+    expect(grants(statements.agentStep, "s3:ListBucket")).toEqual(["<MailStoreMailA2DAC336.Arn>"]);
+    expect(grants(statements.verify, "s3:ListBucket")).toEqual([]);
+    expect(grants(statements.outbound, "s3:ListBucket")).toEqual([]);
+  });
+});
+
+describe("mail intake", () => {
+  it("one receipt rule per domain: recipient = domain, scanning on, one S3 action to inbound/ that notifies the topic", () => {
+    const topic = logicalId(s.stack, s.stack.intake.topic);
+    for (const domain of ["agents.example.com", "help.example.org"]) {
+      s.template.hasResourceProperties("AWS::SES::ReceiptRule", {
+        RuleSetName: "default-rule-set",
+        Rule: {
+          Name: `postern-${domain}`,
+          Recipients: [domain],
+          Enabled: true,
+          ScanEnabled: true,
+          Actions: [
+            {
+              S3Action: {
+                BucketName: { Ref: logicalId(s.stack, s.stack.store.bucket) },
+                ObjectKeyPrefix: "inbound/",
+                TopicArn: { Ref: topic },
+              },
+            },
+          ],
+        },
+      });
+    }
+    s.template.resourceCountIs("AWS::SES::ReceiptRule", 2);
+    // existing mode: no rule set of our own, nothing that would replace the account's active set.
+    s.template.resourceCountIs("AWS::SES::ReceiptRuleSet", 0);
+    s.template.resourceCountIs("Custom::AWS", 0);
+  });
+
+  it("lets SES write only inbound/ from this account, and publish only from this account's rules", () => {
+    s.template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: "s3:PutObject",
+            Principal: { Service: "ses.amazonaws.com" },
+            // aws-cdk-lib's S3 receipt action writes the account as a pseudo-parameter reference.
+            Condition: { StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
+            Resource: {
+              "Fn::Join": [
+                "",
+                [{ "Fn::GetAtt": [logicalId(s.stack, s.stack.store.bucket), "Arn"] }, "/inbound/*"],
+              ],
+            },
+          }),
+        ]),
+      },
+    });
+    s.template.hasResourceProperties("AWS::SNS::TopicPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: "sns:Publish",
+            Principal: { Service: "ses.amazonaws.com" },
+            Condition: Match.objectLike({ StringEquals: { "aws:SourceAccount": "111111111111" } }),
+          }),
+        ]),
+      },
+    });
+    // The envelope (recipients, verdicts) reaches verify as SES wrote it: raw delivery, no SNS wrapper.
+    s.template.hasResourceProperties("AWS::SNS::Subscription", {
+      Protocol: "sqs",
+      RawMessageDelivery: true,
+      Endpoint: { "Fn::GetAtt": [logicalId(s.stack, s.stack.queues.verify.queue), "Arn"] },
+    });
+    s.template.hasResourceProperties("AWS::SNS::Topic", { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it("the mail bucket is encrypted, versioned, private, TLS-only and keeps inbound evidence", () => {
+    s.template.hasResourceProperties("AWS::S3::Bucket", {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }],
+      },
+      VersioningConfiguration: { Status: "Enabled" },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LoggingConfiguration: Match.anyValue(),
+    });
+    const mail = s.template.findResources("AWS::S3::Bucket")[logicalId(s.stack, s.stack.store.bucket)];
+    expect(mail?.DeletionPolicy).toBe("Retain");
+    const rules = JSON.stringify(mail?.Properties?.LifecycleConfiguration);
+    // Evidence is never expired by the stack; only non-current versions are.
+    expect(rules).not.toMatch(/"ExpirationInDays"/);
+    s.template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe("tables", () => {
+  it("every table of TABLES: on demand, PITR, encrypted, retained, keys and TTL as specified", () => {
+    s.template.resourceCountIs("AWS::DynamoDB::Table", TABLE_KEYS.length);
+    for (const key of TABLE_KEYS) {
+      const spec: { partitionKey: string; sortKey?: string; ttlAttribute?: string } = TABLES[key];
+      s.template.hasResource("AWS::DynamoDB::Table", {
+        DeletionPolicy: "Retain",
+        Properties: Match.objectLike({
+          BillingMode: "PAY_PER_REQUEST",
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          SSESpecification: { SSEEnabled: true },
+          KeySchema: [
+            { AttributeName: spec.partitionKey, KeyType: "HASH" },
+            ...(spec.sortKey ? [{ AttributeName: spec.sortKey, KeyType: "RANGE" }] : []),
+          ],
+          ...(spec.ttlAttribute
+            ? { TimeToLiveSpecification: { AttributeName: spec.ttlAttribute, Enabled: true } }
+            : {}),
+        }),
+      });
+    }
+  });
+});
+
+describe("queues and functions", () => {
+  it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
+    const fns = s.template.findResources("AWS::Lambda::Function");
+    const queues = s.template.findResources("AWS::SQS::Queue");
+    for (const name of ["verify", "agentStep", "outbound"] as const) {
+      const q = queues[logicalId(s.stack, s.stack.queues[name].queue)]?.Properties as Record<string, unknown>;
+      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+      expect(q.RedrivePolicy).toEqual({
+        deadLetterTargetArn: {
+          "Fn::GetAtt": [logicalId(s.stack, s.stack.queues[name].deadLetterQueue), "Arn"],
+        },
+        maxReceiveCount: 5,
+      });
+      expect(q.VisibilityTimeout).toBe(fn.Timeout * 6);
+      expect(q.SqsManagedSseEnabled).toBe(true);
+    }
+  });
+
+  it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
+    const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
+    expect(fns).toHaveLength(3);
+    const envNames = [
+      ...TABLE_KEYS.map(tableEnvName),
+      RESOURCE_ENV.bucket,
+      RESOURCE_ENV.verifyQueue,
+      RESOURCE_ENV.agentStepQueue,
+      RESOURCE_ENV.outboundQueue,
+    ];
+    for (const fn of fns) {
+      const p = fn.Properties as {
+        Runtime: string;
+        Architectures: string[];
+        Handler: string;
+        Environment: { Variables: Record<string, unknown> };
+      };
+      expect(p.Runtime).toBe("nodejs24.x");
+      expect(p.Architectures).toEqual(["arm64"]);
+      expect(p.Handler).toBe("index.handler");
+      expect(p.Environment.Variables.POSTERN_CONFIG_FILE).toBe("/var/task/existing-mode.config.json");
+      for (const n of envNames) expect(p.Environment.Variables[n], n).toBeDefined();
+    }
+  });
+
+  it("SQS triggers report partial batch failures; agent-step is one message per call under reserved concurrency", () => {
+    const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
+    expect(mappings).toHaveLength(3);
+    for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
+    const fnId = logicalId(s.stack, s.stack.functions.agentStep.fn);
+    s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: fnId },
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    s.template.hasResourceProperties("AWS::Lambda::Function", {
+      ReservedConcurrentExecutions: 10,
+      Timeout: 600,
+    });
+    s.template.hasResourceProperties("AWS::Logs::LogGroup", { RetentionInDays: 90 });
+  });
+
+  it("a tick every minute goes to the agent-step queue through a role only this account's scheduler assumes", () => {
+    s.template.hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "rate(1 minute)",
+      Target: {
+        Arn: { "Fn::GetAtt": [logicalId(s.stack, s.stack.queues.agentStep.queue), "Arn"] },
+        Input: '{"tick":"<aws.scheduler.scheduled-time>"}',
+      },
+    });
+    s.template.hasResourceProperties("AWS::IAM::Role", {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: "scheduler.amazonaws.com" },
+            Condition: { StringEquals: { "aws:SourceAccount": "111111111111" } },
+          }),
+        ],
+      },
+    });
+  });
+});
+
+describe("sending and operations", () => {
+  it("an Easy DKIM identity per domain with a custom MAIL FROM, and the named configuration set", () => {
+    s.template.resourceCountIs("AWS::SES::EmailIdentity", 2);
+    s.template.hasResourceProperties("AWS::SES::EmailIdentity", {
+      EmailIdentity: "agents.example.com",
+      MailFromAttributes: { MailFromDomain: "bounce.agents.example.com" },
+      ConfigurationSetAttributes: { ConfigurationSetName: Match.anyValue() },
+    });
+    s.template.hasResourceProperties("AWS::SES::ConfigurationSet", { Name: "postern" });
+  });
+
+  it("alarms: each DLQ, each function's errors and throttles, SES bounce and complaint rates; a dashboard", () => {
+    const alarms = Object.values(s.template.findResources("AWS::CloudWatch::Alarm")).map(
+      (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
+    );
+    const count = (metric: string) => alarms.filter((a) => a.MetricName === metric).length;
+    expect(count("ApproximateNumberOfMessagesVisible")).toBe(3);
+    expect(count("Errors")).toBe(3);
+    expect(count("Throttles")).toBe(3);
+    expect(count("Reputation.BounceRate")).toBe(1);
+    expect(count("Reputation.ComplaintRate")).toBe(1);
+    for (const a of alarms) expect(a.AlarmActions).toHaveLength(1);
+    s.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+  });
+
+  it("outputs the DNS records (MX to SES inbound, DKIM CNAMEs) and the resources file for the CLI", () => {
+    const outputs = s.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    const values = Object.values(outputs).map((o) => arnText(o.Value));
+    expect(values).toContain("agents.example.com MX 10 inbound-smtp.eu-west-1.amazonaws.com");
+    expect(values).toContain("help.example.org MX 10 inbound-smtp.eu-west-1.amazonaws.com");
+    const identity = logicalId(s.stack, s.stack.sending.identities.get("agents.example.com") as never);
+    for (const n of [1, 2, 3])
+      expect(values).toContain(
+        `<${identity}.DkimDNSTokenName${n}> CNAME <${identity}.DkimDNSTokenValue${n}>`,
+      );
+    const resources = arnText(outputs.PosternResources?.Value);
+    for (const k of [...TABLE_KEYS, "bucket", "verify", "agentStep", "outbound", "region"])
+      expect(resources).toContain(`"${k}":`);
+    expect(resources).not.toContain("endpoints");
+  });
+});
+
+describe("cdk-nag (AwsSolutions)", () => {
+  it("reports no unacknowledged finding", () => {
+    const nag = s.report.pluginReports.filter((r) => r.pluginName === "AwsSolutions");
+    expect(nag.flatMap((r) => r.violations.map((v) => v.ruleName))).toEqual([]);
+  });
+
+  it("every acknowledgement names a rule and carries a specific reason", () => {
+    const acks = collectAcknowledgements(s.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const a of acks) {
+      expect(a.id).toMatch(/^AwsSolutions::AwsSolutions-[A-Z]+\d+/);
+      expect(a.reason.length, a.id).toBeGreaterThan(40);
+    }
+  });
+});
+
+describe("cdk-nag is live (control)", () => {
+  it("reports a queue without DLQ or TLS policy, and an acknowledgement with a reason silences exactly that finding", () => {
+    const run = (acknowledge: boolean) => {
+      const app = new App({ outdir: mkdtempSync(join(tmpdir(), "postern-nag-")) });
+      const stack = new Stack(app, "Control");
+      const q = new CfnQueue(stack, "Plain", {});
+      if (acknowledge) {
+        for (const rule of ["AwsSolutions-SQS3", "AwsSolutions-SQS4"])
+          acknowledgeNag(q, rule, "control case for the test: an intentionally non-compliant queue");
+      }
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      try {
+        app.synth();
+        return [];
+      } catch {
+        const report = JSON.parse(
+          readFileSync(join(app.outdir, "validation-report.json"), "utf8"),
+        ) as Synthesized["report"];
+        return report.pluginReports.flatMap((r) => r.violations.map((v) => v.ruleName));
+      }
+    };
+    expect(run(false)).toEqual(expect.arrayContaining(["AwsSolutions-SQS3", "AwsSolutions-SQS4"]));
+    expect(run(true)).toEqual([]);
+  });
+});
+
+describe("snapshot", () => {
+  it("matches (asset hashes masked)", () => {
+    const text = JSON.stringify(s.template.toJSON(), null, 1).replace(/[0-9a-f]{64}/g, "<asset-hash>");
+    expect(JSON.parse(text)).toMatchSnapshot();
+  });
+});
+
+/** Our acknowledgements of cdk-nag rules (CDK's own, e.g. CloudFormation-Validate, are not ours to judge). */
+function collectAcknowledgements(root: IConstruct): { id: string; reason: string }[] {
+  return root.node
+    .findAll()
+    .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+    .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({ id, reason })))
+    .filter((a) => a.id.includes("AwsSolutions"));
+}

@@ -1,0 +1,65 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect, it } from "vitest";
+import { openTarget } from "../../cli/target.ts";
+import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { silentLogger } from "../../shared/store/logger.ts";
+
+const run = promisify(execFile);
+
+/** The real binary (bin/postern.mjs → cli/main.ts → registerAdminCommands), on this test's Node 24. */
+async function postern(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, ["bin/postern.mjs", ...args], { timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+it("`postern admin import` writes the issue's document into the local data dir; usage errors exit 2", async () => {
+  const root = mkdtempSync(join(tmpdir(), "postern-spawn-"));
+  const dataDir = join(root, "data");
+  const file = join(root, "admin.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: [{ address: "suzie@shopping.example.net", name: "Suzie", model: "demo" }],
+      accessRules: [
+        { agent: "suzie@shopping.example.net", pattern: "joe@football.example.com", effect: "allow" },
+      ],
+      toolkits: [{ id: "default", tools: ["send_email"], agents: ["suzie@shopping.example.net"] }],
+    }),
+  );
+  const imported = await postern("admin", "import", file, "--data-dir", dataDir);
+  expect(imported).toMatchObject({ code: 0, stdout: "imported 3 item(s)\n" });
+
+  const t = await openTarget({ dataDir });
+  try {
+    const repo = new AdminRepo({
+      dynamo: t.clients.dynamo,
+      tables: t.resources.tables,
+      logger: silentLogger,
+    });
+    expect((await repo.listAgents()).map((a) => a.address)).toEqual(["suzie@shopping.example.net"]);
+  } finally {
+    await t.close();
+  }
+
+  const usage = await postern(
+    "rules",
+    "add",
+    "--agent",
+    "a@b.example",
+    "--pattern",
+    "x@y.example",
+    "--effect",
+    "maybe",
+  );
+  expect(usage.code).toBe(2);
+  expect(usage.stderr).toContain("--effect");
+}, 120_000);
