@@ -47,6 +47,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
     sender: null,
     proven: false,
     notify: false,
+    hop: 0,
   };
   const base = {
     verdict: decision.verdict,

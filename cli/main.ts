@@ -1,5 +1,7 @@
 import { Command } from "commander";
+import { registerCheckCommand } from "./commands/check.ts";
 import { registerDevCommands } from "./commands/dev.ts";
+import { registerRunsCommands } from "./commands/runs.ts";
 import { registerStartCommand } from "./commands/start.ts";
 
 /** `postern`: the operator's command line. Each area registers its own commands; this file only lists them. */
@@ -13,6 +15,8 @@ const program = new Command("postern")
 
 registerStartCommand(program);
 registerDevCommands(program);
+registerCheckCommand(program);
+registerRunsCommands(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
 

@@ -4,7 +4,11 @@ import { defaultRegistry } from "../../functions/registry.ts";
 import { buildVerifyDeps } from "../../functions/verify/deps.ts";
 import { createVerifyHandler } from "../../functions/verify/handler.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
+import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
+import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import { makeStores } from "../../shared/store/stores.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
 import type { HandlerContext } from "./stack.ts";
@@ -19,6 +23,7 @@ export function pipelineHandlers(
 ): HandlerSet {
   const verifyLog = logger("verify");
   const stepLog = logger("agent-step");
+  const outLog = logger("outbound");
   return {
     verify: createVerifyHandler(
       buildVerifyDeps({
@@ -40,6 +45,17 @@ export function pipelineHandlers(
         clients: ctx.clients,
       }),
       stepLog,
+    ),
+    outbound: outboundSqsHandler(
+      outboundDeps({
+        stores: makeStores(ctx.clients, ctx.resources, outLog),
+        // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
+        ses: sesSender(makeSendingSesClient(ctx.resources)),
+        config: ctx.config.config,
+        region: ctx.resources.region,
+        logger: outLog,
+      }),
+      outLog,
     ),
   };
 }

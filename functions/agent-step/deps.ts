@@ -104,6 +104,7 @@ export function buildStepDeps(opts: {
     async finish(runId, state, reason) {
       await stores.runs.finish(runId, state, reason);
     },
+    noteRound: (runId, round) => stores.runs.noteRound(runId, round),
   };
 
   const enqueueStep = async (m: StepMessage) => void (await stores.queue.send(resources.queues.agentStep, m));

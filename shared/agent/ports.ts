@@ -50,6 +50,8 @@ export interface RoundLedger {
 export interface RunStore {
   get(runId: string): Promise<RunRecord | null>;
   finish(runId: string, state: Exclude<RunState, "running">, reason: string): Promise<void>;
+  /** Record that `round` started (display only; the round ledger decides). */
+  noteRound(runId: string, round: number): Promise<void>;
 }
 
 export interface TranscriptStore {

@@ -48,6 +48,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const claim = await deps.ledger.claim(run.runId, msg.round, deps.leaseMs);
   if (claim.status === "busy") return { status: "busy" };
   if (claim.status === "done") return skip(deps, msg, "round-done");
+  await deps.runs.noteRound(run.runId, msg.round);
   const record = (type: string, data: Record<string, unknown>) =>
     deps.events.append(run.runId, { type, round: msg.round, data });
 

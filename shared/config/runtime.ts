@@ -14,7 +14,10 @@ export function loadRuntimeConfig(env: NodeJS.ProcessEnv = process.env): LoadedC
   if (file) {
     cached = loadConfigFile(file);
   } else if (env[CONFIG_ENV.json]) {
-    cached = { config: parseConfig(JSON.parse(env[CONFIG_ENV.json] as string), CONFIG_ENV.json), baseDir: process.cwd() };
+    cached = {
+      config: parseConfig(JSON.parse(env[CONFIG_ENV.json] as string), CONFIG_ENV.json),
+      baseDir: process.cwd(),
+    };
   } else {
     throw new Error(`no deployment config: set ${CONFIG_ENV.file} or ${CONFIG_ENV.json}`);
   }

@@ -86,7 +86,7 @@ export function judgeSignature(
 
   // RFC 8301 §3.2: RSA keys below 1024 bits are factorable; the operator may ask for more
   const keyBits = result.modulusLength;
-  if ((keyBits === undefined || keyBits < minRsaKeyBits)) {
+  if (algorithm.startsWith("rsa-") && (keyBits === undefined || keyBits < minRsaKeyBits)) {
     return fail("dkim-weak-key");
   }
 

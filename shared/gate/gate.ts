@@ -5,7 +5,7 @@ import { type ParsedMail, parseMail } from "../mail/parse.ts";
 import { decideAccess } from "./access.ts";
 import { readHeaderBlock } from "./header-block.ts";
 import { checkMessageSize } from "./limits.ts";
-import { loopGuard } from "./loop-guard.ts";
+import { inboundHop, loopGuard } from "./loop-guard.ts";
 import { routeRecipients } from "./routing.ts";
 import { proveSender, type SenderProof } from "./sender-proof.ts";
 
@@ -53,6 +53,8 @@ export type Decision =
       readonly proven: boolean;
       /** Send a notice (G6): only to a proven sender, only for refusals, never to automatic mail. */
       readonly notify: boolean;
+      /** Inbound X-Postern-Recursion (0 when absent or unreadable): a notice stamps hop + 1. */
+      readonly hop: number;
     };
 
 export interface GateResult {
@@ -75,6 +77,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   const out = { decisions, mail: null as ParsedMail | null, proof: null as SenderProof | null };
   // Proof is computed at most once, and only when a decision needs it (a verdict or a notice).
   let proof: SenderProof | null = null;
+  let inHop = 0;
   const prove = async (): Promise<SenderProof> => {
     proof ??= await proveSender(raw, {
       resolver: input.resolver,
@@ -101,6 +104,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
       sender: senderOf(p),
       proven: p.ok,
       notify: p.ok && !automatic,
+      hop: inHop,
     };
   };
   const drop = (recipient: string, agent: AgentItem | null, reason: string): Decision => ({
@@ -111,6 +115,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
     sender: proof ? senderOf(proof) : null,
     proven: proof?.ok ?? false,
     notify: false,
+    hop: inHop,
   });
 
   for (const r of routes)
@@ -121,6 +126,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   const block = readHeaderBlock(raw);
   const headers = block.ok ? block.fields.map((f) => ({ key: f.name, value: f.value })) : [];
   const automatic = !block.ok || !loopGuard(headers, envelope.mailFrom, Number.MAX_SAFE_INTEGER, false).ok;
+  inHop = block.ok ? (inboundHop(headers) ?? 0) : 0;
 
   // G1: an unknown local part at a registered domain is refused, never processed.
   for (const r of routes)
@@ -166,6 +172,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
         sender: p.address,
         proven: false,
         notify: false,
+        hop: l.hop,
       });
     return out;
   }
@@ -189,6 +196,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
         sender: sender.routingKey,
         proven: true,
         notify: !automatic,
+        hop: l.hop,
       });
       continue;
     }

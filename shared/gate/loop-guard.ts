@@ -29,7 +29,7 @@ export function inboundHop(headers: readonly HeaderField[]): number | null {
   for (const h of headers) {
     if (h.key !== RECURSION_HEADER) continue;
     const value = h.value.trim();
-    if (value.length === 0 || value.length > MAX_HOP_DIGITS || !/^[0-9]+$/.test(value)) return null;
+    if (value.length > MAX_HOP_DIGITS || !/^[0-9]+$/.test(value)) return null;
     hop = Math.max(hop, Number(value));
   }
   return hop;

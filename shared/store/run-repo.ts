@@ -163,6 +163,27 @@ export class RunRepo {
     }
   }
 
+  /**
+   * Move the run's `round` forward to `round` (never back): the step loop's own round ledger is authoritative,
+   * this keeps the run item readable (`postern runs list`).
+   */
+  async noteRound(runId: string, round: number): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET #round = :r, claimedRound = :r, updatedAt = :now",
+          ConditionExpression: "attribute_exists(runId) AND #round < :r",
+          ExpressionAttributeNames: { "#round": "round" },
+          ExpressionAttributeValues: { ":r": round, ":now": this.#now() },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
   /** End the run in a final state, once: a second finish (redelivery) gets `not-running`. */
   async finish(runId: string, state: FinalRunState, reason: string): Promise<FinishRunResult> {
     if ((state as RunState) === "running") throw new Error("finish: final state required");

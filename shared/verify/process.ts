@@ -4,6 +4,8 @@ import type { AdminSnapshot } from "../admin/schema.ts";
 import type { StepMessage } from "../agent/ports.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
+import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
+import { noticeRequest } from "../outbound/request.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { InboundRepo } from "../store/inbound-repo.ts";
 import type { Logger, OutboundRequest } from "../tools/context.ts";
@@ -81,11 +83,10 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
       messageId = stored.messageId;
       runId = stored.runId;
       await deps.enqueueStep({ runId, round: 1 });
-    } else if (decision.notify && decision.sender) {
+    } else if (decision.notify) {
       // G6: only a proven sender gets a notice, with engine-written text only.
-      await deps.enqueueOutbound(
-        noticeFor(event, recipient, decision.agent?.address ?? recipient, decision.sender, decision.reason),
-      );
+      const notice = noticeFor(event, recipient, decision);
+      if (notice) await deps.enqueueOutbound(notice);
     }
     await deps.inbound.complete(event.sesMessageId, recipient, {
       verdict: decision.verdict,
@@ -106,23 +107,24 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
   return out;
 }
 
+/**
+ * A notice for a refusal (G6). The text is engine-written from the reason code alone; it comes from the address
+ * the sender wrote to (the agent), or postmaster at that domain for an unknown address; its hop is inbound + 1.
+ */
 function noticeFor(
   event: InboundEvent,
   recipient: string,
-  from: string,
-  to: string,
-  reason: string,
-): OutboundRequest {
-  return {
+  decision: Extract<Decision, { verdict: "refuse" | "drop" }>,
+): OutboundRequest | null {
+  const reason = noticeReasonFor(decision.reason);
+  if (!reason || !decision.sender) return null;
+  const domain = recipient.slice(recipient.lastIndexOf("@") + 1);
+  return noticeRequest({
     requestId: `notice-${createHash("sha256").update(`${event.sesMessageId}|${recipient}`).digest("hex").slice(0, 32)}`,
-    agent: from,
-    mode: "new",
-    to: [to],
-    cc: [],
-    bcc: [],
-    body: reason,
-    attachmentIds: [],
+    from: decision.agent?.address ?? postmasterOf(domain).address,
+    to: decision.sender,
+    reason,
+    inboundHop: decision.hop,
     correlationId: event.sesMessageId,
-    kind: "notice",
-  };
+  });
 }

@@ -194,7 +194,8 @@ describe("access algebra (properties)", () => {
       fc.property(key, layer, (k, rules) => {
         fc.pre(rules.some((r) => r.effect === "allow"));
         const admitted = evaluateLayer(rules, k) === "allow";
-        if (admitted) expect(rules.some((r) => r.effect === "allow" && matchPattern(r.pattern, k))).toBe(true);
+        if (admitted)
+          expect(rules.some((r) => r.effect === "allow" && matchPattern(r.pattern, k))).toBe(true);
       }),
     );
   });

@@ -12,8 +12,9 @@ const contexts = readFileSync(join(dir, "bipia/email_test.head5.jsonl"), "utf8")
 const attacks = Object.values(
   JSON.parse(readFileSync(join(dir, "bipia/text_attack_test.json"), "utf8")) as Record<string, string[]>,
 ).flat();
-const benign = (JSON.parse(readFileSync(join(dir, "llmail-inject/level2.json"), "utf8")) as { emails: string[] })
-  .emails;
+const benign = (
+  JSON.parse(readFileSync(join(dir, "llmail-inject/level2.json"), "utf8")) as { emails: string[] }
+).emails;
 
 /** The BIPIA way: the attack at the start, middle and end of the email, plus fence-breaking wrappers. */
 function variants(context: string, attack: string): string[] {
@@ -48,7 +49,17 @@ describe("injection corpora inside the fence", () => {
     for (const context of contexts)
       for (const attack of attacks)
         for (const body of variants(context, attack)) {
-          checkFence(renderMessage({ fromAddress: "a@x.org", displayName: null, subject: attack, text: body, html: null, attachments: [] }), body);
+          checkFence(
+            renderMessage({
+              fromAddress: "a@x.org",
+              displayName: null,
+              subject: attack,
+              text: body,
+              html: null,
+              attachments: [],
+            }),
+            body,
+          );
           n++;
         }
     expect(n).toBe(5 * 75 * 5);
@@ -56,7 +67,14 @@ describe("injection corpora inside the fence", () => {
 
   it("renders the LLMail-Inject benign mailbox unchanged apart from the prefix", () => {
     for (const email of benign) {
-      const out = renderMessage({ fromAddress: "a@x.org", displayName: "Bob", subject: null, text: email, html: null, attachments: [] });
+      const out = renderMessage({
+        fromAddress: "a@x.org",
+        displayName: "Bob",
+        subject: null,
+        text: email,
+        html: null,
+        attachments: [],
+      });
       checkFence(out, email);
       expect(normaliseUntrusted(email)).toBe(email.replace(/\r\n|[\r\v\f\u0085\u2028\u2029]/g, "\n"));
     }

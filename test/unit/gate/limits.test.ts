@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { attachmentLimits } from "../../../shared/config/schema.ts";
-import { checkAttachments, checkMessageSize, checkShape, type MimeShape } from "../../../shared/gate/limits.ts";
+import {
+  checkAttachments,
+  checkMessageSize,
+  checkShape,
+  type MimeShape,
+} from "../../../shared/gate/limits.ts";
 
 const limits = attachmentLimits.parse({
   maxMessageBytes: 1000,

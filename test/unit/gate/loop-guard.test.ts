@@ -12,8 +12,14 @@ describe("loopGuard: hop limit (G5)", () => {
   });
 
   it("returns the inbound count just under the limit", () => {
-    expect(loopGuard([...base, h("x-postern-recursion", "49")], sender, 50, false)).toEqual({ ok: true, hop: 49 });
-    expect(loopGuard([...base, h("x-postern-recursion", " 007 ")], sender, 50, false)).toEqual({ ok: true, hop: 7 });
+    expect(loopGuard([...base, h("x-postern-recursion", "49")], sender, 50, false)).toEqual({
+      ok: true,
+      hop: 49,
+    });
+    expect(loopGuard([...base, h("x-postern-recursion", " 007 ")], sender, 50, false)).toEqual({
+      ok: true,
+      hop: 7,
+    });
   });
 
   it("drops at and over the limit, even for an agent that opted in to automatic mail", () => {
@@ -26,7 +32,9 @@ describe("loopGuard: hop limit (G5)", () => {
         reason: "hop-limit",
       });
     }
-    expect(loopGuard([h("x-postern-recursion", "1")], sender, 1, false)).toMatchObject({ reason: "hop-limit" });
+    expect(loopGuard([h("x-postern-recursion", "1")], sender, 1, false)).toMatchObject({
+      reason: "hop-limit",
+    });
   });
 
   it.each(["", "abc", "-1", "1.5", "3 (three)", "+4", "0x10", "1e3", "９", "12345678901234567890"])(
@@ -46,7 +54,9 @@ describe("loopGuard: hop limit (G5)", () => {
     expect(
       loopGuard([h("x-postern-recursion", "1"), h("x-postern-recursion", "50"), ...base], sender, 50, false),
     ).toMatchObject({ reason: "hop-limit" });
-    expect(loopGuard([h("x-postern-recursion", "2"), h("x-postern-recursion", "bogus")], sender, 50, false)).toEqual({
+    expect(
+      loopGuard([h("x-postern-recursion", "2"), h("x-postern-recursion", "bogus")], sender, 50, false),
+    ).toEqual({
       ok: false,
       reason: "hop-limit",
     });
@@ -80,9 +90,15 @@ describe("loopGuard: automatic mail (RFC 3834)", () => {
     });
   });
 
-  it.each([["no"], ["No"], [" no (a person wrote this)"], ["no;x=y"]])("admits Auto-Submitted: %j", (value) => {
-    expect(loopGuard([...base, h("auto-submitted", value)], sender, 50, false)).toEqual({ ok: true, hop: 0 });
-  });
+  it.each([["no"], ["No"], [" no (a person wrote this)"], ["no;x=y"]])(
+    "admits Auto-Submitted: %j",
+    (value) => {
+      expect(loopGuard([...base, h("auto-submitted", value)], sender, 50, false)).toEqual({
+        ok: true,
+        hop: 0,
+      });
+    },
+  );
 
   it("drops when any of several Auto-Submitted fields is not `no`", () => {
     expect(
@@ -109,7 +125,10 @@ describe("loopGuard: automatic mail (RFC 3834)", () => {
     const headers = [h("return-path", "<>"), ...base];
     expect(loopGuard(headers, null, 50, false)).toEqual({ ok: false, reason: "bounce" });
     expect(loopGuard(headers, sender, 50, false)).toEqual({ ok: true, hop: 0 });
-    expect(loopGuard([h("return-path", "<a@x.org>"), ...base], null, 50, false)).toEqual({ ok: true, hop: 0 });
+    expect(loopGuard([h("return-path", "<a@x.org>"), ...base], null, 50, false)).toEqual({
+      ok: true,
+      hop: 0,
+    });
     expect(loopGuard(base, null, 50, false)).toEqual({ ok: true, hop: 0 });
   });
 

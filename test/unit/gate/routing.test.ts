@@ -27,7 +27,11 @@ describe("routeRecipients (G1)", () => {
 
   it("matches case-insensitively and ignores a +tag", () => {
     const [route] = routeRecipients(["HelpDesk+urgent@Agents.Example.COM"], domains, agents);
-    expect(route).toMatchObject({ kind: "agent", agent: helpdesk, recipient: "HelpDesk+urgent@Agents.Example.COM" });
+    expect(route).toMatchObject({
+      kind: "agent",
+      agent: helpdesk,
+      recipient: "HelpDesk+urgent@Agents.Example.COM",
+    });
   });
 
   it("refuses an unknown local part at a registered domain", () => {
@@ -52,10 +56,22 @@ describe("routeRecipients (G1)", () => {
 
   it("marks other domains foreign, even where an agent item names them", () => {
     expect(
-      routeRecipients(["helpdesk@unregistered.example.org", "helpdesk@sub.agents.example.com"], domains, agents),
+      routeRecipients(
+        ["helpdesk@unregistered.example.org", "helpdesk@sub.agents.example.com"],
+        domains,
+        agents,
+      ),
     ).toEqual([
-      { kind: "foreign", recipient: "helpdesk@unregistered.example.org", key: "helpdesk@unregistered.example.org" },
-      { kind: "foreign", recipient: "helpdesk@sub.agents.example.com", key: "helpdesk@sub.agents.example.com" },
+      {
+        kind: "foreign",
+        recipient: "helpdesk@unregistered.example.org",
+        key: "helpdesk@unregistered.example.org",
+      },
+      {
+        kind: "foreign",
+        recipient: "helpdesk@sub.agents.example.com",
+        key: "helpdesk@sub.agents.example.com",
+      },
     ]);
     expect(routeRecipients(["no-at-sign", "trailing@"], domains, agents).map((r) => r.kind)).toEqual([
       "foreign",

@@ -3,8 +3,8 @@ import { join, relative } from "node:path";
 import PostalMime from "postal-mime";
 import { describe, expect, it } from "vitest";
 import { attachmentLimits } from "../../../shared/config/schema.ts";
-import { parseMail } from "../../../shared/mail/parse.ts";
 import { scanMime } from "../../../shared/mail/mime-scan.ts";
+import { parseMail } from "../../../shared/mail/parse.ts";
 
 const root = join(import.meta.dirname, "../../fixtures/mime");
 function* walk(dir: string): Generator<string> {

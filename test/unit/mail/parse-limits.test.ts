@@ -25,7 +25,9 @@ function nested(depth: number): Buffer {
     open.push(`Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`);
     close.unshift(`\r\n--b${i}--\r\n`);
   }
-  return Buffer.from(`From: a@x.org\r\n${open.join("")}Content-Type: text/plain\r\n\r\ndeep${close.join("")}`);
+  return Buffer.from(
+    `From: a@x.org\r\n${open.join("")}Content-Type: text/plain\r\n\r\ndeep${close.join("")}`,
+  );
 }
 
 /** One multipart holding `n` text parts (n + 1 entities). */
@@ -42,7 +44,9 @@ function withAttachments(sizes: number[]): Buffer {
     (size, i) =>
       `--b\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="f${i}.bin"\nContent-Transfer-Encoding: base64\n\n${Buffer.alloc(size, 7).toString("base64")}\n`,
   );
-  return bytes(`From: a@x.org\nContent-Type: multipart/mixed; boundary="b"\n\n--b\n\nbody\n${parts.join("")}--b--\n`);
+  return bytes(
+    `From: a@x.org\nContent-Type: multipart/mixed; boundary="b"\n\n--b\n\nbody\n${parts.join("")}--b--\n`,
+  );
 }
 
 describe("parseMail limits (G7)", () => {
@@ -68,7 +72,9 @@ describe("parseMail limits (G7)", () => {
   });
 
   it("limits each body part's header block", async () => {
-    const raw = bytes(`Content-Type: multipart/mixed; boundary=b\n\n--b\nX-Pad: ${"p".repeat(200)}\n\nx\n--b--\n`);
+    const raw = bytes(
+      `Content-Type: multipart/mixed; boundary=b\n\n--b\nX-Pad: ${"p".repeat(200)}\n\nx\n--b--\n`,
+    );
     expect(await parseMail(raw, { ...defaults, maxHeaderBytes: 300 })).toMatchObject({ ok: true });
     expect(await parseMail(raw, { ...defaults, maxHeaderBytes: 150 })).toMatchObject({
       reason: "headers-too-large",
@@ -93,13 +99,19 @@ describe("parseMail limits (G7)", () => {
     const inner = `Content-Type: message/rfc822\n\nFrom: b@y.org\nContent-Type: multipart/mixed; boundary=i\n\n--i\n\none\n--i\n\ntwo\n--i--\n`;
     const raw = bytes(`From: a@x.org\nContent-Type: multipart/mixed; boundary=o\n\n--o\n${inner}--o--\n`);
     // entities: root, the rfc822 part, the embedded message, its two parts = 5; depth: 1 + 1 + 1 = 3
-    expect(await parseMail(raw, { ...defaults, maxMimeParts: 5, maxMimeDepth: 3 })).toMatchObject({ ok: true });
-    expect(await parseMail(raw, { ...defaults, maxMimeParts: 4 })).toMatchObject({ reason: "mime-too-many-parts" });
+    expect(await parseMail(raw, { ...defaults, maxMimeParts: 5, maxMimeDepth: 3 })).toMatchObject({
+      ok: true,
+    });
+    expect(await parseMail(raw, { ...defaults, maxMimeParts: 4 })).toMatchObject({
+      reason: "mime-too-many-parts",
+    });
     expect(await parseMail(raw, { ...defaults, maxMimeDepth: 2 })).toMatchObject({ reason: "mime-too-deep" });
   });
 
   it("keeps embedded messages opaque when one is transfer-encoded (its tree is invisible to the scan)", async () => {
-    const hidden = Buffer.from(crlf(`Content-Type: multipart/mixed; boundary=h\n\n${"--h\n\nx\n".repeat(100)}--h--\n`));
+    const hidden = Buffer.from(
+      crlf(`Content-Type: multipart/mixed; boundary=h\n\n${"--h\n\nx\n".repeat(100)}--h--\n`),
+    );
     const raw = bytes(
       `From: a@x.org\nContent-Type: multipart/mixed; boundary=o\n\n--o\n\nbody\n--o\nContent-Type: message/rfc822\nContent-Transfer-Encoding: base64\n\n${hidden.toString("base64")}\n--o--\n`,
     );
@@ -113,9 +125,13 @@ describe("parseMail limits (G7)", () => {
   it("checks attachment count, size and total after parsing", async () => {
     const limits = { ...defaults, maxAttachments: 2, maxAttachmentBytes: 100, maxTotalAttachmentBytes: 150 };
     expect(await parseMail(withAttachments([100, 50]), limits)).toMatchObject({ ok: true });
-    expect(await parseMail(withAttachments([1, 1, 1]), limits)).toMatchObject({ reason: "too-many-attachments" });
+    expect(await parseMail(withAttachments([1, 1, 1]), limits)).toMatchObject({
+      reason: "too-many-attachments",
+    });
     expect(await parseMail(withAttachments([101]), limits)).toMatchObject({ reason: "attachment-too-large" });
-    expect(await parseMail(withAttachments([100, 51]), limits)).toMatchObject({ reason: "attachments-too-large" });
+    expect(await parseMail(withAttachments([100, 51]), limits)).toMatchObject({
+      reason: "attachments-too-large",
+    });
   });
 });
 
@@ -185,7 +201,9 @@ describe("hostile MIME is refused before postal-mime runs", () => {
   it("the first Content-Type wins, as in postal-mime", async () => {
     const spy = spyParser();
     const body = "--zz\r\n\r\nx\r\n".repeat(20);
-    const raw = Buffer.from(`Content-Type: multipart/mixed; boundary=zz\r\nContent-Type: text/plain\r\n\r\n${body}`);
+    const raw = Buffer.from(
+      `Content-Type: multipart/mixed; boundary=zz\r\nContent-Type: text/plain\r\n\r\n${body}`,
+    );
     expect(await parseMail(raw, { ...defaults, maxMimeParts: 10 }, spy)).toMatchObject({
       reason: "mime-too-many-parts",
     });

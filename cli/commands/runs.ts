@@ -1,0 +1,86 @@
+import { type Command, Option } from "commander";
+import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
+import { RunRepo } from "../../shared/store/run-repo.ts";
+import { renderRunTree } from "../runs-tree.ts";
+import { openTarget, type Target } from "../target.ts";
+import { type AdminIo, json, processIo, table } from "./admin-io.ts";
+
+interface Flags {
+  target?: "local" | "aws";
+  dataDir?: string;
+  resources?: string;
+  json?: boolean;
+  limit?: string;
+}
+
+async function withTarget(flags: Flags, io: AdminIo, body: (t: Target) => Promise<void>): Promise<number> {
+  let target: Target | undefined;
+  try {
+    target = await openTarget({
+      target: flags.target ?? (flags.resources ? "aws" : "local"),
+      ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+      ...(flags.resources ? { resourcesFile: flags.resources } : {}),
+    });
+    await body(target);
+    return 0;
+  } catch (err) {
+    io.err(`error: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await target?.close();
+  }
+}
+
+export async function runsList(flags: Flags, io: AdminIo = processIo): Promise<number> {
+  return withTarget(flags, io, async (t) => {
+    const runs = await new RunRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables }).listRecent(
+      Number(flags.limit ?? 20),
+    );
+    if (flags.json) return io.out(json(runs));
+    io.out(
+      table(
+        ["RUN", "AGENT", "KIND", "STATE", "ROUND", "CREATED"],
+        runs.map((r) => [
+          r.runId,
+          r.agent,
+          r.kind,
+          `${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}`,
+          String(r.round),
+          r.createdAt,
+        ]),
+      ),
+    );
+  });
+}
+
+export async function runsShow(runId: string, flags: Flags, io: AdminIo = processIo): Promise<number> {
+  return withTarget(flags, io, async (t) => {
+    const deps = { dynamo: t.clients.dynamo, tables: t.resources.tables };
+    const run = await new RunRepo(deps).get(runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    const events = await new RunEventRepo(deps).list(runId);
+    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events));
+  });
+}
+
+export function registerRunsCommands(program: Command): void {
+  const runs = program
+    .command("runs")
+    .description("agent runs and their traces (every model turn, tool call and gate decision)");
+  const common = (c: Command) =>
+    c
+      .addOption(new Option("--target <where>", "local (default) or aws").choices(["local", "aws"]))
+      .option("--data-dir <dir>", "local emulator state (default .postern/data)")
+      .option("--resources <file>", "AWS resource names as JSON (the stack outputs)")
+      .option("--json", "JSON output");
+  common(runs.command("list").description("recent runs, newest first"))
+    .option("--limit <n>", "how many", "20")
+    .action(async (o: Flags) => {
+      process.exitCode = await runsList(o);
+    });
+  common(runs.command("show <runId>").description("one run as a readable tree")).action(
+    async (id: string, o: Flags) => {
+      process.exitCode = await runsShow(id, o);
+    },
+  );
+}

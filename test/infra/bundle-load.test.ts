@@ -1,0 +1,134 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
+import { toSqsEvent } from "../../cli/local/sqs-event.ts";
+import { functionEnv } from "./bundle-env.ts";
+import { FIXTURES, ROOT, type ValidationReport } from "./synth.ts";
+
+const run = promisify(execFile);
+const CONFIG = join(FIXTURES, "create-mode.config.json");
+const FUNCTIONS = {
+  verify: "VerifyFunction",
+  agentStep: "AgentStepFunction",
+  outbound: "OutboundFunction",
+} as const;
+
+// The real `cdk synth` path (infra/app.ts with esbuild bundling and cdk-nag) once for the file; the bundles it
+// leaves in the cloud assembly are the ones imported below, so "the same way CDK does" is literally CDK's output.
+let outdir: string;
+let synthMs: number;
+let template: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+let emulators: Emulators;
+const assetDirs = {} as Record<keyof typeof FUNCTIONS, string>;
+
+beforeAll(async () => {
+  outdir = mkdtempSync(join(tmpdir(), "postern-cdk-out-"));
+  const t0 = Date.now();
+  await run(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "infra/app.ts")], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ config: CONFIG }),
+      CDK_DEFAULT_ACCOUNT: "111111111111",
+      CDK_DEFAULT_REGION: "eu-west-1",
+    },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  synthMs = Date.now() - t0;
+  template = JSON.parse(readFileSync(join(outdir, "Postern.template.json"), "utf8"));
+  for (const [key, prefix] of Object.entries(FUNCTIONS) as [keyof typeof FUNCTIONS, string][]) {
+    const fn = Object.entries(template.Resources).find(
+      ([id, r]) => r.Type === "AWS::Lambda::Function" && id.startsWith(prefix),
+    );
+    const s3Key = (fn?.[1].Properties.Code as { S3Key: string }).S3Key;
+    assetDirs[key] = join(outdir, `asset.${s3Key.replace(/\.zip$/, "")}`);
+  }
+  emulators = await startEmulators();
+}, 600_000);
+
+afterAll(async () => {
+  await emulators?.stop();
+});
+
+const record = (id: string, body: string) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body });
+const event = (...records: ReturnType<typeof record>[]): SQSEvent =>
+  toSqsEvent(records, "arn:aws:sqs:eu-west-1:111111111111:q", "eu-west-1");
+
+async function invoke(fn: keyof typeof FUNCTIONS, events: SQSEvent[]): Promise<SQSBatchResponse[]> {
+  const dir = assetDirs[fn];
+  const zone = join(outdir, "zone.json");
+  writeFileSync(zone, "{}");
+  const resultFile = join(outdir, `${fn}-result.json`);
+  await run(
+    process.execPath,
+    [join(ROOT, "test/infra/run-handler.mjs"), join(dir, "index.mjs"), JSON.stringify(events), resultFile],
+    {
+      cwd: dir,
+      env: functionEnv(emulators.resources, join(dir, "create-mode.config.json"), zone),
+    },
+  );
+  return (JSON.parse(readFileSync(resultFile, "utf8")) as { results: SQSBatchResponse[] }).results;
+}
+
+describe("cdk synth (infra/app.ts, offline, bundling with the local esbuild)", () => {
+  it("synthesises with cdk-nag clean, create mode included", () => {
+    const report = JSON.parse(
+      readFileSync(join(outdir, "validation-report.json"), "utf8"),
+    ) as ValidationReport;
+    const nag = report.pluginReports.filter((r) => r.pluginName === "AwsSolutions");
+    expect(nag.flatMap((r) => r.violations.map((v) => v.ruleName))).toEqual([]);
+    expect(synthMs).toBeGreaterThan(0);
+    console.info(`full synth with bundling: ${synthMs} ms`);
+  });
+
+  it("create mode: Postern's rule set, activated by a custom resource after its rules exist", () => {
+    const resources = Object.entries(template.Resources);
+    expect(resources.filter(([, r]) => r.Type === "AWS::SES::ReceiptRuleSet")).toHaveLength(1);
+    const activation = resources.find(([, r]) => r.Type === "Custom::AWS");
+    const create = JSON.stringify(activation?.[1].Properties.Create);
+    expect(create).toContain("setActiveReceiptRuleSet");
+    expect(create).toContain('\\"RuleSetName\\":\\"postern\\"');
+    const del = JSON.stringify(activation?.[1].Properties.Delete);
+    expect(del).toContain("setActiveReceiptRuleSet");
+    expect(del).not.toContain("RuleSetName");
+    const deps = (template.Resources[activation?.[0] ?? ""] as unknown as { DependsOn: string[] }).DependsOn;
+    expect(deps.filter((d) => d.startsWith("IntakeRule"))).toHaveLength(2);
+  });
+
+  it("each bundle holds index.mjs, the config and the scripted model's script", () => {
+    for (const dir of Object.values(assetDirs)) {
+      expect(statSync(join(dir, "index.mjs")).size).toBeGreaterThan(100_000);
+      expect(readFileSync(join(dir, "create-mode.config.json"), "utf8")).toBe(readFileSync(CONFIG, "utf8"));
+      expect(existsSync(join(dir, "scripts/demo.json"))).toBe(true);
+    }
+  });
+});
+
+describe("each bundle loads in a fresh process and runs its handler against the local emulators", () => {
+  it("verify: empty batch → no failures; an unusable notification → that record fails (to the DLQ)", async () => {
+    const [empty, bad] = await invoke("verify", [event(), event(record("m1", "not json"))]);
+    expect(empty).toEqual({ batchItemFailures: [] });
+    expect(bad).toEqual({ batchItemFailures: [{ itemIdentifier: "m1" }] });
+  });
+
+  it("agent-step: an unknown run is skipped after a DynamoDB read (bundled SDK ↔ emulator); garbage fails", async () => {
+    const [empty, mixed] = await invoke("agentStep", [
+      event(),
+      event(record("ok", JSON.stringify({ runId: "no-such-run", round: 1 })), record("bad", "{}")),
+    ]);
+    expect(empty).toEqual({ batchItemFailures: [] });
+    expect(mixed).toEqual({ batchItemFailures: [{ itemIdentifier: "bad" }] });
+  });
+
+  it("outbound: empty batch → no failures; an unusable request → that record fails", async () => {
+    const [empty, bad] = await invoke("outbound", [event(), event(record("x", '{"nope":true}'))]);
+    expect(empty).toEqual({ batchItemFailures: [] });
+    expect(bad).toEqual({ batchItemFailures: [{ itemIdentifier: "x" }] });
+  });
+});

@@ -1,0 +1,13 @@
+// Runs in a fresh process: import a handler module (a bundle, or the TypeScript entry under tsx), time the
+// import (cold module initialisation), call `handler` with each event, write the results as JSON to a file
+// (stdout belongs to the function's structured logs).
+import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [modulePath, eventsJson, resultFile] = process.argv.slice(2);
+const t0 = performance.now();
+const mod = await import(pathToFileURL(modulePath).href);
+const initMs = performance.now() - t0;
+const results = [];
+for (const event of JSON.parse(eventsJson)) results.push(await mod.handler(event));
+writeFileSync(resultFile, JSON.stringify({ initMs, results }));

@@ -1,0 +1,125 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import PostalMime from "postal-mime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSend } from "../../cli/local/dev-send.ts";
+import { pipelineHandlers } from "../../cli/local/pipeline.ts";
+import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import { makeStores } from "../../shared/store/stores.ts";
+import { recorder } from "../helpers/agent-harness.ts";
+
+const AGENT = "helpdesk@agents.example.net";
+const SENDER = "carol@customer.example";
+let stack: LocalStack;
+let dir: string;
+
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const outbox = () =>
+  existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")) : [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "postern-e2e-"));
+  writeFileSync(
+    join(dir, "script.json"),
+    JSON.stringify({
+      turns: [
+        { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, we are on it." } }] },
+        { text: "done" },
+      ],
+    }),
+  );
+  writeFileSync(
+    join(dir, "postern.config.json"),
+    JSON.stringify({
+      domains: ["agents.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    }),
+  );
+  const quiet = () => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
+  stack = await startLocalStack({
+    dir,
+    configPath: join(dir, "postern.config.json"),
+    smtpPort: 0,
+    waitTimeSeconds: 1,
+    handlers: (ctx) => pipelineHandlers(ctx, quiet),
+  });
+  const stores = makeStores(stack.clients, stack.resources, recorder());
+  await stores.admin.putAgent({
+    address: AGENT,
+    name: "Help Desk",
+    model: "demo",
+    instructions: "Be brief.",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("end to end in the local stack", () => {
+  it("a signed inbound mail gets a threaded reply in the outbox, from the agent, stamped", async () => {
+    const sent = await devSend({
+      dir,
+      zoneFile: stack.zoneFile,
+      from: SENDER,
+      to: [AGENT],
+      subject: "Where is my order?",
+      body: "Order 1234 has not arrived.",
+      port: stack.smtp.port,
+    });
+    if (!sent.ok) throw new Error(`dev send failed: ${sent.reason}`);
+    const file = await waitFor("the reply in the outbox", () => outbox()[0]);
+    const raw = readFileSync(join(stack.outboxDir, file));
+    const reply = await PostalMime.parse(raw);
+    const header = (name: string) => reply.headers.find((h) => h.key === name)?.value;
+    expect(reply.from?.address).toBe(AGENT);
+    expect(reply.from?.name).toBe("Help Desk");
+    expect(reply.to?.map((a) => a.address)).toEqual([SENDER]);
+    expect(reply.subject).toBe("Re: Where is my order?");
+    expect(reply.inReplyTo).toBe(sent.messageId);
+    expect(header("references")).toContain(sent.messageId);
+    expect(header("x-postern-recursion")).toBe("1");
+    expect(header("auto-submitted")).toBe("auto-replied");
+    expect(reply.text?.trim()).toBe("Thanks, we are on it.");
+  });
+
+  it("an unsigned mail is refused without a reply or a notice", async () => {
+    const before = outbox().length;
+    const stores = makeStores(stack.clients, stack.resources, recorder());
+    const nodemailer = await import("nodemailer");
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: stack.smtp.port,
+      secure: false,
+      ignoreTLS: true,
+    });
+    await transport.sendMail({
+      from: "mallory@evil.example",
+      to: AGENT,
+      subject: "hi",
+      text: "unsigned",
+      envelope: { from: "mallory@evil.example", to: [AGENT] },
+    });
+    const record = await waitFor("the refusal record", async () => {
+      const recent = await stores.inbound.listRecent(50);
+      return recent.find((r) => r.verdict === "refuse" && r.reason === "dkim-none");
+    });
+    expect(record).toMatchObject({ agent: AGENT, sender: null });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(outbox().length).toBe(before);
+  });
+});
