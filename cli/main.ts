@@ -19,6 +19,7 @@ registerCheckCommand(program);
 registerRunsCommands(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
+await registerOptional("./commands/doctor.ts", "registerDoctorCommand");
 
 await program.parseAsync(process.argv);
 

@@ -1,4 +1,5 @@
 import type { Tool } from "../shared/tools/tool.ts";
+import { demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
 
 /**
@@ -6,7 +7,8 @@ import { braveSearchToolFromEnv } from "./search-provider.ts";
  * only when its key is configured, so an agent is never offered a tool that cannot work.
  */
 export function operatorTools(env: NodeJS.ProcessEnv = process.env): Tool[] {
-  const tools: Tool[] = [];
+  // The example order tools run against the in-memory demo backend; point them at your order system.
+  const tools: Tool[] = [...orderTools(demoOrderBackend())];
   const brave = braveSearchToolFromEnv(env);
   if (brave) tools.push(brave);
   return tools;

@@ -8,6 +8,7 @@ import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sende
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
@@ -20,6 +21,7 @@ import type { HandlerContext } from "./stack.ts";
 export function pipelineHandlers(
   ctx: HandlerContext,
   logger: (service: string) => FunctionLogger = consoleFunctionLogger,
+  registry: ToolRegistry = defaultRegistry(),
 ): HandlerSet {
   const verifyLog = logger("verify");
   const stepLog = logger("agent-step");
@@ -39,7 +41,7 @@ export function pipelineHandlers(
       buildStepDeps({
         resources: ctx.resources,
         loaded: ctx.config,
-        registry: defaultRegistry(),
+        registry,
         secrets: envSecretSource(),
         logger: stepLog,
         clients: ctx.clients,

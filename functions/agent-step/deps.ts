@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { AgentItem } from "../../shared/admin/schema.ts";
 import { createBudgetGate } from "../../shared/agent/budgets.ts";
 import { createContextBuilder } from "../../shared/agent/context-builder.ts";
 import { egressCheck } from "../../shared/agent/egress.ts";
@@ -18,6 +19,8 @@ import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import type { Logger, OutboundRequest, ToolContext } from "../../shared/tools/context.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import type { ToolResult } from "../../shared/tools/tool.ts";
+import type { StepHandlerDeps } from "./handler.ts";
+import { planWiring } from "./plan-wiring.ts";
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -33,9 +36,15 @@ export function buildStepDeps(opts: {
   models?: (id: string) => ModelProvider | null;
   leaseMs?: number;
   now?: () => Date;
-}): StepDeps & { readonly stores: Stores; startDue(tick: Date): ReturnType<typeof startDueRuns> } {
+}): StepHandlerDeps & { readonly stores: Stores } {
   const { resources, loaded, logger } = opts;
   const config = loaded.config;
+  const egressFor = (agent: AgentItem) =>
+    egressCheck({
+      model: config.models.find((m) => m.id === agent.model),
+      policy: config.egress,
+      registry: opts.registry,
+    });
   const clients = opts.clients ?? makeClients(resources);
   const stores = makeStores(clients, resources, logger);
   const now = opts.now ?? (() => new Date());
@@ -227,15 +236,12 @@ export function buildStepDeps(opts: {
       return Object.freeze(ctx);
     },
     checks: (_run, transcript, agent) => [
-      egressCheck({
-        model: config.models.find((m) => m.id === agent.model),
-        policy: config.egress,
-        registry: opts.registry,
-      }),
+      egressFor(agent),
       quoteCheck({ registry: opts.registry, untrustedText: transcript.untrustedText }),
     ],
     logger,
     leaseMs: opts.leaseMs ?? 15 * 60_000,
   };
-  return deps;
+  const plans = planWiring({ stores, clients, resources, step: deps, sendOutbound, egressFor, now });
+  return { ...deps, propose: plans.propose, afterRun: plans.afterRun, applyConfirm: plans.applyConfirm };
 }

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { z } from "zod";
+import type { ApplyOutcome, ConfirmMessage } from "../../shared/agent/apply-plan.ts";
 import type { StepDeps } from "../../shared/agent/ports.ts";
 import { runStep } from "../../shared/agent/step.ts";
 import { resourcesFromEnv } from "../../shared/config/resources.ts";
@@ -13,8 +14,20 @@ const stepMessage = z.object({ runId: z.string().min(1).max(200), round: z.numbe
 /** EventBridge Scheduler (and the local timer) send one tick a minute: start the responsibilities due. */
 const tickMessage = z.object({ tick: z.iso.datetime({ offset: true }) });
 
+/** An approver's reply, forwarded by verify (G14). */
+const confirmMessage = z.object({
+  confirm: z.object({
+    code: z.string().min(1).max(40),
+    action: z.enum(["approve", "cancel"]),
+    sender: z.string().min(3).max(320),
+    agent: z.string().min(3).max(320),
+    agentOriginated: z.boolean(),
+  }),
+});
+
 export type StepHandlerDeps = StepDeps & {
   startDue(tick: Date): Promise<{ started: string[]; invalid: string[] }>;
+  applyConfirm(msg: ConfirmMessage): Promise<ApplyOutcome>;
 };
 
 /** SQS batch in, partial batch response out. `busy` and retryable failures go back to the queue. */
@@ -35,6 +48,23 @@ export function createStepHandler(deps: StepHandlerDeps, logger: FunctionLogger)
           logger.info("schedule tick", { tick: tick.data.tick, ...started });
         } catch (err) {
           logger.error("schedule tick failed; SQS will redeliver", {
+            error: String((err as Error)?.stack ?? err),
+          });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+        continue;
+      }
+      const confirm = confirmMessage.safeParse(body);
+      if (confirm.success) {
+        try {
+          const outcome = await deps.applyConfirm(confirm.data.confirm);
+          logger.info("plan confirmation", {
+            code: confirm.data.confirm.code,
+            by: confirm.data.confirm.sender,
+            ...outcome,
+          });
+        } catch (err) {
+          logger.error("plan confirmation failed; SQS will redeliver", {
             error: String((err as Error)?.stack ?? err),
           });
           batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -42,7 +42,7 @@ export interface DispatchDeps {
   record(event: DispatchEvent): Promise<void>;
   readonly checks?: readonly CallCheck[];
   /** Calls to `confirm` tools go here (G14); without it they are refused: they never run inside the loop. */
-  propose?(call: ToolCallRequest, input: unknown): Promise<ToolResult>;
+  propose?(call: ToolCallRequest, input: unknown, toolkits: readonly string[]): Promise<ToolResult>;
   readonly runId: string;
   readonly round: number;
   readonly limits?: { readonly maxInputBytes?: number; readonly maxResultBytes?: number };
@@ -85,17 +85,6 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     const verdict = await check("input", { name: tool.name, input: parsed.data });
     if (!verdict.ok) return refuse(verdict.reason, verdict.message);
   }
-  if (tool.sideEffects.kind === "external" && tool.sideEffects.confirm) {
-    // Propose → confirm → apply (G14): a confirm tool never runs inside the model loop.
-    if (!deps.propose)
-      return refuse("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
-    await deps.record({
-      type: "tool-call",
-      data: { callId: call.id, name: tool.name, toolkits: decision.toolkits, input: parsed.data },
-    });
-    return deps.propose(call, parsed.data);
-  }
-
   const key = `${deps.runId}:${deps.round}:${call.id}`;
   const cached = await deps.cache.get(key);
   if (cached) {
@@ -106,6 +95,24 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     type: "tool-call",
     data: { callId: call.id, name: tool.name, toolkits: decision.toolkits, input: parsed.data },
   });
+  if (tool.sideEffects.kind === "external" && tool.sideEffects.confirm) {
+    // Propose → confirm → apply (G14): a confirm tool never runs inside the model loop; the call only adds an
+    // operation to the run's plan, which an approver must confirm by mail.
+    const proposed = deps.propose
+      ? await deps.propose(call, parsed.data, decision.toolkits)
+      : failure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
+    await deps.cache.put(key, proposed);
+    await deps.record({
+      type: "tool-result",
+      data: {
+        callId: call.id,
+        name: tool.name,
+        ok: proposed.ok,
+        ...(proposed.ok ? {} : { reason: proposed.reason }),
+      },
+    });
+    return proposed;
+  }
   let result: ToolResult;
   try {
     result = await tool.use(deps.makeContext(call, key), parsed.data);

@@ -3,6 +3,7 @@ import type { DeploymentConfig } from "../config/schema.ts";
 import type { Message, ModelProvider, Usage } from "../model/types.ts";
 import type { Logger, RunTrigger, ToolContext, VerifiedSender } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolResult } from "../tools/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 
 /** The step message on the agent-step queue. */
@@ -102,6 +103,16 @@ export interface StepDeps {
     key: string,
   ): ToolContext;
   checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
+  /** G14: a call to a `confirm` tool adds an operation to the run's plan instead of running. */
+  propose?(
+    run: RunRecord,
+    agent: AgentItem,
+    call: ToolCallRequest,
+    input: unknown,
+    toolkits: readonly string[],
+  ): Promise<ToolResult>;
+  /** Called once when a run ends (e.g. to mail the confirm card for its plan). */
+  afterRun?(run: RunRecord, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
   readonly logger: Logger;
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;

@@ -5,6 +5,7 @@ import type {
   ToolResult as ModelToolResult,
   ToolResultsMessage,
 } from "../model/types.ts";
+import type { ToolResult } from "../tools/tool.ts";
 import { dispatchToolCall } from "./dispatch.ts";
 import type { RunRecord, StepDeps, StepMessage, Transcript } from "./ports.ts";
 import { toModelToolResult } from "./tool-result.ts";
@@ -69,10 +70,10 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     await record("budget-check", { ok: budget.ok, ...(budget.ok ? {} : { reason: budget.reason }) });
     if (!budget.ok) {
       await deps.budgets.notifyExceeded(run, agent, budget.reason);
-      return finish(deps, run, msg.round, "budget-exceeded", budget.reason);
+      return finish(deps, run, agent, msg.round, "budget-exceeded", budget.reason);
     }
     const model = deps.model(agent.model);
-    if (!model) return finish(deps, run, msg.round, "failed", "model-unknown");
+    if (!model) return finish(deps, run, agent, msg.round, "failed", "model-unknown");
     const offered = toolsForRun(gate);
     await record("model-request", {
       model: agent.model,
@@ -96,7 +97,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
         retryable: result.retryable,
       });
       if (result.retryable) return { status: "retry", reason: result.reason };
-      return finish(deps, run, msg.round, "failed", result.reason);
+      return finish(deps, run, agent, msg.round, "failed", result.reason);
     }
     await deps.budgets.afterInference(run, agent, result.turn.usage);
     turn = { role: "assistant", text: result.turn.text, toolCalls: result.turn.toolCalls };
@@ -112,7 +113,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     await deps.ledger.setPhase(run.runId, msg.round, "model-done");
   }
 
-  if (turn.toolCalls.length === 0) return finish(deps, run, msg.round, "completed", "model-stopped");
+  if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
 
   const results: ModelToolResult[] = [];
   const checks = deps.checks?.(run, transcript, agent) ?? [];
@@ -146,6 +147,9 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
       checks,
       record: (e) => record(e.type, e.data as Record<string, unknown>),
       makeContext: (c, key) => deps.makeToolContext(run, agent, msg.round, c, key),
+      ...(deps.propose
+        ? { propose: (c, input, kits) => deps.propose?.(run, agent, c, input, kits) as Promise<ToolResult> }
+        : {}),
     });
     results.push(toModelToolResult(call.id, outcome));
   }
@@ -154,7 +158,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   await deps.transcripts.save(run.runId, transcript);
 
   if (msg.round >= maxRounds)
-    return finish(deps, run, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
+    return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
   await deps.ledger.setPhase(run.runId, msg.round, "done");
   await record("round-done", { next: msg.round + 1 });
@@ -196,10 +200,13 @@ function errorResult(id: string, reason: string, message: string): ModelToolResu
 async function finish(
   deps: StepDeps,
   run: RunRecord,
+  agent: AgentItem,
   round: number,
   state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
   reason: string,
 ): Promise<StepOutcome> {
+  // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent).
+  await deps.afterRun?.(run, agent, state);
   await deps.runs.finish(run.runId, state, reason);
   await deps.ledger.setPhase(run.runId, round, "done");
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
+import type { ConfirmMessage } from "../agent/apply-plan.ts";
+import { parseConfirmation } from "../agent/plan.ts";
 import type { StepMessage } from "../agent/ports.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
@@ -20,7 +22,7 @@ export interface VerifyDeps {
   readonly inbound: InboundRepo;
   readonly blobs: BlobStore;
   readonly stores: AcceptStores;
-  enqueueStep(message: StepMessage): Promise<void>;
+  enqueueStep(message: StepMessage | { confirm: ConfirmMessage }): Promise<void>;
   enqueueOutbound(request: OutboundRequest): Promise<void>;
   readonly logger: Logger;
 }
@@ -76,13 +78,27 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
     let runId: string | undefined;
     if (decision.verdict === "accept") {
       if (!result.mail) throw new Error("gate accepted without a parsed message");
+      // G14: an approver's reply carrying a confirm code goes to the plan, not to a new run.
+      const confirmation = parseConfirmation(result.mail.text);
       const stored = await storeAccepted(
-        { event, decision, mail: result.mail, config: deps.config },
+        { event, decision, mail: result.mail, config: deps.config, startRun: confirmation === null },
         deps.stores,
       );
       messageId = stored.messageId;
-      runId = stored.runId;
-      await deps.enqueueStep({ runId, round: 1 });
+      if (confirmation) {
+        await deps.enqueueStep({
+          confirm: {
+            ...confirmation,
+            sender: decision.sender.routingKey,
+            agent: decision.agent.address,
+            // Agent-originated mail can never confirm: every mail an agent sends carries this header (G5).
+            agentOriginated: result.mail.headers.some((h) => h.key === "x-postern-recursion"),
+          },
+        });
+      } else if (stored.runId) {
+        runId = stored.runId;
+        await deps.enqueueStep({ runId, round: 1 });
+      }
     } else if (decision.notify) {
       // G6: only a proven sender gets a notice, with engine-written text only.
       const notice = noticeFor(event, recipient, decision);

@@ -36,9 +36,15 @@ export function acceptedIds(sesMessageId: string, agent: string, receivedAt: str
  * per agent, and create its reply run. Every write is conditional or idempotent.
  */
 export async function storeAccepted(
-  input: { event: InboundEvent; decision: Accepted; mail: ParsedMail; config: DeploymentConfig },
+  input: {
+    event: InboundEvent;
+    decision: Accepted;
+    mail: ParsedMail;
+    config: DeploymentConfig;
+    startRun: boolean;
+  },
   stores: AcceptStores,
-): Promise<{ messageId: string; runId: string; threadId: string }> {
+): Promise<{ messageId: string; runId: string | null; threadId: string }> {
   const { event, decision, mail, config } = input;
   const agent = decision.agent.address;
   const ids = acceptedIds(event.sesMessageId, agent, event.receivedAt);
@@ -83,8 +89,11 @@ export async function storeAccepted(
     hop: decision.hop,
     sesMessageId: event.sesMessageId,
   };
-  await stores.messages.put(record);
-  await stores.threads.touch(agent, threadId, { lastMessageAt: event.receivedAt, subject });
+  // touch() counts messages: only the first delivery may count this one.
+  if ((await stores.messages.put(record)).ok) {
+    await stores.threads.touch(agent, threadId, { lastMessageAt: event.receivedAt, subject });
+  }
+  if (!input.startRun) return { messageId: ids.messageId, runId: null, threadId };
   const maxRounds = Math.min(config.maxToolTurns, decision.agent.maxToolTurns ?? config.maxToolTurns);
   await stores.runs.create({
     runId: ids.runId,

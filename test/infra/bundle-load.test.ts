@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -46,7 +46,8 @@ beforeAll(async () => {
     const fn = Object.entries(template.Resources).find(
       ([id, r]) => r.Type === "AWS::Lambda::Function" && id.startsWith(prefix),
     );
-    const s3Key = (fn?.[1].Properties.Code as { S3Key: string }).S3Key;
+    if (!fn) throw new Error(`no ${prefix} in the template`);
+    const s3Key = (fn[1].Properties.Code as { S3Key: string }).S3Key;
     assetDirs[key] = join(outdir, `asset.${s3Key.replace(/\.zip$/, "")}`);
   }
   emulators = await startEmulators();
@@ -54,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulators?.stop();
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
 const record = (id: string, body: string) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body });

@@ -141,7 +141,6 @@ describe("postern doctor", () => {
           name: "default-rule-set",
           rules: [
             {
-              ...healthy.active,
               name: "x",
               enabled: false,
               recipients: ["agents.example.com"],

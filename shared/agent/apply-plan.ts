@@ -1,0 +1,183 @@
+import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
+import { routingKey } from "../gate/access.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../store/plan-store.ts";
+import type { ToolContext } from "../tools/context.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { failure, type ToolResult } from "../tools/tool.ts";
+import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
+import { planHash } from "./plan.ts";
+import type { BudgetGate, RunEventSink, RunRecord } from "./ports.ts";
+import { checkToolCall } from "./toolkits.ts";
+
+/** What verify hands over when an accepted reply carries `APPROVE <code>` or `CANCEL <code>`. */
+export interface ConfirmMessage {
+  readonly code: string;
+  readonly action: "approve" | "cancel";
+  /** Routing key of the DKIM-proven sender of the reply. */
+  readonly sender: string;
+  /** The agent the reply was addressed to. */
+  readonly agent: string;
+  /** The reply carried X-Postern-Recursion: it came from an agent, which can never confirm. */
+  readonly agentOriginated: boolean;
+}
+
+export interface PlanPort {
+  runForCode(code: string): Promise<{ runId: string; agent: string } | null>;
+  get(runId: string): Promise<PlanRecord | null>;
+  move(runId: string, from: PlanState, to: PlanState, attrs?: Record<string, unknown>): Promise<boolean>;
+}
+
+export interface ApplyDeps {
+  readonly plans: PlanPort;
+  loadAdmin(): Promise<AdminSnapshot>;
+  readonly registry: ToolRegistry;
+  getRun(runId: string): Promise<RunRecord | null>;
+  checks(run: RunRecord, agent: AgentItem): readonly CallCheck[];
+  readonly budgets: BudgetGate;
+  readonly cache: ToolResultCache;
+  makeToolContext(run: RunRecord, agent: AgentItem, call: ToolCallRequest, key: string): ToolContext;
+  readonly events: RunEventSink;
+  /** Give the agent a new round with the results. */
+  continueRun(run: RunRecord, agent: AgentItem, summary: string, results: readonly OpResult[]): Promise<void>;
+  now(): Date;
+}
+
+export interface OpResult {
+  readonly tool: string;
+  readonly summary: string;
+  readonly result: ToolResult;
+}
+
+export type ApplyOutcome =
+  | { readonly status: "applied"; readonly results: readonly OpResult[] }
+  | { readonly status: "cancelled" }
+  | { readonly status: "refused"; readonly reason: string };
+
+/** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
+export function approversFor(plan: PlanRecord, run: RunRecord, admin: AdminSnapshot): Set<string> {
+  const kits = new Set(plan.ops.flatMap((o) => o.toolkits));
+  const out = new Set(admin.approvers.filter((a) => kits.has(a.toolkit)).map((a) => routingKey(a.address)));
+  if (run.sender && admin.toolkits.some((k) => kits.has(k.id) && k.confirmBySender))
+    out.add(run.sender.routingKey);
+  return out;
+}
+
+/**
+ * Apply or cancel a confirmed plan (G14). Only a DKIM-proven approver's own mail (never an agent's) moves a
+ * pending plan, once; the hash is recomputed over the stored plan so arguments altered after the card went out
+ * are not applied; every gate is re-run for each operation, in order, with idempotency keys.
+ */
+export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): Promise<ApplyOutcome> {
+  const refused = (reason: string): ApplyOutcome => ({ status: "refused", reason });
+  if (msg.agentOriginated) return refused("confirm-agent-originated");
+  const loc = await deps.plans.runForCode(msg.code);
+  if (!loc) return refused("confirm-code-unknown");
+  if (loc.agent !== msg.agent) return refused("confirm-wrong-agent");
+  const [admin, plan, run] = await Promise.all([
+    deps.loadAdmin(),
+    deps.plans.get(loc.runId),
+    deps.getRun(loc.runId),
+  ]);
+  if (!plan || !run || plan.code !== msg.code) return refused("confirm-code-unknown");
+  const record = (type: string, data: Record<string, unknown>) =>
+    deps.events.append(run.runId, { type, round: 0, data });
+  // Belt and braces beside the recursion header: an agent address never approves.
+  if (admin.agents.some((a) => a.address === msg.sender)) {
+    await record("confirm-refused", { reason: "confirm-from-agent", by: msg.sender });
+    return refused("confirm-from-agent");
+  }
+  if (!approversFor(plan, run, admin).has(msg.sender)) {
+    await record("confirm-refused", { reason: "confirm-not-approver", by: msg.sender });
+    return refused("confirm-not-approver");
+  }
+  if (plan.state !== "pending") return refused("confirm-not-pending");
+  if (plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
+    await deps.plans.move(run.runId, "pending", "expired");
+    await record("plan-expired", { by: msg.sender });
+    return refused("confirm-expired");
+  }
+  if (msg.action === "cancel") {
+    if (!(await deps.plans.move(run.runId, "pending", "cancelled", { decidedBy: msg.sender })))
+      return refused("confirm-not-pending");
+    await record("plan-cancelled", { by: msg.sender });
+    return { status: "cancelled" };
+  }
+  // pending → applying is the once-only step: a replayed confirmation finds the plan no longer pending.
+  if (!(await deps.plans.move(run.runId, "pending", "applying", { decidedBy: msg.sender })))
+    return refused("confirm-not-pending");
+  if (planHash({ agent: plan.agent, runId: plan.runId, ops: plan.ops }) !== plan.hash) {
+    await deps.plans.move(run.runId, "applying", "tampered");
+    await record("plan-tampered", { by: msg.sender });
+    return refused("plan-tampered");
+  }
+  const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
+  if (!agent) return refused("agent-missing");
+  const results: OpResult[] = [];
+  for (const [i, op] of plan.ops.entries()) {
+    const result = await applyOne(op, i, { run, agent, admin, deps });
+    results.push({ tool: op.tool, summary: op.summary, result });
+    await record("plan-op", {
+      index: i,
+      tool: op.tool,
+      ok: result.ok,
+      ...(result.ok ? {} : { reason: result.reason }),
+    });
+    if (!result.ok) break; // later operations may depend on this one: stop, and say so
+  }
+  await deps.plans.move(run.runId, "applying", "applied", {
+    results: results.map((r) => ({ tool: r.tool, ok: r.result.ok })),
+  });
+  await deps.continueRun(run, agent, `Approved by ${msg.sender}.`, results);
+  return { status: "applied", results };
+}
+
+async function applyOne(
+  op: StoredOperation,
+  index: number,
+  ctx: { run: RunRecord; agent: AgentItem; admin: AdminSnapshot; deps: ApplyDeps },
+): Promise<ToolResult> {
+  const { run, agent, admin, deps } = ctx;
+  const gate = checkToolCall(
+    {
+      agent: agent.address,
+      sender: run.sender,
+      kind: run.kind,
+      toolkits: admin.toolkits,
+      registry: deps.registry,
+    },
+    op.tool,
+  );
+  if (!gate.allowed) return failure(gate.reason, `${op.tool} is no longer granted`);
+  const parsed = gate.tool.input.safeParse(op.input);
+  if (!parsed.success) return failure("tool-input-invalid", "stored arguments no longer validate");
+  for (const check of deps.checks(run, agent)) {
+    const v = await check("input", { name: op.tool, input: parsed.data });
+    if (!v.ok) return failure(v.reason, v.message);
+  }
+  const budget = await deps.budgets.beforeInference(run, agent, 2);
+  if (!budget.ok) return failure(budget.reason, "budget exceeded");
+  const key = `plan:${run.runId}:${index}`;
+  const cached = await deps.cache.get(key);
+  if (cached) return cached;
+  const call: ToolCallRequest = { id: op.callId, name: op.tool, input: parsed.data };
+  let result: ToolResult;
+  try {
+    result = await gate.tool.use(deps.makeToolContext(run, agent, call, key), parsed.data);
+  } catch (err) {
+    result = failure(
+      "tool-error",
+      `${op.tool} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
+    );
+  }
+  if (result.ok) {
+    for (const check of deps.checks(run, agent)) {
+      const v = await check("result", { name: op.tool, input: parsed.data, result });
+      if (!v.ok) {
+        result = failure(v.reason, v.message);
+        break;
+      }
+    }
+  }
+  await deps.cache.put(key, result);
+  return result;
+}

@@ -1,0 +1,121 @@
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { PlanOperation } from "../agent/plan.ts";
+import type { Resources } from "../config/resources.ts";
+import { isConditionFailed } from "./dynamo-util.ts";
+import type { StateRepo } from "./state-repo.ts";
+
+export type PlanState =
+  | "open"
+  | "pending"
+  | "applying"
+  | "applied"
+  | "cancelled"
+  | "expired"
+  | "tampered"
+  | "unconfirmable";
+
+export interface StoredOperation extends PlanOperation {
+  /** Toolkits that granted the tool when it was proposed: their approvers may confirm it. */
+  readonly toolkits: readonly string[];
+}
+
+export interface PlanRecord {
+  readonly runId: string;
+  readonly agent: string;
+  readonly state: PlanState;
+  readonly ops: readonly StoredOperation[];
+  readonly code?: string;
+  readonly hash?: string;
+  readonly expiresAtIso?: string;
+}
+
+const key = (runId: string) => ({ pk: `plan#${runId}`, sk: "plan" });
+const PLAN_TTL_SECONDS = 30 * 24 * 3600;
+
+/** Pending plans (G14) in the `state` table: one item per run, plus a code → run index item. */
+export class PlanStore {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #state: StateRepo;
+
+  constructor(deps: { dynamo: DynamoDBDocumentClient; tables: Resources["tables"]; state: StateRepo }) {
+    this.#dynamo = deps.dynamo;
+    this.#table = deps.tables.state;
+    this.#state = deps.state;
+  }
+
+  /** Append an operation while the plan is open; once per call id, so a replayed round adds nothing. */
+  async add(runId: string, agent: string, op: StoredOperation): Promise<"added" | "duplicate" | "closed"> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: key(runId),
+          UpdateExpression:
+            "SET ops = list_append(if_not_exists(ops, :none), :op), opIds = list_append(if_not_exists(opIds, :none), :id), #agent = :agent, #state = if_not_exists(#state, :open), expiresAt = if_not_exists(expiresAt, :exp)",
+          ConditionExpression:
+            "(attribute_not_exists(#state) OR #state = :open) AND NOT contains(opIds, :cid)",
+          ExpressionAttributeNames: { "#state": "state", "#agent": "agent" },
+          ExpressionAttributeValues: {
+            ":none": [],
+            ":op": [op],
+            ":id": [op.callId],
+            ":cid": op.callId,
+            ":agent": agent,
+            ":open": "open",
+            ":exp": Math.floor(Date.now() / 1000) + PLAN_TTL_SECONDS,
+          },
+        }),
+      );
+      return "added";
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const current = await this.get(runId);
+      return current?.ops.some((o) => o.callId === op.callId) ? "duplicate" : "closed";
+    }
+  }
+
+  async get(runId: string): Promise<PlanRecord | null> {
+    const r = await this.#dynamo.send(
+      new GetCommand({ TableName: this.#table, Key: key(runId), ConsistentRead: true }),
+    );
+    if (!r.Item) return null;
+    const i = r.Item;
+    return {
+      runId,
+      agent: String(i.agent),
+      state: i.state as PlanState,
+      ops: (i.ops ?? []) as StoredOperation[],
+      ...(i.code ? { code: String(i.code) } : {}),
+      ...(i.hash ? { hash: String(i.hash) } : {}),
+      ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
+    };
+  }
+
+  /** open → pending with the card's code and the hash it is bound to; indexes the code. */
+  async seal(
+    runId: string,
+    agent: string,
+    sealed: { code: string; hash: string; expiresAtIso: string },
+  ): Promise<boolean> {
+    const moved = await this.#state.transition(key(runId).pk, "plan", "open", "pending", sealed);
+    if (!moved.ok) return false;
+    await this.#state.putIfAbsent(`plancode#${sealed.code}`, "plan", { runId, agent }, PLAN_TTL_SECONDS);
+    return true;
+  }
+
+  async runForCode(code: string): Promise<{ runId: string; agent: string } | null> {
+    const item = await this.#state.get(`plancode#${code}`, "plan");
+    return item ? { runId: String(item.runId), agent: String(item.agent) } : null;
+  }
+
+  /** A conditional state change: the only way a plan moves, so it is applied (or cancelled) once. */
+  async move(
+    runId: string,
+    from: PlanState,
+    to: PlanState,
+    attrs: Record<string, unknown> = {},
+  ): Promise<boolean> {
+    return (await this.#state.transition(key(runId).pk, "plan", from, to, attrs)).ok;
+  }
+}

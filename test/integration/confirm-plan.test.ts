@@ -1,0 +1,219 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import PostalMime from "postal-mime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSend } from "../../cli/local/dev-send.ts";
+import { pipelineHandlers } from "../../cli/local/pipeline.ts";
+import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import { PlanStore } from "../../shared/store/plan-store.ts";
+import { makeStores, type Stores } from "../../shared/store/stores.ts";
+import { builtinTools } from "../../shared/tools/builtin/index.ts";
+import { ToolRegistry } from "../../shared/tools/registry.ts";
+import { demoOrderBackend, orderTools } from "../../tools/orders.ts";
+import { recorder } from "../helpers/agent-harness.ts";
+
+const AGENT = "shop@agents.example.net";
+const CUSTOMER = "carol@customer.example";
+const APPROVER = "boss@approvers.example";
+const OTHER = "mallory@customer.example";
+let stack: LocalStack;
+let stores: Stores;
+let plans: PlanStore;
+let dir: string;
+const backend = demoOrderBackend();
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 30_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function mails() {
+  const files = readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml"));
+  return Promise.all(files.map(async (f) => PostalMime.parse(readFileSync(join(stack.outboxDir, f)))));
+}
+
+async function send(from: string, body: string, headers: string[] = []) {
+  const raw = Buffer.from(
+    [
+      `From: ${from}`,
+      `To: ${AGENT}`,
+      "Subject: Re: approval",
+      `Message-ID: <${Math.random().toString(16).slice(2)}@x>`,
+      ...headers,
+      "",
+      body,
+      "",
+    ].join("\r\n"),
+  );
+  const sent = await devSend({
+    dir,
+    zoneFile: stack.zoneFile,
+    from,
+    to: [AGENT],
+    raw,
+    port: stack.smtp.port,
+  });
+  if (!sent.ok) throw new Error(sent.reason);
+}
+
+/** The customer asks; the scripted model proposes a refund; the run ends and the card goes to the approver. */
+async function proposeRefund(order: string): Promise<{ code: string; runId: string }> {
+  const before = (await mails()).length;
+  const sent = await devSend({
+    dir,
+    zoneFile: stack.zoneFile,
+    from: CUSTOMER,
+    to: [AGENT],
+    subject: `Refund ${order}`,
+    body: `Order ${order} arrived broken.`,
+    port: stack.smtp.port,
+  });
+  if (!sent.ok) throw new Error(sent.reason);
+  const card = await waitFor("the confirm card", async () => {
+    const all = await mails();
+    return all.length > before
+      ? all.find((m) => m.subject?.startsWith("Approval needed") && !seenCards.has(m.messageId))
+      : undefined;
+  });
+  seenCards.add(card.messageId);
+  const code = /APPROVE ([A-Z0-9]{10})/.exec(card.text ?? "")?.[1];
+  if (!code) throw new Error("no code on the card");
+  const loc = await plans.runForCode(code);
+  if (!loc) throw new Error("code not indexed");
+  return { code, runId: loc.runId };
+}
+const seenCards = new Set<string>();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "postern-plan-"));
+  // Turn 1 proposes, turn 2 stops; after the approval the continuation (3 assistant turns in) replies and stops.
+  writeFileSync(
+    join(dir, "script.json"),
+    JSON.stringify({
+      turns: [
+        {
+          toolCalls: [
+            { name: "issue_refund", input: { order: "A-1002", amountCents: 2000, reason: "arrived broken" } },
+          ],
+        },
+        { text: "proposed" },
+        {
+          toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Your refund has been issued." } }],
+        },
+        { text: "done" },
+      ],
+    }),
+  );
+  writeFileSync(
+    join(dir, "postern.config.json"),
+    JSON.stringify({
+      domains: ["agents.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    }),
+  );
+  const quiet = () => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
+  const registry = new ToolRegistry([...builtinTools(), ...orderTools(backend)]);
+  stack = await startLocalStack({
+    dir,
+    configPath: join(dir, "postern.config.json"),
+    smtpPort: 0,
+    waitTimeSeconds: 1,
+    handlers: (ctx) => pipelineHandlers(ctx, process.env.DEBUG_PIPELINE ? undefined : quiet, registry),
+  });
+  stores = makeStores(stack.clients, stack.resources, recorder());
+  plans = new PlanStore({
+    dynamo: stack.clients.dynamo,
+    tables: stack.resources.tables,
+    state: stores.state,
+  });
+  await stores.admin.putAgent({ address: AGENT, name: "Shop", model: "demo" });
+  await stores.admin.putToolkit({ id: "refunds", tools: ["issue_refund"], agents: [AGENT] });
+  await stores.admin.putApprover({ toolkit: "refunds", address: APPROVER });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("propose → confirm → apply (G14), in the local stack", () => {
+  it("a confirm tool never runs in the loop; its card goes to the approver with the exact arguments", async () => {
+    const { runId } = await proposeRefund("A-1002");
+    expect(backend.refunds.size).toBe(0);
+    const plan = await plans.get(runId);
+    expect(plan).toMatchObject({
+      state: "pending",
+      ops: [
+        { tool: "issue_refund", input: { order: "A-1002", amountCents: 2000, reason: "arrived broken" } },
+      ],
+    });
+    const card = (await mails()).find((m) => m.subject?.includes(plan?.code ?? "-"));
+    expect(card?.to?.map((a) => a.address)).toEqual([APPROVER]);
+    expect(card?.text).toContain(
+      'arguments: {"amountCents":2000,"order":"A-1002","reason":"arrived broken"}',
+    );
+  });
+
+  it("non-approvers and agent-originated mail cannot confirm; the approver applies exactly once; a replay does nothing", async () => {
+    const { code, runId } = await proposeRefund("A-1002");
+    const refundsBefore = backend.refunds.size;
+    await send(OTHER, `APPROVE ${code}`);
+    await send(APPROVER, `APPROVE ${code}`, ["X-Postern-Recursion: 1"]);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await plans.get(runId))?.state).toBe("pending");
+    expect(backend.refunds.size).toBe(refundsBefore);
+    const events = (await stores.runEvents.list(runId)).filter((e) => e.type === "confirm-refused");
+    expect(events.map((e) => e.data.reason)).toEqual(["confirm-not-approver"]);
+
+    await send(APPROVER, `Looks fine.\n\nAPPROVE ${code}\n\n> APPROVE ${code}`);
+    await waitFor("the plan to be applied", async () =>
+      (await plans.get(runId))?.state === "applied" ? true : undefined,
+    );
+    expect(backend.refunds.size).toBe(refundsBefore + 1);
+    // The agent got a new round with the results and told the customer.
+    await waitFor("the reply after applying", async () =>
+      (await mails()).some((m) => m.text?.includes("Your refund has been issued.")) ? true : undefined,
+    );
+
+    await send(APPROVER, `APPROVE ${code}`);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(backend.refunds.size).toBe(refundsBefore + 1);
+  });
+
+  it("a plan whose stored arguments were altered after the card went out is not applied", async () => {
+    const { code, runId } = await proposeRefund("A-1002");
+    const refundsBefore = backend.refunds.size;
+    await stack.clients.dynamo.send(
+      new UpdateCommand({
+        TableName: stack.resources.tables.state,
+        Key: { pk: `plan#${runId}`, sk: "plan" },
+        UpdateExpression: "SET ops[0].#input.amountCents = :big",
+        ExpressionAttributeNames: { "#input": "input" },
+        ExpressionAttributeValues: { ":big": 1999 },
+      }),
+    );
+    await send(APPROVER, `APPROVE ${code}`);
+    await waitFor("the plan to be marked tampered", async () =>
+      (await plans.get(runId))?.state === "tampered" ? true : undefined,
+    );
+    expect(backend.refunds.size).toBe(refundsBefore);
+  });
+
+  it("CANCEL with the code discards the plan", async () => {
+    const { code, runId } = await proposeRefund("A-1002");
+    await send(APPROVER, `CANCEL ${code}`);
+    await waitFor("the plan to be cancelled", async () =>
+      (await plans.get(runId))?.state === "cancelled" ? true : undefined,
+    );
+  });
+});
