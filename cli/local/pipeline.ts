@@ -8,8 +8,8 @@ import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sende
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
-import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { makeStores } from "../../shared/store/stores.ts";
+import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
 import type { HandlerContext } from "./stack.ts";

@@ -45,7 +45,14 @@ export function recorder(): Recorder {
 /** Counts model calls around any provider. */
 export function counting(provider: ModelProvider): ModelProvider & { calls: ModelRequest[] } {
   const calls: ModelRequest[] = [];
-  return { ...provider, calls, generate: (req) => (calls.push(req), provider.generate(req)) };
+  return {
+    ...provider,
+    calls,
+    generate: (req) => {
+      calls.push(req);
+      return provider.generate(req);
+    },
+  };
 }
 
 export interface Harness {

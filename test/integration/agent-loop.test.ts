@@ -137,7 +137,10 @@ describe("agent step loop (local stack, scripted model)", () => {
     const slow = scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]);
     const model = {
       ...slow,
-      generate: async (req: Parameters<typeof slow.generate>[0]) => (await gate, slow.generate(req)),
+      generate: async (req: Parameters<typeof slow.generate>[0]) => {
+        await gate;
+        return slow.generate(req);
+      },
     };
     h = await startHarness({
       tools: [counterTool("lookup", counts)],
@@ -211,7 +214,9 @@ describe("agent step loop (local stack, scripted model)", () => {
     await runToEnd(h, runId);
     const text = JSON.stringify(model.calls[0]?.messages);
     const lines =
-      (model.calls[0]?.messages[0] as { content: readonly { text: string }[] }).content[0]?.text.split("\n") ?? [];
+      (
+        model.calls[0]?.messages[0] as { content: readonly { text: string }[] } | undefined
+      )?.content[0]?.text.split("\n") ?? [];
     const markers = lines.filter((l) => l.startsWith("<<<"));
     const nonce = markers[0]?.split(" ").at(-1)?.replace(">>>", "");
     expect(markers).toEqual([`<<<UNTRUSTED MAIL ${nonce}>>>`, `<<<END UNTRUSTED MAIL ${nonce}>>>`]);

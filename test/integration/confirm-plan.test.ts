@@ -83,10 +83,10 @@ async function proposeRefund(order: string): Promise<{ code: string; runId: stri
   const card = await waitFor("the confirm card", async () => {
     const all = await mails();
     return all.length > before
-      ? all.find((m) => m.subject?.startsWith("Approval needed") && !seenCards.has(m.messageId))
+      ? all.find((m) => m.subject?.startsWith("Approval needed") && !seenCards.has(m.messageId ?? ""))
       : undefined;
   });
-  seenCards.add(card.messageId);
+  seenCards.add(card.messageId ?? "");
   const code = /APPROVE ([A-Z0-9]{10})/.exec(card.text ?? "")?.[1];
   if (!code) throw new Error("no code on the card");
   const loc = await plans.runForCode(code);

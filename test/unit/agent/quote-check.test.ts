@@ -19,7 +19,10 @@ async function record(evidence: string) {
     ({
       idempotencyKey: "k1",
       facts: {
-        record: async (f: { fact: string }) => (recorded.push(f.fact), { id: "f1", duplicate: false }),
+        record: async (f: { fact: string }) => {
+          recorded.push(f.fact);
+          return { id: "f1", duplicate: false };
+        },
         list: async () => [],
       },
     }) as unknown as ToolContext;

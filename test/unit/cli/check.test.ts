@@ -43,7 +43,14 @@ async function check(raw: Buffer, extra: Record<string, unknown> = {}) {
   const code = await runCheck(
     eml,
     { rcpt: "suzie@shopping.example.net", ...files, now: "2026-11-29T12:00:00Z", show: true, ...extra },
-    { out: (t) => void (out += t), err: (t) => void (err += t) },
+    {
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
+    },
   );
   return { code, json: out ? JSON.parse(out) : null, err };
 }

@@ -3,7 +3,14 @@ import type { AdminSnapshot, AgentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../../shared/config/schema.ts";
 import { type Decision, gateMessage } from "../../../shared/gate/gate.ts";
-import { buildMessage, resolverFor, signWith, type TestKeys, testKeys, zoneFor } from "../../helpers/dkim-test-keys.ts";
+import {
+  buildMessage,
+  resolverFor,
+  signWith,
+  type TestKeys,
+  testKeys,
+  zoneFor,
+} from "../../helpers/dkim-test-keys.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const agent = (address: string, extra: Partial<AgentItem> = {}): AgentItem => ({
@@ -37,7 +44,10 @@ beforeAll(async () => {
   keys = await testKeys();
 });
 
-async function signed(parts: Parameters<typeof buildMessage>[0] = {}, domain = "example.com"): Promise<Buffer> {
+async function signed(
+  parts: Parameters<typeof buildMessage>[0] = {},
+  domain = "example.com",
+): Promise<Buffer> {
   return signWith(keys, "rsa2048", buildMessage(parts), { domain });
 }
 
@@ -48,7 +58,11 @@ async function run(
 ): Promise<readonly Decision[]> {
   const result = await gateMessage({
     raw,
-    envelope: { sesMessageId: "m1", recipients, mailFrom: opts.mailFrom === undefined ? "alice@example.com" : opts.mailFrom },
+    envelope: {
+      sesMessageId: "m1",
+      recipients,
+      mailFrom: opts.mailFrom === undefined ? "alice@example.com" : opts.mailFrom,
+    },
     config: opts.config ?? baseConfig(),
     admin: opts.admin ?? admin(),
     resolver: resolverFor(zoneFor(keys, ["example.com"])),
@@ -61,13 +75,19 @@ const summary = (d: readonly Decision[]) => d.map((x) => [x.recipient, x.verdict
 
 describe("gateMessage", () => {
   it("accepts a proven sender for a registered agent and names the routing key", async () => {
-    const d = await run(await signed({ from: "Alice <Alice+q3@Example.com>" }), ["helpdesk@agents.example.net"]);
+    const d = await run(await signed({ from: "Alice <Alice+q3@Example.com>" }), [
+      "helpdesk@agents.example.net",
+    ]);
     expect(summary(d)).toEqual([["helpdesk@agents.example.net", "accept", "accepted"]]);
     expect(d[0]?.verdict === "accept" && d[0].sender.routingKey).toBe("alice@example.com");
   });
 
   it("G1: routes on envelope recipients only; unknown local part refused; foreign domains dropped", async () => {
-    const d = await run(await signed(), ["nobody@agents.example.net", "x@elsewhere.example", "sales@agents.example.net"]);
+    const d = await run(await signed(), [
+      "nobody@agents.example.net",
+      "x@elsewhere.example",
+      "sales@agents.example.net",
+    ]);
     expect(summary(d)).toEqual([
       ["x@elsewhere.example", "drop", "foreign-recipient"],
       ["nobody@agents.example.net", "refuse", "unknown-recipient"],
@@ -76,8 +96,12 @@ describe("gateMessage", () => {
   });
 
   it("G1: two agents get two independent decisions", async () => {
-    const a = admin({ accessRules: [{ agent: "sales@agents.example.net", pattern: "alice@example.com", effect: "deny" }] });
-    const d = await run(await signed(), ["helpdesk@agents.example.net", "sales@agents.example.net"], { admin: a });
+    const a = admin({
+      accessRules: [{ agent: "sales@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
+    });
+    const d = await run(await signed(), ["helpdesk@agents.example.net", "sales@agents.example.net"], {
+      admin: a,
+    });
     expect(summary(d)).toEqual([
       ["helpdesk@agents.example.net", "accept", "accepted"],
       ["sales@agents.example.net", "refuse", "access-denied"],
@@ -86,13 +110,17 @@ describe("gateMessage", () => {
 
   it("G3: the global ceiling refuses even where the agent allows", async () => {
     const config = baseConfig({ inboundAccess: [{ pattern: "*@example.com", effect: "deny" }] });
-    const a = admin({ accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "allow" }] });
+    const a = admin({
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "allow" }],
+    });
     const d = await run(await signed(), ["helpdesk@agents.example.net"], { config, admin: a });
     expect(summary(d)).toEqual([["helpdesk@agents.example.net", "refuse", "access-denied-global"]]);
   });
 
   it("G3: an agent allow list refuses everyone else, matched on the routing key", async () => {
-    const a = admin({ accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "bob@example.com", effect: "allow" }] });
+    const a = admin({
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "bob@example.com", effect: "allow" }],
+    });
     const d = await run(await signed(), ["helpdesk@agents.example.net"], { admin: a });
     expect(d[0]?.reason).toBe("access-denied");
   });
@@ -103,8 +131,12 @@ describe("gateMessage", () => {
   });
 
   it("G6: an access refusal is notified to a proven sender; an unknown address too", async () => {
-    const a = admin({ accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "deny" }] });
-    const d = await run(await signed(), ["helpdesk@agents.example.net", "ghost@agents.example.net"], { admin: a });
+    const a = admin({
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
+    });
+    const d = await run(await signed(), ["helpdesk@agents.example.net", "ghost@agents.example.net"], {
+      admin: a,
+    });
     expect(d.map((x) => x.verdict !== "accept" && x.notify)).toEqual([true, true]);
   });
 
@@ -118,15 +150,25 @@ describe("gateMessage", () => {
     const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })] });
     const d = await run(raw, ["helpdesk@agents.example.net"], { admin: a });
     expect(d[0]).toMatchObject({ verdict: "drop", reason: "hop-limit", notify: false });
-    const below = await run(await signed({ headers: ["X-Postern-Recursion: 49"] }), ["helpdesk@agents.example.net"], { admin: a });
+    const below = await run(
+      await signed({ headers: ["X-Postern-Recursion: 49"] }),
+      ["helpdesk@agents.example.net"],
+      { admin: a },
+    );
     expect(below[0]).toMatchObject({ verdict: "accept", hop: 49 });
   });
 
   it("G5: auto-submitted mail and bounces start no run unless the agent opts in", async () => {
     const auto = await signed({ headers: ["Auto-Submitted: auto-replied"] });
-    expect((await run(auto, ["helpdesk@agents.example.net"]))[0]).toMatchObject({ verdict: "drop", reason: "auto-submitted" });
+    expect((await run(auto, ["helpdesk@agents.example.net"]))[0]).toMatchObject({
+      verdict: "drop",
+      reason: "auto-submitted",
+    });
     const bounce = await signed();
-    expect((await run(bounce, ["helpdesk@agents.example.net"], { mailFrom: "" }))[0]).toMatchObject({ verdict: "drop", reason: "bounce" });
+    expect((await run(bounce, ["helpdesk@agents.example.net"], { mailFrom: "" }))[0]).toMatchObject({
+      verdict: "drop",
+      reason: "bounce",
+    });
     const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })] });
     expect((await run(auto, ["helpdesk@agents.example.net"], { admin: a }))[0]?.verdict).toBe("accept");
   });
@@ -134,14 +176,23 @@ describe("gateMessage", () => {
   it("G6: automatic mail is never notified, even when refused for a proven sender", async () => {
     const raw = await signed({ headers: ["Auto-Submitted: auto-replied"] });
     const d = await run(raw, ["ghost@agents.example.net"]);
-    expect(d[0]).toMatchObject({ verdict: "refuse", reason: "unknown-recipient", proven: true, notify: false });
+    expect(d[0]).toMatchObject({
+      verdict: "refuse",
+      reason: "unknown-recipient",
+      proven: true,
+      notify: false,
+    });
   });
 
   it("G7: limits refuse before sender proof decides, and notify only a proven sender", async () => {
     const config = baseConfig({ attachments: { maxMessageBytes: 200 } });
     const d = await run(await signed({ body: "x".repeat(500) }), ["helpdesk@agents.example.net"], { config });
     expect(d[0]).toMatchObject({ verdict: "refuse", reason: "message-too-large", notify: true });
-    const unsigned = await run(Buffer.from(buildMessage({ body: "x".repeat(500) })), ["helpdesk@agents.example.net"], { config });
+    const unsigned = await run(
+      Buffer.from(buildMessage({ body: "x".repeat(500) })),
+      ["helpdesk@agents.example.net"],
+      { config },
+    );
     expect(unsigned[0]).toMatchObject({ verdict: "refuse", reason: "message-too-large", notify: false });
   });
 
@@ -149,9 +200,27 @@ describe("gateMessage", () => {
     const config = baseConfig({ attachments: { maxAttachments: 1 } });
     const boundary = "b1";
     const att = (n: number) =>
-      [`--${boundary}`, `Content-Type: text/plain; name="f${n}.txt"`, `Content-Disposition: attachment; filename="f${n}.txt"`, "", `file ${n}`].join("\r\n");
-    const body = [`--${boundary}`, "Content-Type: text/plain", "", "hi", att(1), att(2), `--${boundary}--`, ""].join("\r\n");
-    const raw = await signed({ headers: ["MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`], body });
+      [
+        `--${boundary}`,
+        `Content-Type: text/plain; name="f${n}.txt"`,
+        `Content-Disposition: attachment; filename="f${n}.txt"`,
+        "",
+        `file ${n}`,
+      ].join("\r\n");
+    const body = [
+      `--${boundary}`,
+      "Content-Type: text/plain",
+      "",
+      "hi",
+      att(1),
+      att(2),
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
+    const raw = await signed({
+      headers: ["MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`],
+      body,
+    });
     const d = await run(raw, ["helpdesk@agents.example.net"], { config });
     expect(d[0]).toMatchObject({ verdict: "refuse", reason: "too-many-attachments" });
   });

@@ -86,7 +86,10 @@ describe("readHeaderBlock on hostile sizes", () => {
 
   it("trims the line ends of a message with no body", () => {
     // like mailauth: without an empty line everything is header, trailing CR/LF trimmed
-    expect(read("From: a@b.example\r\n\r\r\n")).toMatchObject({ ok: true, fields: [{ value: "a@b.example" }] });
+    expect(read("From: a@b.example\r\n\r\r\n")).toMatchObject({
+      ok: true,
+      fields: [{ value: "a@b.example" }],
+    });
     expect(read("From: a@b.example\n\r")).toMatchObject({ ok: true, fields: [{ value: "a@b.example" }] });
   });
 });
