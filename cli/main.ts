@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { registerCatalogCommands } from "./commands/catalog.ts";
 import { registerCheckCommand } from "./commands/check.ts";
 import { registerDevCommands } from "./commands/dev.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
@@ -20,6 +21,7 @@ registerRunsCommands(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
 await registerOptional("./commands/doctor.ts", "registerDoctorCommand");
+registerCatalogCommands(program);
 
 await program.parseAsync(process.argv);
 

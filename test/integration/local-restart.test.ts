@@ -102,7 +102,7 @@ describe("local stack state", () => {
     child.stderr?.on("data", (d) => (out += d));
     await waitFor(child, () => out.includes("Ctrl-C stops the stack"));
     expect(out).toMatch(/SMTP intake \(SES receiving\)\s+smtp:\/\/127\.0\.0\.1:\d+/);
-    expect(out).toMatch(/queue verify: not polled yet/);
+    expect(out).toMatch(/queue verify: polled/);
     expect(out).toMatch(
       /npx postern dev send --from you@sender\.postern\.test --to helpdesk@demo\.postern\.test/,
     );

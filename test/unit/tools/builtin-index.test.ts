@@ -9,12 +9,13 @@ describe("builtinTools", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "create_file",
       "read_attachment",
+      "record_fact",
       "search_emails",
       "send_email",
       "web_fetch",
       "web_search",
     ]);
-    expect(new ToolRegistry(tools).names()).toHaveLength(6);
+    expect(new ToolRegistry(tools).names()).toHaveLength(7);
   });
 
   it("every tool that reads stored mail says so, and declares egress, side effects and docs", () => {

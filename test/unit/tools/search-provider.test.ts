@@ -50,8 +50,8 @@ describe("keyed search provider plug-in (Brave)", () => {
   it("is registered only when its key env var is set", () => {
     expect(braveSearchToolFromEnv({})).toBeNull();
     expect(braveSearchToolFromEnv({ [BRAVE_KEY_ENV]: "  " })).toBeNull();
-    expect(operatorTools({})).toEqual([]);
-    expect(operatorTools({ [BRAVE_KEY_ENV]: KEY }).map((t) => t.name)).toEqual(["brave_search"]);
+    expect(operatorTools({}).map((t) => t.name)).not.toContain("brave_search");
+    expect(operatorTools({ [BRAVE_KEY_ENV]: KEY }).map((t) => t.name)).toContain("brave_search");
     expect(BRAVE_KEY_ENV).toMatch(/_API_KEY$/);
   });
 
