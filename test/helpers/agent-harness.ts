@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { buildStepDeps } from "../../functions/agent-step/deps.ts";
-import type { StepDeps } from "../../shared/agent/ports.ts";
+import type { Budgets } from "../../shared/config/schema.ts";
+import { routingKey } from "../../shared/gate/address.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
-import type { Stores } from "../../shared/store/stores.ts";
 import type { Logger } from "../../shared/tools/context.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
 import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
@@ -57,10 +57,19 @@ export function counting(provider: ModelProvider): ModelProvider & { calls: Mode
 
 export interface Harness {
   readonly emulators: Emulators;
-  readonly deps: StepDeps & { stores: Stores };
+  /** The real wiring: StepDeps plus `startDue(tick)` and the stores. */
+  readonly deps: ReturnType<typeof buildStepDeps>;
   readonly logger: Recorder;
   /** Seeds a received message and its reply run, as verify would; returns the run id. */
-  startReplyRun(opts?: { sesMessageId?: string; body?: string; subject?: string }): Promise<string>;
+  startReplyRun(opts?: {
+    sesMessageId?: string;
+    body?: string;
+    subject?: string;
+    /** The verified From address (default SENDER); the run's sender is its routing key. */
+    from?: string;
+    /** Puts the message in an existing thread (default: a new thread per message). */
+    threadId?: string;
+  }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -71,16 +80,21 @@ export async function startHarness(opts: {
     tools: string[];
     senderRules?: { pattern: string; effect: "allow" | "deny" }[];
     allowScheduled?: boolean;
+    /** Default: attached to AGENT only. */
+    agents?: string[];
   }[];
   model: ModelProvider;
   maxToolTurns?: number;
   leaseMs?: number;
+  /** Deployment budgets (G10); unspecified fields keep the config defaults. */
+  budgets?: Partial<Budgets>;
 }): Promise<Harness> {
   const emulators = await startEmulators();
   const loaded = {
     config: parseConfig({
       domains: ["agents.example.net"],
       maxToolTurns: opts.maxToolTurns ?? 8,
+      ...(opts.budgets ? { budgets: opts.budgets } : {}),
       models: [{ id: "demo", provider: "scripted", script: "unused.json", egress: "internal" }],
     }),
     baseDir: process.cwd(),
@@ -97,7 +111,7 @@ export async function startHarness(opts: {
   });
   const { stores } = deps;
   await stores.admin.putAgent({ address: AGENT, name: "Helpdesk", model: "demo", instructions: "Help." });
-  for (const kit of opts.toolkits) await stores.admin.putToolkit({ ...kit, agents: [AGENT] });
+  for (const kit of opts.toolkits) await stores.admin.putToolkit({ agents: [AGENT], ...kit });
   let n = 0;
   return {
     emulators,
@@ -107,17 +121,19 @@ export async function startHarness(opts: {
       const ses = o.sesMessageId ?? `ses-${++n}`;
       const at = new Date("2026-11-29T12:00:00Z").toISOString();
       const ids = acceptedIds(ses, AGENT, at);
+      const from = o.from ?? SENDER;
+      const threadId = o.threadId ?? `t-${ses}`;
       const bodyKey = `mail/${AGENT}/${ids.messageId}/body.txt`;
       await stores.blobs.put(bodyKey, o.body ?? "Please check my order 1234, it has not arrived.");
       await stores.messages.put({
         agent: AGENT,
         id: ids.messageId,
         direction: "in",
-        threadId: `t-${ses}`,
+        threadId,
         headerMessageId: `${ses}@example.com`,
         inReplyTo: null,
         references: [],
-        from: SENDER,
+        from,
         to: [AGENT],
         cc: [],
         subject: o.subject ?? "Order 1234",
@@ -133,8 +149,8 @@ export async function startHarness(opts: {
         kind: "reply",
         messageId: ids.messageId,
         responsibilityId: null,
-        sender: SENDER,
-        threadId: `t-${ses}`,
+        sender: routingKey(from),
+        threadId,
         maxRounds: loaded.config.maxToolTurns,
         correlationId: ses,
         transcriptKey: `transcripts/${ids.runId}.json`,
