@@ -1,14 +1,22 @@
+import type { Resolver } from "../shared/tools/resolver.ts";
 import type { Tool } from "../shared/tools/tool.ts";
-import { demoOrderBackend, orderTools } from "./orders.ts";
+import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
 
 /**
  * The operator's own tools, registered beside the built-ins. Add yours here. A tool that needs a key is listed
  * only when its key is configured, so an agent is never offered a tool that cannot work.
  */
+const demoBackend = demoOrderBackend();
+
+/** The operator's resolvers: context added before the first model call, granted through toolkits like tools. */
+export function operatorResolvers(): Resolver[] {
+  return [customerProfileResolver(demoBackend)];
+}
+
 export function operatorTools(env: NodeJS.ProcessEnv = process.env): Tool[] {
   // The example order tools run against the in-memory demo backend; point them at your order system.
-  const tools: Tool[] = [...orderTools(demoOrderBackend())];
+  const tools: Tool[] = [...orderTools(demoBackend)];
   const brave = braveSearchToolFromEnv(env);
   if (brave) tools.push(brave);
   return tools;

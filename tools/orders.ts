@@ -8,6 +8,7 @@
  *   mail before it runs, with exactly the arguments shown on the card.
  */
 import { z } from "zod";
+import { defineResolver, type Resolver } from "../shared/tools/resolver.ts";
 import { defineTool, failure, success, type Tool } from "../shared/tools/tool.ts";
 
 export interface Order {
@@ -119,4 +120,34 @@ export function orderTools(backend: OrderBackend): Tool[] {
       },
     }),
   ];
+}
+
+/**
+ * Example resolver: before the first model call, the verified sender's own orders, so the agent can answer "where
+ * is my order?" without a tool round. Grant it like a tool (put `customer_profile` in a toolkit's tools).
+ */
+export function customerProfileResolver(
+  backend: OrderBackend & { list?(customer: string): Promise<readonly Order[]> },
+): Resolver {
+  return defineResolver({
+    name: "customer_profile",
+    description: "the sender's own orders",
+    egress: {
+      kind: "classified",
+      record: true,
+      classifyInput: () => [],
+      classifyResult: () => ["customer-record"],
+    },
+    async resolve(ctx) {
+      if (!ctx.sender || !backend.list) return { ok: false, reason: "no-sender" };
+      const orders = await backend.list(ctx.sender.routingKey);
+      return {
+        ok: true,
+        data: {
+          customer: ctx.sender.routingKey,
+          orders: orders.map((o) => ({ order: o.id, status: o.status })),
+        },
+      };
+    },
+  });
 }

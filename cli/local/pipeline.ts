@@ -1,6 +1,6 @@
 import { buildStepDeps } from "../../functions/agent-step/deps.ts";
 import { createStepHandler } from "../../functions/agent-step/handler.ts";
-import { defaultRegistry } from "../../functions/registry.ts";
+import { defaultRegistry, defaultResolvers } from "../../functions/registry.ts";
 import { buildVerifyDeps } from "../../functions/verify/deps.ts";
 import { createVerifyHandler } from "../../functions/verify/handler.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
@@ -42,6 +42,7 @@ export function pipelineHandlers(
         resources: ctx.resources,
         loaded: ctx.config,
         registry,
+        resolvers: defaultResolvers(),
         secrets: envSecretSource(),
         logger: stepLog,
         clients: ctx.clients,

@@ -6,6 +6,7 @@ import { egressCheck } from "../../shared/agent/egress.ts";
 import { createMailbox } from "../../shared/agent/mailbox.ts";
 import type { RunRecord, StepDeps, StepMessage, Transcript } from "../../shared/agent/ports.ts";
 import { quoteCheck } from "../../shared/agent/quote-check.ts";
+import { runResolvers } from "../../shared/agent/resolvers.ts";
 import { startDueRuns } from "../../shared/agent/start-scheduled.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { LoadedConfig } from "../../shared/config/load.ts";
@@ -18,6 +19,7 @@ import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import type { Logger, OutboundRequest, ToolContext } from "../../shared/tools/context.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { Resolver } from "../../shared/tools/resolver.ts";
 import type { ToolResult } from "../../shared/tools/tool.ts";
 import type { StepHandlerDeps } from "./handler.ts";
 import { planWiring } from "./plan-wiring.ts";
@@ -36,6 +38,8 @@ export function buildStepDeps(opts: {
   models?: (id: string) => ModelProvider | null;
   leaseMs?: number;
   now?: () => Date;
+  /** Operator resolvers (tools/index.ts): context added before the first model call. */
+  resolvers?: readonly Resolver[];
 }): StepHandlerDeps & { readonly stores: Stores } {
   const { resources, loaded, logger } = opts;
   const config = loaded.config;
@@ -175,6 +179,31 @@ export function buildStepDeps(opts: {
       listThread: (agent, threadId) => stores.messages.listByThread(agent, threadId),
       getText: (key) => stores.blobs.getText(key),
       responsibility: () => null,
+      async resolve(run, agent) {
+        const resolvers = opts.resolvers ?? [];
+        if (resolvers.length === 0) return [];
+        const admin = await stores.admin.snapshot();
+        const byName = new Map(resolvers.map((r) => [r.name, r]));
+        const out = await runResolvers({
+          resolvers,
+          toolkits: admin.toolkits,
+          ctx: { agent, sender: run.sender, trigger: run.trigger, logger },
+          kind: run.kind,
+          egress: egressCheck({
+            model: config.models.find((m) => m.id === agent.model),
+            policy: config.egress,
+            registry: byName,
+          }),
+        });
+        for (const r of out.runs)
+          await stores.runEvents.append(run.runId, {
+            type: "resolver",
+            round: 1,
+            at: now().toISOString(),
+            data: { ...r },
+          });
+        return out.blocks;
+      },
     }),
     cache: {
       async get(key) {

@@ -7,7 +7,7 @@ import { resourcesFromEnv } from "../../shared/config/resources.ts";
 import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
 import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
 import { type FunctionLogger, makeLogger } from "../../shared/runtime/logger.ts";
-import { defaultRegistry } from "../registry.ts";
+import { defaultRegistry, defaultResolvers } from "../registry.ts";
 import { buildStepDeps } from "./deps.ts";
 
 const stepMessage = z.object({ runId: z.string().min(1).max(200), round: z.number().int().min(1).max(1000) });
@@ -105,6 +105,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       resources: resourcesFromEnv(),
       loaded: loadRuntimeConfig(),
       registry: defaultRegistry(),
+      resolvers: defaultResolvers(),
       secrets: awsSecretSource(),
       logger,
     });

@@ -9,6 +9,8 @@ export interface ContextSources {
   listThread(agent: string, threadId: string): Promise<readonly (MessageRecord & { fromName?: string })[]>;
   getText(key: string): Promise<string | null>;
   responsibility(id: string): ResponsibilityItem | null;
+  /** Resolver output for this run, already gated and fenced (shared/agent/resolvers.ts). */
+  resolve?(run: RunRecord, agent: AgentItem): Promise<readonly string[]>;
 }
 
 /** Earlier messages shown from a thread; older ones are summarised by count. */
@@ -23,9 +25,13 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
   return {
     async initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">> {
       const system = systemPrompt(agent);
+      const context = (await sources.resolve?.(run, agent)) ?? [];
       if (run.trigger.kind === "responsibility") {
         const r = run.trigger.responsibility;
-        const text = `Scheduled responsibility "${r.id}" (${r.schedule}). There is no inbound message.\n\n${r.prompt}`;
+        const text = [
+          ...context,
+          `Scheduled responsibility "${r.id}" (${r.schedule}). There is no inbound message.\n\n${r.prompt}`,
+        ].join("\n\n");
         return { system, messages: [{ role: "user", content: [{ type: "text", text }] }], untrustedText: "" };
       }
       const current = await sources.getMessage(run.agent, run.trigger.message.id);
@@ -34,7 +40,7 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
         .filter((m) => m.id !== current.id && m.at <= current.at)
         .sort((a, b) => a.at.localeCompare(b.at));
       const shownHistory = thread.slice(-MAX_HISTORY);
-      const blocks: string[] = [];
+      const blocks: string[] = [...context];
       const untrusted: string[] = [];
       if (thread.length > shownHistory.length)
         blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);

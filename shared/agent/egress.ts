@@ -1,6 +1,5 @@
 import type { DeploymentConfig, ModelEntry } from "../config/schema.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolResult } from "../tools/tool.ts";
+import type { EgressDeclaration, ToolResult } from "../tools/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
 
 export type EgressReason =
@@ -19,7 +18,8 @@ export type EgressReason =
 export function egressCheck(opts: {
   model: ModelEntry | undefined;
   policy: DeploymentConfig["egress"];
-  registry: ToolRegistry;
+  /** Where declarations come from: the tool registry (or resolvers, which declare the same). */
+  registry: { get(name: string): { readonly egress: EgressDeclaration } | undefined };
 }): CallCheck {
   const restricted = new Set(opts.policy.restrictedClasses);
   const refuse = (reason: EgressReason, message: string) => ({ ok: false as const, reason, message });

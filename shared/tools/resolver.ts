@@ -1,0 +1,34 @@
+import type { AgentItem } from "../admin/schema.ts";
+import type { Logger, RunTrigger, VerifiedSender } from "./context.ts";
+import type { EgressDeclaration } from "./tool.ts";
+
+/** What a resolver knows: who the run is for, never anything the model said (it runs before the model). */
+export interface ResolverContext {
+  readonly agent: AgentItem;
+  readonly sender: VerifiedSender | null;
+  readonly trigger: RunTrigger;
+  readonly logger: Logger;
+}
+
+export type ResolverResult =
+  | { readonly ok: true; readonly data: unknown }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * A resolver adds context before the first model call, e.g. the verified sender's customer record. Resolvers are
+ * registered like tools (in `tools/index.ts`), reach an agent through its toolkits like tools (by name), carry the
+ * same egress declaration, and whatever they return reaches the model inside the fence, as data.
+ */
+export interface Resolver {
+  readonly name: string;
+  readonly description: string;
+  readonly egress: EgressDeclaration;
+  resolve(ctx: ResolverContext): Promise<ResolverResult>;
+}
+
+export function defineResolver(spec: Resolver): Resolver {
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(spec.name))
+    throw new Error(`resolver name ${spec.name} must be snake_case`);
+  if (!spec.egress) throw new Error(`resolver ${spec.name} declares no egress classification (G13)`);
+  return spec;
+}
