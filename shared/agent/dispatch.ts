@@ -50,6 +50,14 @@ export interface DispatchDeps {
 
 const DEFAULT_MAX_INPUT = 256 * 1024;
 const DEFAULT_MAX_RESULT = 256 * 1024;
+/**
+ * Providers mint call ids of ~30 characters. The id goes into the idempotency key (a DynamoDB hash key, 2048
+ * bytes at most) and into every trace event (32 KB each): an unbounded id from a hostile or broken model server
+ * would crash the round on every redelivery, or silently drop its events.
+ */
+export const MAX_CALL_ID_CHARS = 256;
+/** A tool-call event shows the input up to this size; beyond it a preview (events are capped at 32 KB). */
+const MAX_TRACE_INPUT_BYTES = 8 * 1024;
 
 /**
  * Run one model-requested tool call through every gate. Whatever the model emits, the outcome is a ToolResult
@@ -59,10 +67,12 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   const refuse = async (reason: string, message: string): Promise<ToolResult> => {
     await deps.record({
       type: "tool-refused",
-      data: { callId: call.id, name: String(call.name).slice(0, 100), reason },
+      data: { callId: traceCallId(call.id), name: String(call.name).slice(0, 100), reason },
     });
     return failure(reason, message);
   };
+  if (typeof call.id !== "string" || call.id.length === 0 || call.id.length > MAX_CALL_ID_CHARS)
+    return refuse("tool-call-id-invalid", `tool call ids must be 1-${MAX_CALL_ID_CHARS} characters`);
   // Re-check the toolkit gate from the admin data, not from what was offered (G11).
   const decision = checkToolCall(deps.gate, call.name);
   if (!decision.allowed)
@@ -93,7 +103,12 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   }
   await deps.record({
     type: "tool-call",
-    data: { callId: call.id, name: tool.name, toolkits: decision.toolkits, input: parsed.data },
+    data: {
+      callId: call.id,
+      name: tool.name,
+      toolkits: decision.toolkits,
+      input: inputSize <= MAX_TRACE_INPUT_BYTES ? parsed.data : traceInputPreview(parsed.data, inputSize),
+    },
   });
   if (tool.sideEffects.kind === "external" && tool.sideEffects.confirm) {
     // Propose → confirm → apply (G14): a confirm tool never runs inside the model loop; the call only adds an
@@ -149,6 +164,15 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     },
   });
   return result;
+}
+
+/** The call id as traces show it: bounded, whatever the model sent. */
+export function traceCallId(id: unknown): string {
+  return String(id).slice(0, MAX_CALL_ID_CHARS);
+}
+
+function traceInputPreview(input: unknown, bytes: number): Record<string, unknown> {
+  return { truncated: true, bytes, preview: JSON.stringify(input).slice(0, 1000) };
 }
 
 function jsonSize(value: unknown): number | null {

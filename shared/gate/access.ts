@@ -20,19 +20,8 @@ export interface AccessDecision {
   readonly rule: AccessRule | null;
 }
 
-/**
- * The routing key of an address: lower-cased, `+tag` removed from the local part, so `Ceo+finance@Thescoop.com`
- * and `ceo@thescoop.com` are one sender (an attacker must not dodge a deny rule with a tag or capitals).
- * Local stand-in until shared/gate/address.ts exports the canonical one; keep the two identical.
- */
-export function routingKey(address: string): string {
-  const lower = address.trim().toLowerCase();
-  const at = lower.lastIndexOf("@");
-  if (at < 0) return lower;
-  const local = lower.slice(0, at);
-  const plus = local.indexOf("+");
-  return (plus < 0 ? local : local.slice(0, plus)) + lower.slice(at);
-}
+/** One routing key for the whole gate: senders (G2/G3) and recipients (G1) are keyed the same way. */
+export { routingKey } from "./address.ts";
 
 /**
  * Full-string match of an exact pattern or one with a single `*` (any run, possibly empty). No regular

@@ -182,7 +182,7 @@ function trimSpace(tokens: Token[]): Token[] {
  * so the key never has an empty local part.
  */
 export function routingKey(address: string): string {
-  const lower = address.toLowerCase();
+  const lower = address.trim().toLowerCase();
   const at = lower.lastIndexOf("@");
   if (at < 0) return lower;
   const local = lower.slice(0, at);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MAX_CALL_ID_CHARS } from "../../shared/agent/dispatch.ts";
 import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/agent/step.ts";
 import { failure } from "../../shared/model/failure.ts";
 import { scriptTurnIndex } from "../../shared/model/scripted.ts";
@@ -83,8 +84,8 @@ const validInput = fc.oneof(
   fc.record({ note: fc.string({ maxLength: 100 }) }),
   fc.constant({ note: "n".repeat(60_000) }),
 );
+// (null is not here: the script format reads a null or missing input as `{}`.)
 const invalidInput = fc.oneof(
-  fc.constant(null),
   fc.constant([]),
   fc.constant("lookup"),
   fc.integer(),
@@ -112,6 +113,15 @@ const turn: fc.Arbitrary<GenTurn> = fc.oneof(
       calls: fc.array(call, { maxLength: 20 }),
       transient: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 2 })),
       text: fc.string({ maxLength: 50 }),
+    }),
+  },
+  {
+    // A runaway turn: more calls than one round runs.
+    weight: 1,
+    arbitrary: fc.record({
+      calls: fc.array(call, { minLength: MAX_CALLS_PER_ROUND + 1, maxLength: 20 }),
+      transient: fc.constant(0),
+      text: fc.constant(""),
     }),
   },
   { weight: 1, arbitrary: fc.record({ fail: fc.record({ retryable: fc.boolean() }) }) },
@@ -150,9 +160,12 @@ function expectedOf(turns: readonly GenTurn[]): Expected {
     if (t.calls.length === 0) return { end: "completed", granted, modelCalls, dispatched };
     const run = t.calls.slice(0, MAX_CALLS_PER_ROUND);
     dispatched.push(run.length);
-    // A repeated call id within a round is the same call: it replays the first result (idempotency key).
+    // A repeated call id within a round is the same call: it replays the first result (idempotency key). An
+    // oversized id is refused (it would not fit the key).
     const ids = new Set(
-      run.flatMap((c, i) => (c.kind === "valid" ? [c.id ?? `call_${round - 1}_${i}`] : [])),
+      run.flatMap((c, i) =>
+        c.kind === "valid" && (c.id?.length ?? 0) <= MAX_CALL_ID_CHARS ? [c.id ?? `call_${round - 1}_${i}`] : [],
+      ),
     );
     granted += ids.size;
     if (round >= MAX_TURNS) return { end: "turn-limit", granted, modelCalls, dispatched };
@@ -278,7 +291,7 @@ describe("adversarial scripted model (local stack)", () => {
           );
         });
       }),
-      { numRuns: 15, interruptAfterTimeLimit: 40_000, markInterruptAsFailure: false },
+      { numRuns: 20, interruptAfterTimeLimit: 40_000, markInterruptAsFailure: false },
     );
   }, 60_000);
 });

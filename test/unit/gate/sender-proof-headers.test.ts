@@ -27,6 +27,10 @@ describe("readHeaderBlock", () => {
 
   it("ends the header section at the first empty line, also LF CR LF", () => {
     expect(read("A: 1\n\r\nB: 2\r\n")).toMatchObject({ ok: true, fields: [{ name: "a" }] });
+    expect(read("A: 1\r\n\r\nbody\n\nB: 2\r\n")).toEqual({
+      ok: true,
+      fields: [{ name: "a", line: "A: 1", value: "1" }],
+    });
   });
 
   it("has no fields when the message starts with an empty line", () => {
@@ -42,6 +46,7 @@ describe("readHeaderBlock", () => {
     ["a lone CR", "From: a@b.example\rBcc: x@y.example\r\n\r\n"],
     ["a NUL", "From: a@b.example\0\r\n\r\n"],
     ["an empty field name", ": value\r\n\r\n"],
+    ["a field name with a space in it", "Bad Name: value\r\n\r\n"],
   ])("refuses %s", (_name, raw) => {
     expect(read(raw)).toEqual({ ok: false });
   });
