@@ -41,55 +41,45 @@ export function createStepHandler(deps: StepHandlerDeps, logger: FunctionLogger)
       } catch {
         body = null;
       }
+      const fail = () => batchItemFailures.push({ itemIdentifier: record.messageId });
+      // Any exception leaves the record to SQS: redelivered, and after maxReceiveCount kept in the DLQ.
+      const guarded = async (what: string, work: () => Promise<boolean | undefined>): Promise<void> => {
+        try {
+          if ((await work()) === false) fail();
+        } catch (err) {
+          logger.error(`${what} failed; SQS will redeliver`, { error: String((err as Error)?.stack ?? err) });
+          fail();
+        }
+      };
       const tick = tickMessage.safeParse(body);
-      if (tick.success) {
-        try {
-          const started = await deps.startDue(new Date(tick.data.tick));
-          logger.info("schedule tick", { tick: tick.data.tick, ...started });
-        } catch (err) {
-          logger.error("schedule tick failed; SQS will redeliver", {
-            error: String((err as Error)?.stack ?? err),
-          });
-          batchItemFailures.push({ itemIdentifier: record.messageId });
-        }
-        continue;
-      }
       const confirm = confirmMessage.safeParse(body);
-      if (confirm.success) {
-        try {
-          const outcome = await deps.applyConfirm(confirm.data.confirm);
-          logger.info("plan confirmation", {
-            code: confirm.data.confirm.code,
-            by: confirm.data.confirm.sender,
-            ...outcome,
+      const step = stepMessage.safeParse(body);
+      if (tick.success) {
+        await guarded("schedule tick", async () => {
+          logger.info("schedule tick", {
+            tick: tick.data.tick,
+            ...(await deps.startDue(new Date(tick.data.tick))),
           });
-        } catch (err) {
-          logger.error("plan confirmation failed; SQS will redeliver", {
-            error: String((err as Error)?.stack ?? err),
-          });
-          batchItemFailures.push({ itemIdentifier: record.messageId });
-        }
-        continue;
-      }
-      const msg = stepMessage.safeParse(body);
-      if (!msg.success) {
-        logger.error("unusable agent-step message", { sqsMessageId: record.messageId });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-        continue;
-      }
-      logger.appendKeys({ runId: msg.data.runId });
-      try {
-        const outcome = await runStep(msg.data, deps);
-        logger.info("agent step", { round: msg.data.round, ...outcome });
-        if (outcome.status === "busy" || outcome.status === "retry")
-          batchItemFailures.push({ itemIdentifier: record.messageId });
-      } catch (err) {
-        logger.error("agent step failed; SQS will redeliver", {
-          error: String((err as Error)?.stack ?? err),
+          return true;
         });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      } finally {
+      } else if (confirm.success) {
+        const c = confirm.data.confirm;
+        await guarded("plan confirmation", async () => {
+          logger.info("plan confirmation", { code: c.code, by: c.sender, ...(await deps.applyConfirm(c)) });
+          return true;
+        });
+      } else if (step.success) {
+        logger.appendKeys({ runId: step.data.runId });
+        await guarded("agent step", async () => {
+          const outcome = await runStep(step.data, deps);
+          logger.info("agent step", { round: step.data.round, ...outcome });
+          // busy (another delivery holds the round) and retryable model failures: back to the queue.
+          return outcome.status !== "busy" && outcome.status !== "retry";
+        });
         logger.removeKeys(["runId"]);
+      } else {
+        logger.error("unusable agent-step message", { sqsMessageId: record.messageId });
+        fail();
       }
     }
     return { batchItemFailures };

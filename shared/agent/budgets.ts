@@ -71,7 +71,12 @@ export function createBudgetGate(opts: {
             c.senderRuns,
             "sender-runs-per-day",
           );
-          if (!s.ok) return s;
+          if (!s.ok) {
+            // Give back the agent's run: a sender over their own cap must not use up the agent's day for
+            // everyone else (the per-sender cap exists to isolate one noisy sender).
+            await counters.increment(`budget#runs#agent#${agent.address}`, d, -1, { ttlSeconds: DAY_TTL });
+            return s;
+          }
         }
       }
       // A zero-cost probe: `by: 0` fails once the day's tokens have reached the cap.

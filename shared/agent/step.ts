@@ -160,7 +160,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   transcript = { ...transcript, messages: [...transcript.messages, toolMessage] };
   await deps.transcripts.save(run.runId, transcript);
 
-  if (msg.round >= 1000)
+  if (msg.round >= maxRounds)
     return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
   await deps.ledger.setPhase(run.runId, msg.round, "done");

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { buildStepDeps } from "../../functions/agent-step/deps.ts";
+import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import { routingKey } from "../../shared/gate/address.ts";
-import { parseConfig } from "../../shared/config/load.ts";
 import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";

@@ -21,13 +21,13 @@ const MAX_RETRIES = 3;
 const GRANTED = "lookup";
 const REGISTERED = new Set([GRANTED, "hidden", "orphan"]);
 
-/** The granted tool accepts notes up to 100k characters, so valid inputs can be large. */
+/** The granted tool's schema admits notes far past the dispatcher's 256 KB input cap: only the cap refuses them. */
 function grantedTool(counts: Map<string, number>): Tool {
   return defineTool({
     name: GRANTED,
     description: "Look something up.",
     summary: "test side effect",
-    input: z.object({ note: z.string().max(100_000).optional() }).strict(),
+    input: z.object({ note: z.string().max(1_000_000).optional() }).strict(),
     egress: { kind: "structure" },
     sideEffects: { kind: "internal" },
     async use() {
@@ -92,7 +92,6 @@ const invalidInput = fc.oneof(
   fc.record({ note: fc.integer() }),
   fc.record({ extra: fc.string() }),
   fc.constant({ note: { nested: [1, 2, 3] } }),
-  fc.constant({ note: "n".repeat(100_001) }),
   fc.constant({ note: "h".repeat(300 * 1024) }),
 );
 const withId = (c: Omit<GenCall, "id">) => callId.map((id): GenCall => (id ? { ...c, id } : c));
@@ -164,7 +163,9 @@ function expectedOf(turns: readonly GenTurn[]): Expected {
     // oversized id is refused (it would not fit the key).
     const ids = new Set(
       run.flatMap((c, i) =>
-        c.kind === "valid" && (c.id?.length ?? 0) <= MAX_CALL_ID_CHARS ? [c.id ?? `call_${round - 1}_${i}`] : [],
+        c.kind === "valid" && (c.id?.length ?? 0) <= MAX_CALL_ID_CHARS
+          ? [c.id ?? `call_${round - 1}_${i}`]
+          : [],
       ),
     );
     granted += ids.size;

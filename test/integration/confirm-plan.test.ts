@@ -1,18 +1,17 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
-import { pipelineHandlers } from "../../cli/local/pipeline.ts";
-import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import type { LocalStack } from "../../cli/local/stack.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tools/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
 import { demoOrderBackend, orderTools } from "../../tools/orders.ts";
 import { recorder } from "../helpers/agent-harness.ts";
+import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "shop@agents.example.net";
 const CUSTOMER = "carol@customer.example";
@@ -23,20 +22,6 @@ let stores: Stores;
 let plans: PlanStore;
 let dir: string;
 const backend = demoOrderBackend();
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 30_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function mails() {
   const files = readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml"));
@@ -96,11 +81,13 @@ async function proposeRefund(order: string): Promise<{ code: string; runId: stri
 const seenCards = new Set<string>();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "postern-plan-"));
-  // Turn 1 proposes, turn 2 stops; after the approval the continuation (3 assistant turns in) replies and stops.
-  writeFileSync(
-    join(dir, "script.json"),
-    JSON.stringify({
+  ({ stack, dir } = await startPipelineStack({
+    config: {
+      domains: ["agents.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    },
+    // Turn 1 proposes, turn 2 stops; after the approval the continuation (2 assistant turns in) replies and stops.
+    script: {
       turns: [
         {
           toolCalls: [
@@ -113,24 +100,9 @@ beforeAll(async () => {
         },
         { text: "done" },
       ],
-    }),
-  );
-  writeFileSync(
-    join(dir, "postern.config.json"),
-    JSON.stringify({
-      domains: ["agents.example.net"],
-      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
-    }),
-  );
-  const quiet = () => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
-  const registry = new ToolRegistry([...builtinTools(), ...orderTools(backend)]);
-  stack = await startLocalStack({
-    dir,
-    configPath: join(dir, "postern.config.json"),
-    smtpPort: 0,
-    waitTimeSeconds: 1,
-    handlers: (ctx) => pipelineHandlers(ctx, process.env.DEBUG_PIPELINE ? undefined : quiet, registry),
-  });
+    },
+    registry: new ToolRegistry([...builtinTools(), ...orderTools(backend)]),
+  }));
   stores = makeStores(stack.clients, stack.resources, recorder());
   plans = new PlanStore({
     dynamo: stack.clients.dynamo,

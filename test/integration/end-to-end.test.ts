@@ -1,62 +1,34 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
-import { pipelineHandlers } from "../../cli/local/pipeline.ts";
-import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { recorder } from "../helpers/agent-harness.ts";
+import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const SENDER = "carol@customer.example";
 let stack: LocalStack;
 let dir: string;
 
-async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  ms = 30_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const outbox = () =>
   existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")) : [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "postern-e2e-"));
-  writeFileSync(
-    join(dir, "script.json"),
-    JSON.stringify({
+  ({ stack, dir } = await startPipelineStack({
+    config: {
+      domains: ["agents.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    },
+    script: {
       turns: [
         { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, we are on it." } }] },
         { text: "done" },
       ],
-    }),
-  );
-  writeFileSync(
-    join(dir, "postern.config.json"),
-    JSON.stringify({
-      domains: ["agents.example.net"],
-      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
-    }),
-  );
-  const quiet = () => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
-  stack = await startLocalStack({
-    dir,
-    configPath: join(dir, "postern.config.json"),
-    smtpPort: 0,
-    waitTimeSeconds: 1,
-    handlers: (ctx) => pipelineHandlers(ctx, quiet),
-  });
+    },
+  }));
   const stores = makeStores(stack.clients, stack.resources, recorder());
   await stores.admin.putAgent({
     address: AGENT,

@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
-import { pipelineHandlers } from "../../cli/local/pipeline.ts";
-import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { TABLE_KEYS } from "../../shared/store/tables.ts";
 import { recorder } from "../helpers/agent-harness.ts";
+import { startPipelineStack } from "../helpers/pipeline-stack.ts";
 
 /**
  * G16 canary: a model key planted in the environment must never appear in logs, traces, run events, stored
@@ -74,10 +73,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const port = (server.address() as AddressInfo).port;
-  dir = mkdtempSync(join(tmpdir(), "postern-canary-"));
-  writeFileSync(
-    join(dir, "postern.config.json"),
-    JSON.stringify({
+  const capture = (service: string) => {
+    const keys: Record<string, string> = {};
+    const at = (level: string) => (message: string, extra?: Record<string, unknown>) =>
+      void lines.push(`[${service}] ${level} ${message} ${JSON.stringify({ ...keys, ...(extra ?? {}) })}`);
+    return {
+      debug: at("DEBUG"),
+      info: at("INFO"),
+      warn: at("WARN"),
+      error: at("ERROR"),
+      appendKeys: (k: Record<string, string>) => void Object.assign(keys, k),
+      removeKeys: (ks: string[]) => {
+        for (const k of ks) delete keys[k];
+      },
+    };
+  };
+  ({ stack, dir } = await startPipelineStack({
+    config: {
       domains: ["agents.example.net"],
       models: [
         {
@@ -89,28 +101,9 @@ beforeAll(async () => {
           egress: "internal",
         },
       ],
-    }),
-  );
-  const capture = (service: string) => {
-    const keys: Record<string, string> = {};
-    const at = (level: string) => (message: string, extra?: Record<string, unknown>) =>
-      void lines.push(`[${service}] ${level} ${message} ${JSON.stringify({ ...keys, ...(extra ?? {}) })}`);
-    return {
-      debug: at("DEBUG"),
-      info: at("INFO"),
-      warn: at("WARN"),
-      error: at("ERROR"),
-      appendKeys: (k: Record<string, string>) => void Object.assign(keys, k),
-      removeKeys: (ks: string[]) => ks.forEach((k) => delete keys[k]),
-    };
-  };
-  stack = await startLocalStack({
-    dir,
-    configPath: join(dir, "postern.config.json"),
-    smtpPort: 0,
-    waitTimeSeconds: 1,
-    handlers: (ctx) => pipelineHandlers(ctx, capture),
-  });
+    },
+    logger: capture,
+  }));
   await makeStores(stack.clients, stack.resources, recorder()).admin.putAgent({
     address: AGENT,
     name: "Help",

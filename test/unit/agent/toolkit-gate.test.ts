@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ToolkitItem } from "../../../shared/admin/schema.ts";
-import { checkToolCall, type RunGateInput, type ToolGateReason, toolsForRun } from "../../../shared/agent/toolkits.ts";
+import {
+  checkToolCall,
+  type RunGateInput,
+  type ToolGateReason,
+  toolsForRun,
+} from "../../../shared/agent/toolkits.ts";
 import { routingKey } from "../../../shared/gate/address.ts";
 import { ToolRegistry } from "../../../shared/tools/registry.ts";
 import { defineTool, success, type Tool } from "../../../shared/tools/tool.ts";
@@ -39,9 +44,7 @@ function gate(run: RunSpec, toolkits: readonly ToolkitItem[]): RunGateInput {
   };
 }
 
-type Expect =
-  | { allowed: true; via: string[] }
-  | { allowed: false; reason: ToolGateReason };
+type Expect = { allowed: true; via: string[] } | { allowed: false; reason: ToolGateReason };
 
 interface Row {
   name: string;

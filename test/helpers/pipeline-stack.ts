@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipelineHandlers } from "../../cli/local/pipeline.ts";
+import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import { recorder } from "./agent-harness.ts";
+
+/** Poll until `probe` returns something (not undefined), or fail naming what never happened. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export const quietLogger = (): FunctionLogger => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
+
+/**
+ * The whole local pipeline (SMTP intake → verify → agent-step → outbound → SES capture) in memory on free ports,
+ * with a config (and optional model script) written to a temp dir: the real handlers, the real SDK clients.
+ */
+export async function startPipelineStack(opts: {
+  config: Record<string, unknown>;
+  script?: unknown;
+  registry?: ToolRegistry;
+  logger?: (service: string) => FunctionLogger;
+}): Promise<{ stack: LocalStack; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "postern-stack-"));
+  if (opts.script !== undefined) writeFileSync(join(dir, "script.json"), JSON.stringify(opts.script));
+  writeFileSync(join(dir, "postern.config.json"), JSON.stringify(opts.config));
+  const stack = await startLocalStack({
+    dir,
+    configPath: join(dir, "postern.config.json"),
+    smtpPort: 0,
+    waitTimeSeconds: 1,
+    handlers: (ctx) =>
+      pipelineHandlers(ctx, opts.logger ?? quietLogger, ...(opts.registry ? [opts.registry] : [])),
+  });
+  return { stack, dir };
+}
