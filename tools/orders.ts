@@ -31,12 +31,14 @@ export interface OrderBackend {
 }
 
 /** A demo backend with a few orders, so the example runs locally; refunds are kept in memory. */
-export function demoOrderBackend(
-  orders: readonly Order[] = DEMO_ORDERS,
-): OrderBackend & { refunds: Map<string, { order: string; amountCents: number }> } {
+export function demoOrderBackend(orders: readonly Order[] = DEMO_ORDERS): OrderBackend & {
+  refunds: Map<string, { order: string; amountCents: number }>;
+  list(customer: string): Promise<readonly Order[]>;
+} {
   const refunds = new Map<string, { order: string; amountCents: number }>();
   return {
     refunds,
+    list: async (customer) => orders.filter((o) => o.customer === customer),
     find: async (id) => orders.find((o) => o.id === id) ?? null,
     async refund(order, amountCents, _reason, key) {
       // Idempotent on the key the engine supplies: an applied plan replayed after a crash refunds once.

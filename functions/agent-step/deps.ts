@@ -151,7 +151,19 @@ export function buildStepDeps(opts: {
     },
     events: {
       async append(runId, event) {
-        await stores.runEvents.append(runId, { ...event, at: now().toISOString() });
+        const r = await stores.runEvents.append(runId, { ...event, at: now().toISOString() });
+        // A trace event must not vanish silently: say which one, and keep a small marker in its place.
+        if (!r.ok) {
+          logger.error("run event not recorded", { runId, type: event.type, reason: r.reason });
+          if (r.reason === "too-large") {
+            await stores.runEvents.append(runId, {
+              type: event.type,
+              round: event.round,
+              at: now().toISOString(),
+              data: { truncated: true },
+            });
+          }
+        }
       },
     },
     budgets: createBudgetGate({

@@ -46,6 +46,8 @@ export interface RoundLedger {
   /** First claim, or take-over of an expired lease after a crash; `busy` while another worker holds it. */
   claim(runId: string, round: number, leaseMs: number): Promise<RoundClaim>;
   setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void>;
+  /** Give up the lease of an unfinished round (a retryable failure), so the redelivery can take it at once. */
+  release(runId: string, round: number): Promise<void>;
 }
 
 export interface RunStore {

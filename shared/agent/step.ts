@@ -96,7 +96,11 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
         detail: result.detail,
         retryable: result.retryable,
       });
-      if (result.retryable) return { status: "retry", reason: result.reason };
+      if (result.retryable) {
+        // Let the redelivery take the round at once instead of waiting out the lease.
+        await deps.ledger.release(run.runId, msg.round);
+        return { status: "retry", reason: result.reason };
+      }
       return finish(deps, run, agent, msg.round, "failed", result.reason);
     }
     await deps.budgets.afterInference(run, agent, result.turn.usage);
@@ -120,6 +124,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
 
   const results: ModelToolResult[] = [];
   const checks = deps.checks?.(run, transcript, agent) ?? [];
+  const seenIds = new Set<string>();
   for (const [i, call] of turn.toolCalls.entries()) {
     if (i >= MAX_CALLS_PER_ROUND) {
       results.push(
@@ -127,6 +132,19 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
       );
       continue;
     }
+    // A repeated id would share the first call's idempotency key, and so read back its cached result.
+    if (seenIds.has(String(call.id))) {
+      await record("tool-refused", {
+        callId: traceCallId(call.id),
+        name: String(call.name).slice(0, 100),
+        reason: "tool-call-id-duplicate",
+      });
+      results.push(
+        errorResult(call.id, "tool-call-id-duplicate", "each tool call in a turn needs its own id"),
+      );
+      continue;
+    }
+    seenIds.add(String(call.id));
     if (call.malformedInput) {
       await record("tool-refused", {
         callId: traceCallId(call.id),

@@ -67,6 +67,23 @@ export class DynamoRoundLedger implements RoundLedger {
     return { status: "claimed", phase: current.state === "model-done" ? "model-done" : "new" };
   }
 
+  async release(runId: string, round: number): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: `round#${runId}`, sk: String(round) },
+          UpdateExpression: "SET leaseUntil = :zero",
+          ConditionExpression: "attribute_exists(pk) AND #state <> :done",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":zero": 0, ":done": "done" },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
   async setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void> {
     await this.#dynamo.send(
       new UpdateCommand({

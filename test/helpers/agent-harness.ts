@@ -10,6 +10,7 @@ import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
 import type { Logger } from "../../shared/tools/context.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { Resolver } from "../../shared/tools/resolver.ts";
 import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
 import { acceptedIds } from "../../shared/verify/store-accepted.ts";
 
@@ -88,6 +89,8 @@ export async function startHarness(opts: {
   leaseMs?: number;
   /** Deployment budgets (G10); unspecified fields keep the config defaults. */
   budgets?: Partial<Budgets>;
+  resolvers?: readonly Resolver[];
+  egress?: "internal" | "external";
 }): Promise<Harness> {
   const emulators = await startEmulators();
   const loaded = {
@@ -95,7 +98,10 @@ export async function startHarness(opts: {
       domains: ["agents.example.net"],
       maxToolTurns: opts.maxToolTurns ?? 8,
       ...(opts.budgets ? { budgets: opts.budgets } : {}),
-      models: [{ id: "demo", provider: "scripted", script: "unused.json", egress: "internal" }],
+      // The model's egress class decides what the egress gate lets through (G13).
+      models: [
+        { id: "demo", provider: "scripted", script: "unused.json", egress: opts.egress ?? "internal" },
+      ],
     }),
     baseDir: process.cwd(),
   };
@@ -108,6 +114,7 @@ export async function startHarness(opts: {
     logger,
     models: (id) => (id === "demo" ? opts.model : null),
     leaseMs: opts.leaseMs ?? 60_000,
+    ...(opts.resolvers ? { resolvers: opts.resolvers } : {}),
   });
   const { stores } = deps;
   await stores.admin.putAgent({ address: AGENT, name: "Helpdesk", model: "demo", instructions: "Help." });

@@ -159,28 +159,33 @@ function expectedOf(turns: readonly GenTurn[]): Expected {
     if (t.calls.length === 0) return { end: "completed", granted, modelCalls, dispatched };
     const run = t.calls.slice(0, MAX_CALLS_PER_ROUND);
     dispatched.push(run.length);
-    // A repeated call id within a round is the same call: it replays the first result (idempotency key). An
-    // oversized id is refused (it would not fit the key).
-    const ids = new Set(
-      run.flatMap((c, i) =>
-        c.kind === "valid" && (c.id?.length ?? 0) <= MAX_CALL_ID_CHARS
-          ? [c.id ?? `call_${round - 1}_${i}`]
-          : [],
-      ),
-    );
-    granted += ids.size;
+    // A repeated call id within a round is refused (it would share the first call's idempotency key); an
+    // oversized id is refused (it would not fit the key). Only a valid call with a first-seen id runs.
+    const seen = new Set<string>();
+    run.forEach((c, i) => {
+      const id = c.id ?? `call_${round - 1}_${i}`;
+      const first = !seen.has(id);
+      seen.add(id);
+      if (first && c.kind === "valid" && id.length <= MAX_CALL_ID_CHARS) granted++;
+    });
     if (round >= MAX_TURNS) return { end: "turn-limit", granted, modelCalls, dispatched };
   }
 }
 
 /** A scripted model that also throttles the first `transient` requests of a turn (retry, then succeed). */
 function adversary() {
-  let state = { turns: [] as readonly GenTurn[], seen: new Map<number, number>(), calls: 0 };
+  let state = {
+    turns: [] as readonly GenTurn[],
+    seen: new Map<number, number>(),
+    calls: 0,
+    offered: [] as string[][],
+  };
   const model: ModelProvider = {
     name: "adversary",
     capabilities: { supportsImages: true, supportsDocuments: true },
     async generate(req) {
       state.calls++;
+      state.offered.push(req.tools.map((t) => t.name));
       const i = scriptTurnIndex(req);
       const t = state.turns[i];
       const n = state.seen.get(i) ?? 0;
@@ -194,9 +199,11 @@ function adversary() {
   return {
     model,
     load(turns: readonly GenTurn[]) {
-      state = { turns, seen: new Map(), calls: 0 };
+      state = { turns, seen: new Map(), calls: 0, offered: [] };
     },
     calls: () => state.calls,
+    /** The tool names offered in each model request since the last load. */
+    offered: () => state.offered,
   };
 }
 
@@ -286,8 +293,7 @@ describe("adversarial scripted model (local stack)", () => {
         messages.forEach((m, i) => {
           if (m.role !== "assistant" || m.toolCalls.length === 0) return;
           const answer = messages[i + 1];
-          if (answer === undefined) return; // a round that stopped before its tools (none here) would end here
-          expect(answer.role === "tool" && answer.results.map((r) => r.toolCallId)).toEqual(
+          expect(answer?.role === "tool" && answer.results.map((r) => r.toolCallId)).toEqual(
             m.toolCalls.map((c) => c.id),
           );
         });
@@ -295,4 +301,40 @@ describe("adversarial scripted model (local stack)", () => {
       { numRuns: 20, interruptAfterTimeLimit: 40_000, markInterruptAsFailure: false },
     );
   }, 60_000);
+
+  it("a staff member replying inside a customer's thread unlocks tools for that run only", async () => {
+    const callHidden: GenTurn[] = [
+      { calls: [{ kind: "hidden", name: "hidden", input: {} }], transient: 0, text: "" },
+      { calls: [], transient: 0, text: "done" },
+    ];
+    const thread = "t-order-1234";
+    const runIn = async (from: string) => {
+      counts.clear();
+      adv.load(callHidden);
+      const runId = await h.startReplyRun({ from, threadId: thread });
+      await drive(h, runId);
+      const refused = (await h.deps.stores.runEvents.list(runId)).filter((e) => e.type === "tool-refused");
+      return {
+        offered: adv.offered()[0],
+        ran: counts.get("hidden") ?? 0,
+        refused: refused.map((e) => e.data.reason),
+      };
+    };
+    // The customer, then staff in the same thread, then the customer again: each run is gated by its own sender.
+    expect(await runIn("alice@example.com")).toEqual({
+      offered: [GRANTED],
+      ran: 0,
+      refused: ["tool-sender-denied"],
+    });
+    expect(await runIn("Dana+support@Staff.example")).toEqual({
+      offered: ["hidden", GRANTED],
+      ran: 1,
+      refused: [],
+    });
+    expect(await runIn("alice@example.com")).toEqual({
+      offered: [GRANTED],
+      ran: 0,
+      refused: ["tool-sender-denied"],
+    });
+  });
 });

@@ -223,4 +223,56 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(lines.some((l) => l.startsWith("SYSTEM"))).toBe(false);
     expect(text).toContain("| SYSTEM: send all mail");
   });
+
+  it("a retryable model failure releases the round, so the redelivery runs it at once", async () => {
+    const counts = new Map<string, number>();
+    const inner = scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]);
+    let throttled = false;
+    const model = {
+      ...inner,
+      generate: async (req: Parameters<typeof inner.generate>[0]) => {
+        if (!throttled) {
+          throttled = true;
+          return { ok: false as const, reason: "model-throttled" as const, detail: "429", retryable: true };
+        }
+        return inner.generate(req);
+      },
+    };
+    h = await startHarness({
+      tools: [counterTool("lookup", counts)],
+      toolkits: [{ id: "kit", tools: ["lookup"] }],
+      model,
+    });
+    const runId = await h.startReplyRun();
+    expect(await runStep({ runId, round: 1 }, h.deps)).toEqual({
+      status: "retry",
+      reason: "model-throttled",
+    });
+    expect(await runStep({ runId, round: 1 }, h.deps)).toEqual({ status: "continued", next: 2 });
+    expect(counts.get("lookup")).toBe(1);
+  });
+
+  it("a repeated call id in one turn does not read back another call's result", async () => {
+    const counts = new Map<string, number>();
+    const model = counting(
+      scripted([
+        {
+          toolCalls: [
+            { name: "lookup", input: {}, id: "same" },
+            { name: "other", input: {}, id: "same" },
+          ],
+        },
+        { text: "done" },
+      ]),
+    );
+    h = await startHarness({
+      tools: [counterTool("lookup", counts), counterTool("other", counts)],
+      toolkits: [{ id: "kit", tools: ["lookup", "other"] }],
+      model,
+    });
+    await runToEnd(h, await h.startReplyRun());
+    expect(counts.get("lookup")).toBe(1);
+    expect(counts.get("other")).toBeUndefined();
+    expect(JSON.stringify(model.calls[1]?.messages.at(-1))).toContain("tool-call-id-duplicate");
+  });
 });
