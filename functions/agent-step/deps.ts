@@ -17,6 +17,7 @@ import type { ModelProvider } from "../../shared/model/types.ts";
 import { createFactStore } from "../../shared/store/fact-store.ts";
 import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
+import { ThreadActivity } from "../../shared/store/thread-activity.ts";
 import type { Logger, OutboundRequest, ToolContext } from "../../shared/tools/context.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import type { Resolver } from "../../shared/tools/resolver.ts";
@@ -73,6 +74,23 @@ export function buildStepDeps(opts: {
     logger.error("run trigger missing; run failed", { runId, reason });
     await stores.runs.finish(runId, "failed", reason);
     return null;
+  };
+  // Tool outcomes are also kept per thread, so a later run in the thread sees what the agent already did.
+  const activity = new ThreadActivity({
+    state: stores.state,
+    dynamo: clients.dynamo,
+    tables: resources.tables,
+  });
+  const recordActivity = async (runId: string, data: Record<string, unknown>) => {
+    const run = await stores.runs.get(runId);
+    if (!run?.threadId) return;
+    await activity.record(run.agent, run.threadId, String(data.callId), {
+      at: now().toISOString(),
+      runId,
+      tool: String(data.name),
+      ok: data.ok === true,
+      ...(typeof data.reason === "string" ? { reason: data.reason } : {}),
+    });
   };
   const runs: StepDeps["runs"] = {
     async get(runId) {
@@ -151,6 +169,7 @@ export function buildStepDeps(opts: {
     },
     events: {
       async append(runId, event) {
+        if (event.type === "tool-result") await recordActivity(runId, event.data);
         const r = await stores.runEvents.append(runId, { ...event, at: now().toISOString() });
         // A trace event must not vanish silently: say which one, and keep a small marker in its place.
         if (!r.ok) {
@@ -190,6 +209,7 @@ export function buildStepDeps(opts: {
       getMessage: (agent, id) => stores.messages.get(agent, id),
       listThread: (agent, threadId) => stores.messages.listByThread(agent, threadId),
       getText: (key) => stores.blobs.getText(key),
+      activity: (agent, threadId) => activity.list(agent, threadId),
       responsibility: () => null,
       async resolve(run, agent) {
         const resolvers = opts.resolvers ?? [];

@@ -9,6 +9,11 @@ export interface ContextSources {
   listThread(agent: string, threadId: string): Promise<readonly (MessageRecord & { fromName?: string })[]>;
   getText(key: string): Promise<string | null>;
   responsibility(id: string): ResponsibilityItem | null;
+  /** The agent's own earlier tool calls in this thread (other runs), oldest first. */
+  activity?(
+    agent: string,
+    threadId: string,
+  ): Promise<readonly { at: string; runId: string; tool: string; ok: boolean; reason?: string }[]>;
   /** Resolver output for this run, already gated and fenced (shared/agent/resolvers.ts). */
   resolve?(run: RunRecord, agent: AgentItem): Promise<readonly string[]>;
 }
@@ -66,6 +71,15 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
               }),
         );
         if (m.direction === "in") untrusted.push(body);
+      }
+      // What this agent did earlier in the thread: engine-written lines (tool names and outcomes only).
+      const actions = ((await sources.activity?.(run.agent, current.threadId)) ?? []).filter(
+        (a) => a.runId !== run.runId,
+      );
+      if (actions.length > 0) {
+        blocks.push(
+          `Your earlier actions in this thread:\n${actions.map((a) => `- ${a.at} ${a.tool}: ${a.ok ? "ok" : `failed (${a.reason ?? "error"})`}`).join("\n")}`,
+        );
       }
       const body = (await sources.getText(current.bodyKey)) ?? "";
       blocks.push(`New message from ${current.from} (${current.at}); answer it if an answer is needed:`);

@@ -275,4 +275,22 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(counts.get("other")).toBeUndefined();
     expect(JSON.stringify(model.calls[1]?.messages.at(-1))).toContain("tool-call-id-duplicate");
   });
+
+  it("a later run in the same thread sees this agent's earlier tool calls and replies", async () => {
+    const counts = new Map<string, number>();
+    const model = counting(scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]));
+    h = await startHarness({
+      tools: [counterTool("lookup", counts)],
+      toolkits: [{ id: "kit", tools: ["lookup"] }],
+      model,
+    });
+    const first = await h.startReplyRun({ sesMessageId: "t1", threadId: "thread-9" });
+    await runToEnd(h, first);
+    const second = await h.startReplyRun({ sesMessageId: "t2", threadId: "thread-9", body: "And now?" });
+    await runStep({ runId: second, round: 1 }, h.deps);
+    const prompt = JSON.stringify(model.calls.at(-1)?.messages[0]);
+    expect(prompt).toContain("Your earlier actions in this thread");
+    expect(prompt).toMatch(/lookup: ok/);
+    expect(prompt).toContain("Earlier message in this thread");
+  });
 });
