@@ -122,7 +122,8 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
     if (r.kind === "foreign") decisions.push(drop(r.recipient, null, "foreign-recipient"));
   if (agentRoutes.length === 0 && !routes.some((r) => r.kind === "unknown")) return out;
 
-  // Headers as we read them ourselves (not postal-mime): used by the loop guard before anything is parsed.
+  // Headers as we read them ourselves (not postal-mime): used by the loop guard before anything is parsed. An
+  // unreadable block is treated as automatic mail (never notified) and refused by sender proof (header-malformed).
   const block = readHeaderBlock(raw);
   const headers = block.ok ? block.fields.map((f) => ({ key: f.name, value: f.value })) : [];
   const automatic = !block.ok || !loopGuard(headers, envelope.mailFrom, Number.MAX_SAFE_INTEGER, false).ok;
@@ -137,10 +138,6 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   const size = checkMessageSize(raw.byteLength, config.attachments);
   if (!size.ok) {
     for (const r of agentRoutes) decisions.push(await refuse(r.recipient, r.agent, size.reason, automatic));
-    return out;
-  }
-  if (!block.ok) {
-    for (const r of agentRoutes) decisions.push(await refuse(r.recipient, r.agent, "header-malformed", true));
     return out;
   }
   // G5: loops and automatic mail are dropped silently, per agent (an agent may opt in to automatic mail).

@@ -230,4 +230,52 @@ describe("gateMessage", () => {
     const d = await run(await signed(), ["helpdesk@agents.example.net"], { admin: a });
     expect(d[0]).toMatchObject({ verdict: "refuse", reason: "agent-disabled" });
   });
+
+  it("refusals carry what the notice needs: the proven sender, proof, and the inbound hop", async () => {
+    const a = admin({
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
+    });
+    const d = await run(
+      await signed({ headers: ["X-Postern-Recursion: 3"] }),
+      ["helpdesk@agents.example.net", "ghost@agents.example.net"],
+      { admin: a },
+    );
+    expect(d).toEqual([
+      expect.objectContaining({
+        recipient: "ghost@agents.example.net",
+        reason: "unknown-recipient",
+        sender: "alice@example.com",
+        proven: true,
+        hop: 3,
+      }),
+      expect.objectContaining({
+        recipient: "helpdesk@agents.example.net",
+        reason: "access-denied",
+        sender: "alice@example.com",
+        proven: true,
+        hop: 3,
+      }),
+    ]);
+  });
+
+  it("G7 before G5: an oversized auto-reply is refused on size (never notified), before the loop guard reads it", async () => {
+    const config = baseConfig({ attachments: { maxMessageBytes: 300 } });
+    const raw = await signed({ headers: ["Auto-Submitted: auto-replied"], body: "x".repeat(600) });
+    const d = await run(raw, ["helpdesk@agents.example.net"], { config });
+    expect(d[0]).toMatchObject({
+      verdict: "refuse",
+      reason: "message-too-large",
+      proven: true,
+      notify: false,
+    });
+  });
+
+  it("a header block we cannot read is refused and never notified", async () => {
+    const raw = Buffer.concat([
+      Buffer.from("From: alice@example.com\r\nSubject: a\rb\r\n"),
+      Buffer.from("\r\nbody\r\n"),
+    ]);
+    const d = await run(raw, ["helpdesk@agents.example.net"]);
+    expect(d[0]).toMatchObject({ verdict: "refuse", reason: "header-malformed", notify: false });
+  });
 });
