@@ -6,5 +6,6 @@ export default defineConfig({
     include: ["test/unit/gate/**/*.test.ts", "test/unit/cli/check.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
+    setupFiles: ["test/setup-fast-check.ts"],
   },
 });
