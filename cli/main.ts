@@ -3,6 +3,7 @@ import { registerCatalogCommands } from "./commands/catalog.ts";
 import { registerCheckCommand } from "./commands/check.ts";
 import { registerDevCommands } from "./commands/dev.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
+import { registerSendCommand } from "./commands/send.ts";
 import { registerStartCommand } from "./commands/start.ts";
 
 /** `postern`: the operator's command line. Each area registers its own commands; this file only lists them. */
@@ -18,6 +19,7 @@ registerStartCommand(program);
 registerDevCommands(program);
 registerCheckCommand(program);
 registerRunsCommands(program);
+registerSendCommand(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
 await registerOptional("./commands/doctor.ts", "registerDoctorCommand");
