@@ -18,9 +18,9 @@ export function toModelToolResult(callId: string, result: ToolResult): ModelTool
     else
       attachments.push({
         type: "document",
-        mediaType: c.mediaType as never,
+        mediaType: c.mediaType,
         data: c.base64,
-        name: "attachment",
+        name: c.name ?? "attachment",
       });
   }
   const value = texts.length > 0 ? { data: result.data, text: texts.join("\n") } : result.data;
