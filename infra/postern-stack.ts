@@ -95,6 +95,8 @@ export class PosternStack extends Stack {
       [ENV.agentStepQueue]: this.queues.agentStep.queue.queueUrl,
       [ENV.outboundQueue]: this.queues.outbound.queue.queueUrl,
       POSTERN_LOG_LEVEL: "INFO",
+      // agent-step ends a run `failed` when its step message's last delivery fails (before the DLQ takes it).
+      POSTERN_MAX_RECEIVES: String(receives),
     };
     const step = (id: string, dir: string, opts: StepOptions) =>
       new PipelineFunction(this, id, {

@@ -48,6 +48,7 @@ export function pipelineHandlers(
         clients: ctx.clients,
       }),
       stepLog,
+      ctx.maxReceiveCount,
     ),
     outbound: outboundSqsHandler(
       outboundDeps({

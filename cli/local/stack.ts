@@ -51,6 +51,8 @@ export interface LocalStackOptions {
 
 /** What a handler factory gets: the started stack's resources, clients, config and DNS. */
 export interface HandlerContext {
+  /** Receives before a queue's message moves to its DLQ (Lambda's maxReceiveCount). */
+  readonly maxReceiveCount: number;
   readonly resources: Resources;
   readonly clients: AwsClients;
   readonly config: LoadedConfig;
@@ -141,7 +143,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
     const handlers =
       typeof opts.handlers === "function"
-        ? opts.handlers({ resources, clients, config, resolver: zoneFileResolver(zoneFile) })
+        ? opts.handlers({
+            maxReceiveCount: opts.maxReceiveCount ?? 3,
+            resources,
+            clients,
+            config,
+            resolver: zoneFileResolver(zoneFile),
+          })
         : (opts.handlers ?? {});
     const pollers = await startPollers(resources, clients.sqs, handlers, {
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),

@@ -31,7 +31,14 @@ export type StepHandlerDeps = StepDeps & {
 };
 
 /** SQS batch in, partial batch response out. `busy` and retryable failures go back to the queue. */
-export function createStepHandler(deps: StepHandlerDeps, logger: FunctionLogger) {
+/** The queue's redrive maxReceiveCount (set by CDK; the local stack passes its own). */
+export const MAX_RECEIVES_ENV = "POSTERN_MAX_RECEIVES";
+
+export function createStepHandler(
+  deps: StepHandlerDeps,
+  logger: FunctionLogger,
+  maxReceives = Number(process.env[MAX_RECEIVES_ENV] ?? 5),
+) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
     for (const record of event.Records) {
@@ -70,12 +77,33 @@ export function createStepHandler(deps: StepHandlerDeps, logger: FunctionLogger)
         });
       } else if (step.success) {
         logger.appendKeys({ runId: step.data.runId });
+        const before = batchItemFailures.length;
         await guarded("agent step", async () => {
           const outcome = await runStep(step.data, deps);
           logger.info("agent step", { round: step.data.round, ...outcome });
           // busy (another delivery holds the round) and retryable model failures: back to the queue.
           return outcome.status !== "busy" && outcome.status !== "retry";
         });
+        // The last delivery failed too: SQS moves the message to the DLQ (kept as evidence, alarmed on); the run
+        // must not stay `running` for ever, so it ends `failed` with a reason an operator can search for.
+        if (
+          batchItemFailures.length > before &&
+          Number(record.attributes?.ApproximateReceiveCount ?? 0) >= maxReceives
+        ) {
+          logger.error("agent step retries exhausted; run failed, message goes to the DLQ", {
+            runId: step.data.runId,
+          });
+          await deps.runs
+            .finish(step.data.runId, "failed", "step-retries-exhausted")
+            .catch((err: unknown) => {
+              logger.error("could not mark the run failed", { runId: step.data.runId, error: String(err) });
+            });
+          await deps.events.append(step.data.runId, {
+            type: "run-finished",
+            round: step.data.round,
+            data: { state: "failed", reason: "step-retries-exhausted" },
+          });
+        }
         logger.removeKeys(["runId"]);
       } else {
         logger.error("unusable agent-step message", { sqsMessageId: record.messageId });
