@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerCatalogCommands } from "./commands/catalog.ts";
 import { registerCheckCommand } from "./commands/check.ts";
 import { registerDevCommands } from "./commands/dev.ts";
+import { registerOutboundCommands } from "./commands/outbound.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
 import { registerSendCommand } from "./commands/send.ts";
 import { registerStartCommand } from "./commands/start.ts";
@@ -20,6 +21,7 @@ registerDevCommands(program);
 registerCheckCommand(program);
 registerRunsCommands(program);
 registerSendCommand(program);
+registerOutboundCommands(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
 await registerOptional("./commands/doctor.ts", "registerDoctorCommand");
