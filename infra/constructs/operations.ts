@@ -11,8 +11,10 @@ import {
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
+import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
+import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
 import type { PipelineFunction } from "./pipeline-function.ts";
 import type { WorkQueue } from "./work-queue.ts";
 
@@ -90,6 +92,24 @@ export class Operations extends Construct {
           left: [fn.fn.metricInvocations(), fn.fn.metricErrors(), fn.fn.metricThrottles()],
           right: [fn.fn.metricDuration({ statistic: "p95" })],
         }),
+      );
+    }
+    // The one window exactly-once cannot close (docs/outbound.md): the outbound function logs it; alarm on it.
+    const outbound = props.steps.outbound;
+    if (outbound) {
+      const unknownSends = new MetricFilter(this, "UnknownSendOutcome", {
+        logGroup: outbound.fn.logGroup,
+        filterPattern: FilterPattern.stringValue("$.message", "=", UNKNOWN_OUTCOME_LOG),
+        metricNamespace: "Postern",
+        metricName: "UnknownSendOutcome",
+        metricValue: "1",
+        defaultValue: 0,
+      });
+      alarm(
+        "UnknownSendOutcomeAlarm",
+        unknownSends.metric({ period: Duration.minutes(5), statistic: "Sum" }),
+        1,
+        "Postern outbound: a send's outcome is uncertain (crash after SES accepted); run `postern outbound unknown`",
       );
     }
     const reputation = (name: string) =>

@@ -320,6 +320,10 @@ describe("sending and operations", () => {
     expect(count("Throttles")).toBe(3);
     expect(count("Reputation.BounceRate")).toBe(1);
     expect(count("Reputation.ComplaintRate")).toBe(1);
+    expect(count("UnknownSendOutcome")).toBe(1);
+    s.template.hasResourceProperties("AWS::Logs::MetricFilter", {
+      FilterPattern: '{ $.message = "outbound-send-outcome-unknown" }',
+    });
     for (const a of alarms) expect(a.AlarmActions).toHaveLength(1);
     s.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
   });
