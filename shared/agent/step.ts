@@ -62,7 +62,8 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   };
   let transcript = await loadOrStart(run, agent, msg.round, deps);
   let turn: AssistantMessage;
-  if (claim.phase === "model-done" && transcript.lastRound === msg.round) {
+  // The transcript decides: if this round's turn is saved, the model was called; never call it twice.
+  if (transcript.lastRound === msg.round) {
     turn = lastAssistant(transcript.messages);
     await record("round-resumed", { toolCalls: turn.toolCalls.length });
   } else {
@@ -122,6 +123,48 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
 
   if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
 
+  // Resumed after the results were saved (a crash before the next round was enqueued): do not answer twice.
+  const answered = transcript.lastRound === msg.round && transcript.messages.at(-1)?.role === "tool";
+  if (!answered) {
+    const results = await runToolCalls(turn, {
+      deps,
+      run,
+      agent,
+      gate,
+      round: msg.round,
+      record,
+      transcript,
+    });
+    transcript = {
+      ...transcript,
+      messages: [...transcript.messages, { role: "tool", results } satisfies ToolResultsMessage],
+    };
+    await deps.transcripts.save(run.runId, transcript);
+  }
+
+  if (msg.round >= maxRounds)
+    return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
+  await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
+  await deps.ledger.setPhase(run.runId, msg.round, "done");
+  await record("round-done", { next: msg.round + 1 });
+  return { status: "continued", next: msg.round + 1 };
+}
+
+/** Answer every tool call of a turn: limits, duplicate and malformed ids, then the dispatcher's gates. */
+async function runToolCalls(
+  turn: AssistantMessage,
+  c: {
+    deps: StepDeps;
+    run: RunRecord;
+    agent: AgentItem;
+    gate: RunGateInput;
+    round: number;
+    transcript: Transcript;
+    record: (type: string, data: Record<string, unknown>) => Promise<void>;
+  },
+): Promise<ModelToolResult[]> {
+  const { deps, run, agent, gate, record, transcript } = c;
+  const msg = { round: c.round };
   const results: ModelToolResult[] = [];
   const checks = deps.checks?.(run, transcript, agent) ?? [];
   const seenIds = new Set<string>();
@@ -174,16 +217,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     });
     results.push(toModelToolResult(call.id, outcome));
   }
-  const toolMessage: ToolResultsMessage = { role: "tool", results };
-  transcript = { ...transcript, messages: [...transcript.messages, toolMessage] };
-  await deps.transcripts.save(run.runId, transcript);
-
-  if (msg.round >= maxRounds)
-    return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
-  await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
-  await deps.ledger.setPhase(run.runId, msg.round, "done");
-  await record("round-done", { next: msg.round + 1 });
-  return { status: "continued", next: msg.round + 1 };
+  return results;
 }
 
 /** True when the gate would still admit `name` for this run (used by replays and by plan application). */

@@ -121,11 +121,48 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls).toHaveLength(1);
     const events = (await h.deps.stores.runEvents.list(runId)).map((e) => e.type);
     expect(events).toContain("round-resumed");
-    expect(events).toContain("tool-replayed");
+    // The results were already in the transcript: answered once, not twice (a provider refuses duplicates).
+    const transcript = await h.deps.transcripts.load(runId);
+    expect(transcript?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
     expect(await runStep({ runId, round: 2 }, h.deps)).toMatchObject({
       status: "finished",
       state: "completed",
     });
+  });
+
+  it("a crash after the tool ran but before its results were saved replays the recorded result", async () => {
+    const counts = new Map<string, number>();
+    const model = counting(scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]));
+    h = await startHarness({
+      tools: [counterTool("lookup", counts)],
+      toolkits: [{ id: "kit", tools: ["lookup"] }],
+      model,
+      leaseMs: 1,
+    });
+    const runId = await h.startReplyRun();
+    const real = h.deps.transcripts;
+    let saves = 0;
+    const crashing = {
+      ...h.deps,
+      transcripts: {
+        load: real.load,
+        // Save 1: round 1 starts; save 2: the model turn; save 3 (the tool results) crashes.
+        save: async (id: string, t: Parameters<typeof real.save>[1]) => {
+          if (++saves === 3) throw new Error("crash before the results were saved");
+          return real.save(id, t);
+        },
+      },
+    };
+    await expect(runStep({ runId, round: 1 }, crashing)).rejects.toThrow(
+      "crash before the results were saved",
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await runStep({ runId, round: 1 }, h.deps)).toEqual({ status: "continued", next: 2 });
+    expect(counts.get("lookup")).toBe(1);
+    expect(model.calls).toHaveLength(1);
+    const events = (await h.deps.stores.runEvents.list(runId)).map((e) => e.type);
+    expect(events).toContain("tool-replayed");
+    expect((await real.load(runId))?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
   });
 
   it("a concurrent duplicate delivery inside the lease is told to retry later", async () => {
