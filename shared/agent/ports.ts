@@ -37,7 +37,7 @@ export interface Transcript {
 }
 
 export type RoundClaim =
-  | { readonly status: "claimed"; readonly phase: "new" | "model-done" }
+  | { readonly status: "claimed" }
   | { readonly status: "busy" }
   | { readonly status: "done" };
 
@@ -45,7 +45,8 @@ export type RoundClaim =
 export interface RoundLedger {
   /** First claim, or take-over of an expired lease after a crash; `busy` while another worker holds it. */
   claim(runId: string, round: number, leaseMs: number): Promise<RoundClaim>;
-  setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void>;
+  /** The round is finished: later deliveries of it are skipped. (Progress inside a round is the transcript's.) */
+  markDone(runId: string, round: number): Promise<void>;
   /** Give up the lease of an unfinished round (a retryable failure), so the redelivery can take it at once. */
   release(runId: string, round: number): Promise<void>;
 }

@@ -118,7 +118,6 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     });
     transcript = { ...transcript, messages: [...transcript.messages, turn], lastRound: msg.round };
     await deps.transcripts.save(run.runId, transcript);
-    await deps.ledger.setPhase(run.runId, msg.round, "model-done");
   }
 
   if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
@@ -145,7 +144,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   if (msg.round >= maxRounds)
     return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
-  await deps.ledger.setPhase(run.runId, msg.round, "done");
+  await deps.ledger.markDone(run.runId, msg.round);
   await record("round-done", { next: msg.round + 1 });
   return { status: "continued", next: msg.round + 1 };
 }
@@ -263,7 +262,7 @@ async function finish(
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent).
   await deps.afterRun?.(run, agent, state);
   await deps.runs.finish(run.runId, state, reason);
-  await deps.ledger.setPhase(run.runId, round, "done");
+  await deps.ledger.markDone(run.runId, round);
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   return { status: "finished", state, reason };
 }

@@ -9,7 +9,7 @@ const TTL_SECONDS = 30 * 24 * 3600;
 /**
  * Per-round claims with a lease, in the `state` table (pk `round#<runId>`, sk `<round>`). A redelivery while the
  * holder still works gets `busy` (SQS retries later); after a crash the lease expires and the next delivery takes
- * over and resumes from the recorded phase. Every write is one conditional item write.
+ * over and resumes where the transcript says the round got to. Every write is one conditional item write.
  */
 export class DynamoRoundLedger implements RoundLedger {
   readonly #dynamo: DynamoDBDocumentClient;
@@ -38,7 +38,7 @@ export class DynamoRoundLedger implements RoundLedger {
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return { status: "claimed", phase: "new" };
+      return { status: "claimed" };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
@@ -64,7 +64,7 @@ export class DynamoRoundLedger implements RoundLedger {
       if (isConditionFailed(err)) return { status: "busy" };
       throw err;
     }
-    return { status: "claimed", phase: current.state === "model-done" ? "model-done" : "new" };
+    return { status: "claimed" };
   }
 
   async release(runId: string, round: number): Promise<void> {
@@ -84,14 +84,14 @@ export class DynamoRoundLedger implements RoundLedger {
     }
   }
 
-  async setPhase(runId: string, round: number, phase: "model-done" | "done"): Promise<void> {
+  async markDone(runId: string, round: number): Promise<void> {
     await this.#dynamo.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: { pk: `round#${runId}`, sk: String(round) },
-        UpdateExpression: "SET #state = :phase",
+        UpdateExpression: "SET #state = :done",
         ExpressionAttributeNames: { "#state": "state" },
-        ExpressionAttributeValues: { ":phase": phase },
+        ExpressionAttributeValues: { ":done": "done" },
       }),
     );
   }
