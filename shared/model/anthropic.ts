@@ -1,7 +1,7 @@
 import { parseAnthropicResponse, toAnthropicBody } from "./anthropic-wire.ts";
 import { failure } from "./failure.ts";
-import { type FetchLike, joinUrl, postJson } from "./http.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
+import { type FetchLike, joinUrl, postTurn } from "./http.ts";
+import type { RetryOptions } from "./retry.ts";
 import type { ApiKeySource } from "./secret-source.ts";
 import type { ModelProvider } from "./types.ts";
 
@@ -33,22 +33,17 @@ export function anthropicModel(options: AnthropicOptions): ModelProvider {
       const secrets = [key.key];
       const headers = { "x-api-key": key.key, "anthropic-version": ANTHROPIC_VERSION };
       const body = toAnthropicBody(options.model, request);
-      return withRetry(async () => {
-        const out = await postJson({
-          fetch: fetchFn,
-          url,
-          headers,
-          body,
-          timeoutMs: options.timeoutMs ?? 120_000,
-          signal: request.signal,
-          secrets,
-        });
-        if (!out.ok) return out.attempt;
-        const parsed = parseAnthropicResponse(out.json);
-        return {
-          result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false, secrets),
-        };
-      }, options.retry);
+      return postTurn({
+        fetch: fetchFn,
+        url,
+        headers,
+        body,
+        timeoutMs: options.timeoutMs ?? 120_000,
+        signal: request.signal,
+        secrets,
+        retry: options.retry,
+        parse: parseAnthropicResponse,
+      });
     },
   };
 }

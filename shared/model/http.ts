@@ -1,6 +1,7 @@
 import { failure } from "./failure.ts";
-import { type Attempt, parseRetryAfter } from "./retry.ts";
-import type { ModelFailure } from "./types.ts";
+import { type Attempt, parseRetryAfter, type RetryOptions, withRetry } from "./retry.ts";
+import type { ModelFailure, ModelResult } from "./types.ts";
+import type { ParsedTurn } from "./wire.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -111,4 +112,21 @@ function describeNetworkError(err: unknown): string {
   const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (cause && typeof cause.code === "string") return `network error ${cause.code}`;
   return `network error: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/**
+ * One model call over HTTP: post with the bounded retry policy, then parse the provider's response shape; a body
+ * of the wrong shape is a recorded `model-malformed-response` (secrets cut from its detail), never a crash.
+ */
+export async function postTurn(
+  call: JsonPost & { readonly retry?: RetryOptions | undefined; parse(json: unknown): ParsedTurn },
+): Promise<ModelResult> {
+  return withRetry(async () => {
+    const out = await postJson(call);
+    if (!out.ok) return out.attempt;
+    const parsed = call.parse(out.json);
+    return {
+      result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false, call.secrets),
+    };
+  }, call.retry);
 }

@@ -1,7 +1,7 @@
 import { failure } from "./failure.ts";
-import { type FetchLike, joinUrl, postJson } from "./http.ts";
+import { type FetchLike, joinUrl, postTurn } from "./http.ts";
 import { parseOpenAiResponse, toOpenAiBody } from "./openai-wire.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
+import type { RetryOptions } from "./retry.ts";
 import { type ApiKeySource, noApiKey } from "./secret-source.ts";
 import type { ModelProvider } from "./types.ts";
 
@@ -33,22 +33,17 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): ModelPr
       const headers: Record<string, string> =
         key.key === undefined ? {} : { authorization: `Bearer ${key.key}` };
       const body = toOpenAiBody(options.model, request);
-      return withRetry(async () => {
-        const out = await postJson({
-          fetch: fetchFn,
-          url,
-          headers,
-          body,
-          timeoutMs: options.timeoutMs ?? 120_000,
-          signal: request.signal,
-          secrets,
-        });
-        if (!out.ok) return out.attempt;
-        const parsed = parseOpenAiResponse(out.json);
-        return {
-          result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false, secrets),
-        };
-      }, options.retry);
+      return postTurn({
+        fetch: fetchFn,
+        url,
+        headers,
+        body,
+        timeoutMs: options.timeoutMs ?? 120_000,
+        signal: request.signal,
+        secrets,
+        retry: options.retry,
+        parse: parseOpenAiResponse,
+      });
     },
   };
 }
