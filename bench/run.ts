@@ -73,6 +73,8 @@ const admin = {
       model: "demo",
       instructions: "",
       acceptAutoSubmitted: false,
+      acceptListMail: false,
+      acceptBcc: false,
       enabled: true,
     },
   ],
@@ -82,6 +84,7 @@ const admin = {
   approvers: [],
 };
 const now = new Date("2026-11-29T12:00:00Z");
+const signTime = new Date("2026-11-29T11:59:00Z");
 
 async function gate(raw: Buffer): Promise<void> {
   const r = await gateMessage({
@@ -107,6 +110,7 @@ for (const size of SIZES) {
     domain: "example.com",
     selector: "s1",
     privateKeyPem: key.privateKeyPem,
+    signTime,
   });
   const rounds = size >= 1024 * 1024 ? 5 : 9;
   const inner = size >= 1024 * 1024 ? 1 : size >= 64 * 1024 ? 10 : 50;
@@ -129,5 +133,94 @@ for (const size of SIZES) {
   const label = size >= 1024 * 1024 ? `${size / (1024 * 1024)} MB` : `${size / 1024} KB`;
   console.log(
     `${label.padEnd(9)} ${(1000 / gm).toFixed(1).padStart(10)} ${((mb * 1000) / gm).toFixed(2).padStart(11)} ${(1000 / bm).toFixed(1).padStart(12)} ${((mb * 1000) / bm).toFixed(2).padStart(11)} ${(gm / bm).toFixed(2).padStart(15)}x`,
+  );
+}
+
+// G2's bounded cost: a signature flood is judged in about the time of the same mail with one signature. Rows are
+// the flood's gate time against the one-signature mail's, measured interleaved in this process.
+const FLOOD_BODY = 2 * 1024 * 1024;
+function floodFields(count: number, tag: (i: number) => string): string {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++)
+    out.push(
+      `DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.com; s=f${i}; ${tag(i)}h=from:to; bh=${Buffer.from(`b${i}`).toString("base64")}; b=${Buffer.from(`s${i}`).toString("base64")}`,
+    );
+  return `${out.join("\r\n")}\r\n`;
+}
+const wide = parseConfig({
+  domains: ["agents.example.net"],
+  models: [{ id: "demo", provider: "scripted", script: "s.json", egress: "internal" }],
+  attachments: { maxHeaderBytes: 4 * 1024 * 1024 },
+});
+async function judge(raw: Buffer, cfg: typeof config, expect: string): Promise<void> {
+  const r = await gateMessage({
+    raw,
+    envelope: { sesMessageId: "b", recipients: [AGENT], mailFrom: "alice@example.com" },
+    config: cfg,
+    admin,
+    resolver,
+    now,
+  });
+  if (r.decisions[0]?.reason !== expect)
+    throw new Error(`flood row: ${r.decisions[0]?.reason}, expected ${expect}`);
+}
+const one = await signMessage(
+  message(64 * 1024).replace(
+    /(\r\n\r\n)[\s\S]*$/,
+    `$1${"The numbers look fine.\r\n".repeat(FLOOD_BODY / 24)}`,
+  ),
+  {
+    domain: "example.com",
+    selector: "s1",
+    privateKeyPem: key.privateKeyPem,
+    signTime,
+  },
+);
+const rows: { label: string; raw: Buffer; cfg: typeof config; expect: string }[] = [
+  {
+    label: "3,000 aligned, own selectors, default header limit",
+    raw: Buffer.concat([Buffer.from(floodFields(3000, () => "")), one]),
+    cfg: config,
+    expect: "headers-too-large",
+  },
+  {
+    label: "3,000 aligned, own selectors, header limit 4 MB, real one on top",
+    raw: await signMessage(Buffer.concat([Buffer.from(floodFields(3000, () => "")), one]), {
+      domain: "example.com",
+      selector: "s1",
+      privateKeyPem: key.privateKeyPem,
+      signTime,
+    }),
+    cfg: wide,
+    expect: "accepted",
+  },
+  {
+    label: "500 with distinct l=, header limit 4 MB, real one below",
+    raw: Buffer.concat([Buffer.from(floodFields(500, (i) => `l=${i + 1}; `)), one]),
+    cfg: wide,
+    expect: "accepted",
+  },
+];
+console.log("");
+console.log(
+  `signature flood (${FLOOD_BODY / (1024 * 1024)} MB body)                           flood ms   one-sig ms   flood/one`,
+);
+for (const row of rows) {
+  await judge(row.raw, row.cfg, row.expect);
+  await judge(one, config, "accepted");
+  const f: number[] = [];
+  const o: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    await judge(row.raw, row.cfg, row.expect);
+    f.push(performance.now() - t);
+    t = performance.now();
+    await judge(one, config, "accepted");
+    o.push(performance.now() - t);
+  }
+  const fm = median(f);
+  const om = median(o);
+  console.log(
+    `${row.label.padEnd(66)} ${fm.toFixed(1).padStart(8)} ${om.toFixed(1).padStart(12)} ${(fm / om).toFixed(2).padStart(10)}x`,
   );
 }

@@ -11,6 +11,7 @@ import { startDueRuns } from "../../shared/agent/start-scheduled.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { LoadedConfig } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { shownDisplayName } from "../../shared/gate/fence.ts";
 import { createModel } from "../../shared/model/factory.ts";
 import type { SecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";
@@ -127,7 +128,7 @@ export function buildStepDeps(opts: {
         sender: {
           address: msg.from,
           routingKey: run.sender,
-          displayName: (msg as { fromName?: string }).fromName ?? "",
+          displayName: shownDisplayName((msg as { fromName?: string }).fromName ?? ""),
         },
       };
       return record;

@@ -18,7 +18,10 @@ const tickMessage = z.object({ tick: z.iso.datetime({ offset: true }) });
 const confirmMessage = z.object({
   confirm: z.object({
     code: z.string().min(1).max(40),
-    action: z.enum(["approve", "cancel"]),
+    action: z.enum(["approve", "cancel", "unclear"]),
+    understood: z.enum(["nothing", "conflicting", "several-codes"]).optional(),
+    replyId: z.string().min(1).max(200),
+    hop: z.number().int().min(0).max(1_000_000),
     sender: z.string().min(3).max(320),
     agent: z.string().min(3).max(320),
     agentOriginated: z.boolean(),

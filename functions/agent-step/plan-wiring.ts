@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AgentItem } from "../../shared/admin/schema.ts";
 import {
   type ApplyDeps,
@@ -5,11 +6,14 @@ import {
   approversFor,
   type ConfirmMessage,
 } from "../../shared/agent/apply-plan.ts";
+import { renderCard } from "../../shared/agent/confirm-card.ts";
+import { formatCode } from "../../shared/agent/confirm-reading.ts";
 import type { CallCheck } from "../../shared/agent/dispatch.ts";
-import { canonicalJson, newConfirmCode, planHash, renderCard } from "../../shared/agent/plan.ts";
+import { canonicalJson, newConfirmCode, planHash } from "../../shared/agent/plan.ts";
 import type { RunRecord, StepDeps, Transcript } from "../../shared/agent/ports.ts";
 import type { AwsClients } from "../../shared/aws/clients.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { noticeRequest } from "../../shared/outbound/request.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import type { Stores } from "../../shared/store/stores.ts";
 import type { OutboundRequest } from "../../shared/tools/context.ts";
@@ -96,7 +100,7 @@ export function planWiring(opts: {
       to: [...new Set(to.filter(Boolean))],
       cc: [],
       bcc: [],
-      subject: `Approval needed (${sealed.ops.length} operation${sealed.ops.length === 1 ? "" : "s"}) - code ${sealed.code}`,
+      subject: `Approval needed (${sealed.ops.length} operation${sealed.ops.length === 1 ? "" : "s"}) - code ${formatCode(sealed.code)}`,
       body: renderCard({
         agent: agent.address,
         code: sealed.code,
@@ -129,6 +133,20 @@ export function planWiring(opts: {
     makeToolContext: (run, agent, call, key) => step.makeToolContext(run, agent, 0, call, key),
     events: step.events,
     now: opts.now,
+    async notify(msg, reason) {
+      await opts.sendOutbound(
+        noticeRequest({
+          // one notice per reply, however often the confirmation is redelivered
+          requestId: `confirm-notice-${createHash("sha256").update(`${msg.replyId}|${msg.agent}`).digest("hex").slice(0, 32)}`,
+          from: msg.agent,
+          to: msg.sender,
+          reason,
+          inboundHop: msg.hop,
+          correlationId: msg.replyId,
+          code: msg.code,
+        }),
+      );
+    },
     async continueRun(run, agent, summary, results) {
       // A new run continues the conversation with the results, so the agent can tell the sender what happened.
       const runId = `${run.runId}-applied`;

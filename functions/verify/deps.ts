@@ -2,6 +2,7 @@ import type { DNSResolver } from "mailauth";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import type { Logger } from "../../shared/tools/context.ts";
 import type { VerifyDeps } from "../../shared/verify/process.ts";
@@ -15,7 +16,9 @@ export function buildVerifyDeps(opts: {
   now?: () => Date;
 }): VerifyDeps {
   const { resources, logger } = opts;
-  const stores = makeStores(makeClients(resources), resources, logger);
+  const clients = makeClients(resources);
+  const stores = makeStores(clients, resources, logger);
+  const plans = new PlanStore({ dynamo: clients.dynamo, tables: resources.tables, state: stores.state });
   return {
     config: opts.config,
     loadAdmin: () => stores.admin.snapshot(),
@@ -26,6 +29,12 @@ export function buildVerifyDeps(opts: {
     stores,
     enqueueStep: async (m) => void (await stores.queue.send(resources.queues.agentStep, m)),
     enqueueOutbound: async (r) => void (await stores.queue.send(resources.queues.outbound, r)),
+    async claimSignedMessage(agent, key, sesMessageId) {
+      // No expiry: a signed message stays replayable for as long as its key is published.
+      const claim = await stores.state.putIfAbsent(`signed#${agent}`, key, { sesMessageId });
+      return claim.ok || claim.existing?.sesMessageId === sesMessageId ? "first" : "replay";
+    },
+    planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,
     logger,
   };
 }

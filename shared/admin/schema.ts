@@ -30,8 +30,22 @@ export const agentItem = z
     maxToolTurns: z.number().int().positive().optional(),
     runsPerDay: z.number().int().positive().optional(),
     tokensPerDay: z.number().int().positive().optional(),
-    /** RFC 3834 auto-submitted mail, bounces and bulk start no run unless the agent opts in (G5). */
+    /**
+     * Automatic mail (RFC 3834 Auto-Submitted, bounces, the de-facto autoresponder markers, `Precedence:
+     * bulk/junk/list`) starts no run unless the agent opts in (G5). The hop limit applies either way.
+     */
     acceptAutoSubmitted: z.boolean().default(false),
+    /**
+     * Mailing-list and bulk-sender mail (List-Id, List-Unsubscribe and the other RFC 2369 fields; `Precedence:
+     * list`) starts no run unless the agent opts in, separately from `acceptAutoSubmitted` (G5). The hop limit
+     * applies either way.
+     */
+    acceptListMail: z.boolean().default(false),
+    /**
+     * Accept mail that does not name the agent in a signed To or Cc (Bcc, some forwards). Off by default: a
+     * signed mail sent to someone else can then be replayed to the agent by its recipient (G2).
+     */
+    acceptBcc: z.boolean().default(false),
     enabled: z.boolean().default(true),
   })
   .loose();

@@ -9,10 +9,21 @@ import { planHash } from "./plan.ts";
 import type { BudgetGate, RunEventSink, RunRecord } from "./ports.ts";
 import { checkToolCall } from "./toolkits.ts";
 
-/** What verify hands over when an accepted reply carries `APPROVE <code>` or `CANCEL <code>`. */
+/** What the approver's own words held, when they held no single decision (G14). */
+export type Unclear = "nothing" | "conflicting" | "several-codes";
+
+/**
+ * What verify hands over for an accepted reply about a plan: a decision read from the approver's fresh text
+ * (`approve`, `cancel`), or `unclear` (a reply to a card without exactly one decision), which applies nothing and
+ * tells the approver what to send.
+ */
 export interface ConfirmMessage {
   readonly code: string;
-  readonly action: "approve" | "cancel";
+  readonly action: "approve" | "cancel" | "unclear";
+  readonly understood?: Unclear;
+  /** The reply's SES message id and hop count: a notice about it is sent once, stamped hop + 1. */
+  readonly replyId: string;
+  readonly hop: number;
   /** Routing key of the DKIM-proven sender of the reply. */
   readonly sender: string;
   /** The agent the reply was addressed to. */
@@ -37,10 +48,25 @@ export interface ApplyDeps {
   readonly cache: ToolResultCache;
   makeToolContext(run: RunRecord, agent: AgentItem, call: ToolCallRequest, key: string): ToolContext;
   readonly events: RunEventSink;
+  /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
+  notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
   /** Give the agent a new round with the results. */
   continueRun(run: RunRecord, agent: AgentItem, summary: string, results: readonly OpResult[]): Promise<void>;
   now(): Date;
 }
+
+export type ConfirmNotice =
+  | "confirm-no-decision"
+  | "confirm-ambiguous"
+  | "confirm-several-codes"
+  | "confirm-expired"
+  | "confirm-already-decided";
+
+const UNCLEAR_NOTICE: Record<Unclear, ConfirmNotice> = {
+  nothing: "confirm-no-decision",
+  conflicting: "confirm-ambiguous",
+  "several-codes": "confirm-several-codes",
+};
 
 export interface OpResult {
   readonly tool: string;
@@ -90,11 +116,23 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     await record("confirm-refused", { reason: "confirm-not-approver", by: msg.sender });
     return refused("confirm-not-approver");
   }
-  if (plan.state !== "pending") return refused("confirm-not-pending");
+  // From here the sender is a listed approver: a reply that changes nothing is answered, so nobody believes a
+  // refund was stopped (or made) when it was not.
+  if (plan.state !== "pending") {
+    await deps.notify(msg, plan.state === "expired" ? "confirm-expired" : "confirm-already-decided");
+    return refused("confirm-not-pending");
+  }
   if (plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
     await deps.plans.move(run.runId, "pending", "expired");
     await record("plan-expired", { by: msg.sender });
+    await deps.notify(msg, "confirm-expired");
     return refused("confirm-expired");
+  }
+  if (msg.action === "unclear") {
+    const understood = msg.understood ?? "nothing";
+    await record("confirm-unclear", { by: msg.sender, understood });
+    await deps.notify(msg, UNCLEAR_NOTICE[understood]);
+    return refused("confirm-unclear");
   }
   if (msg.action === "cancel") {
     if (!(await deps.plans.move(run.runId, "pending", "cancelled", { decidedBy: msg.sender })))

@@ -1,5 +1,5 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
-import { normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
+import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
 import type { MessageRecord } from "../store/message-repo.ts";
 import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
@@ -93,7 +93,9 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
           attachments: current.attachments,
         }),
       );
-      untrusted.push(current.subject, current.fromName ?? "", body);
+      // A withheld display name was never shown, so it cannot be quoted as evidence either (G15).
+      const shownName = current.fromName && !looksLikeAddress(current.fromName) ? current.fromName : "";
+      untrusted.push(current.subject, shownName, body);
       return {
         system,
         messages: [{ role: "user", content: [{ type: "text", text: blocks.join("\n\n") }] }],

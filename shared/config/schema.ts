@@ -13,15 +13,30 @@ export const domainName = z
     "must be a lower-case domain name in A-label form (e.g. agents.example.com; IDNs as xn--...)",
   );
 
+/** `*@**.example.com`: any local part at example.com or at any subdomain of it (label boundary). */
+export const SUBDOMAIN_WILDCARD = "*@**.";
+/** Lower-case LDH labels (A-labels for IDNs), as sender domains reach the gate: a U-label would never match. */
+const PATTERN_DOMAIN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
 /**
- * An access pattern: an exact address or one `*` wildcard (G3). Lower-case because it is matched against the
- * routing key (lower-cased, +tag stripped); a mixed-case pattern would silently never match.
+ * An access pattern (G3): an exact address, one `*` wildcard, or `*@**.<domain>` for a domain and all its
+ * subdomains. Lower-case because it is matched against the routing key (lower-cased, +tag stripped); a
+ * mixed-case pattern would silently never match. `**.` is only valid right after a leading `*@`, so no other
+ * placement can be read two ways.
  */
 export const accessPattern = z
   .string()
   .min(1)
   .refine((p) => p === p.toLowerCase(), "must be lower-case (patterns match the lower-cased routing key)")
-  .refine((p) => (p.match(/\*/g) ?? []).length <= 1, "may hold at most one `*` wildcard")
+  .refine(
+    (p) => p.startsWith(SUBDOMAIN_WILDCARD) || (p.match(/\*/g) ?? []).length <= 1,
+    "may hold at most one `*` wildcard; `**.` only as `*@**.example.com` (the domain and every subdomain)",
+  )
+  .refine(
+    (p) => !p.startsWith(SUBDOMAIN_WILDCARD) || PATTERN_DOMAIN.test(p.slice(SUBDOMAIN_WILDCARD.length)),
+    "`*@**.` must be followed by a lower-case domain (A-labels for IDNs), like `*@**.example.com`",
+  )
   .refine(
     (p) => p.includes("@") || p === "*",
     "must be an address, `*@domain`, `*` or similar (needs an `@`)",
@@ -152,6 +167,13 @@ export const senderProofOptions = z
     /** RFC 6532 UTF-8 local parts invite homograph spoofing; off unless an operator needs them. */
     allowNonAsciiLocalParts: z.boolean().default(false),
     minRsaKeyBits: z.number().int().min(1024).default(1024),
+    /**
+     * DKIM signatures evaluated per message at most, the topmost first, among those that could prove the From
+     * (aligned d=, accepted algorithm, no l=, From signed). A relayed mail carries a few; a flood carries thousands.
+     */
+    maxSignatures: z.number().int().min(1).max(5).default(3),
+    /** Each key lookup's deadline; lookups run together, so this is also the most one message waits on DNS. */
+    keyLookupTimeoutMs: z.number().int().min(100).max(10_000).default(2000),
   })
   .strict()
   .prefault({});

@@ -1,4 +1,4 @@
-import type { AccessRule } from "../config/schema.ts";
+import { type AccessRule, SUBDOMAIN_WILDCARD } from "../config/schema.ts";
 
 /**
  * Inbound access control (G3), and the same algebra for toolkit sender gates (G11).
@@ -24,10 +24,30 @@ export interface AccessDecision {
 export { routingKey } from "./address.ts";
 
 /**
- * Full-string match of an exact pattern or one with a single `*` (any run, possibly empty). No regular
- * expression is built from operator input, so a pattern can neither inject syntax nor backtrack.
+ * `*@**.example.com`: the key's domain (after its last `@`, which a domain cannot contain) is example.com or ends
+ * in `.example.com`. Matching whole labels is the point: a plain suffix would also cover `evil-example.com`,
+ * a stranger's domain that an allow rule for example.com would then admit; `example.com.evil` matches neither.
+ */
+function matchSubdomains(domain: string, key: string): boolean {
+  // The schema requires a domain here; anything else means validation was bypassed (see below).
+  if (domain === "" || domain.includes("*") || domain.includes("@"))
+    throw new Error(
+      `access pattern needs a plain domain after '${SUBDOMAIN_WILDCARD}': ${SUBDOMAIN_WILDCARD}${domain}`,
+    );
+  const at = key.lastIndexOf("@");
+  if (at < 0) return false;
+  const keyDomain = key.slice(at + 1);
+  return keyDomain === domain || keyDomain.endsWith(`.${domain}`);
+}
+
+/**
+ * Full-string match of an exact pattern, one with a single `*` (any run, possibly empty), or `*@**.<domain>`
+ * (that domain and its subdomains). No regular expression is built from operator input, so a pattern can
+ * neither inject syntax nor backtrack.
  */
 export function matchPattern(pattern: string, key: string): boolean {
+  if (pattern.startsWith(SUBDOMAIN_WILDCARD))
+    return matchSubdomains(pattern.slice(SUBDOMAIN_WILDCARD.length), key);
   const star = pattern.indexOf("*");
   if (star < 0) return pattern === key;
   // The config schema allows one wildcard; a second means validation was bypassed. Throw rather than guess,

@@ -63,7 +63,7 @@ export interface AttachmentMeta {
 export interface RenderableMail {
   /** The proven sender address (G2). */
   readonly fromAddress: string;
-  /** Decoded display name, or null. */
+  /** Decoded display name, or null. Withheld when it reads as an address (see looksLikeAddress). */
   readonly displayName: string | null;
   readonly subject: string | null;
   /** Plain-text body only. HTML is never rendered: hidden text and styling are where injections hide. */
@@ -84,10 +84,43 @@ function filenameLine(a: AttachmentMeta): string {
   return `${name} (${type}, ${Math.max(0, Math.trunc(a.size))} bytes)`;
 }
 
+export const DISPLAY_NAME_WITHHELD = "(display name withheld)";
+
+/** Characters drawn as an @ that NFKC leaves alone or turns into a plain letter (circled a, Cham spiral). */
+const AT_GLYPHS = /[\u24b6\u24d0\uaa5c\u{1f150}]/u;
+/**
+ * Matched after NFKC, which folds the full-width ＠ (U+FF20) and small ﹫ (U+FE6B) into @: any @, an escape a
+ * model reads as one (`&#64;`, `&#x40;`, `&commat;`, `%40`), or a bracketed "at" (`ceo[at]victim.example`).
+ */
+const AT_FORMS = /@|&#0*64;|&#x0*40;|&commat;|%40|[([{<]\s*at\s*[)\]}>]/i;
+
+/**
+ * Whether a display name reads as, or holds, a mail address. The name is the one piece of sender text shown on
+ * the From line, right beside the address G2 proved, so `"ceo@victim.example" <x@evil.example>` would put an
+ * unproven identity exactly where the model (or a person reading a trace) looks for the sender. We are strict on
+ * purpose: a person's name never needs an @, while a test that parsed for a valid address would miss every
+ * variant a model still reads as one (look-alike @, escapes, `[at]`), so any trace of an @ withholds the name.
+ */
+export function looksLikeAddress(name: string): boolean {
+  // Judged on the text as shown: invisible characters removed first, so `&#\u200b64;` cannot dodge the test.
+  const shown = untrustedLine(name);
+  return AT_GLYPHS.test(shown) || AT_FORMS.test(shown.normalize("NFKC"));
+}
+
+/** A display name as anything agent-facing may show it (tools included): withheld when it reads as an address. */
+export function shownDisplayName(name: string): string {
+  return name && looksLikeAddress(name) ? DISPLAY_NAME_WITHHELD : name;
+}
+
+/** The From line: the proven address, after the display name only when the name cannot pass for an address. */
+function fromLine(mail: RenderableMail): string {
+  if (!mail.displayName) return mail.fromAddress;
+  const name = untrustedLine(mail.displayName);
+  return `${looksLikeAddress(name) ? DISPLAY_NAME_WITHHELD : name} <${mail.fromAddress}>`;
+}
+
 export function renderMessage(mail: RenderableMail, randomBytes?: RandomBytes): string {
-  const from = mail.displayName
-    ? `${untrustedLine(mail.displayName)} <${mail.fromAddress}>`
-    : mail.fromAddress;
+  const from = fromLine(mail);
   const parts: UntrustedPart[] = [
     { label: "From", text: from },
     { label: "Subject", text: mail.subject ?? "" },

@@ -3,11 +3,13 @@ import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type ParsedMail, parseMail } from "../mail/parse.ts";
 import { decideAccess } from "./access.ts";
-import { readHeaderBlock } from "./header-block.ts";
-import { checkMessageSize } from "./limits.ts";
-import { inboundHop, loopGuard } from "./loop-guard.ts";
-import { routeRecipients } from "./routing.ts";
-import { proveSender, type SenderProof } from "./sender-proof.ts";
+import { addresses } from "./addressed.ts";
+import { headerSectionBytes, readHeaderBlock } from "./header-block.ts";
+import { checkHeaderSize, checkMessageSize, type LimitReason } from "./limits.ts";
+import { inboundHop, type LoopReason, loopGuard } from "./loop-guard.ts";
+import { type Route, routeRecipients } from "./routing.ts";
+import { proveSender, type SenderProof, type SenderRefusal } from "./sender-proof.ts";
+import type { SignedRecipients } from "./signed-recipients.ts";
 
 /** What the SES receipt notification tells us (never the headers: Bcc'd agents exist only here). */
 export interface Envelope {
@@ -31,7 +33,22 @@ export interface ProvenSender {
   readonly routingKey: string;
   readonly domain: string;
   readonly displayName: string;
+  /** sha256 of the proving signature's b=: the same signed message, whoever relays it. */
+  readonly signatureId: string;
+  /** To and Cc as the proving signature covers them: who the signer addressed (reply-all writes only here). */
+  readonly signedRecipients: SignedRecipients;
 }
+
+/** Refusal and drop codes, stable: operators, notices and tests key on them. */
+export type GateReason =
+  | "foreign-recipient"
+  | Extract<Route, { kind: "unknown" }>["reason"]
+  | LimitReason
+  | LoopReason
+  | SenderRefusal
+  | "not-addressed"
+  | "access-denied-global"
+  | "access-denied";
 
 /** One decision per envelope recipient. Reason codes are stable: operators and tests key on them. */
 export type Decision =
@@ -47,7 +64,7 @@ export type Decision =
       readonly verdict: "refuse" | "drop";
       readonly recipient: string;
       readonly agent: AgentItem | null;
-      readonly reason: string;
+      readonly reason: GateReason;
       /** Routing key if the sender was proven, else the From address reduced to address characters, or null. */
       readonly sender: string | null;
       readonly proven: boolean;
@@ -57,6 +74,8 @@ export type Decision =
       readonly hop: number;
     };
 
+export type Refusal = Extract<Decision, { readonly verdict: "refuse" | "drop" }>;
+
 export interface GateResult {
   readonly decisions: readonly Decision[];
   /** The parsed message, present when it passed the limits (needed to store an accepted message). */
@@ -65,9 +84,13 @@ export interface GateResult {
 }
 
 /**
- * The inbound gate (G1-G7), cheapest check first: routing, size, loop guard, bounded MIME parse, sender proof,
- * access. Nothing here reads the body to decide, and nothing trusts a header SES or the sender wrote about
- * authentication. Every recipient gets an independent decision.
+ * The inbound gate (G1-G7), cheapest check first: routing, size, header size, loop guard, sender proof, bounded
+ * MIME parse, access, addressing. Nothing here reads the body to decide, and nothing trusts a header SES or the
+ * sender wrote about authentication. Every recipient gets an independent decision.
+ *
+ * Sender proof runs once, and only for mail that passed every cheap check: a refusal before it is never proven
+ * and never notified. Whether a refusal is notified is decided from what was already proven, never by proving
+ * more (an unknown address is notified only when the same mail also reached an agent and proved its sender).
  */
 export async function gateMessage(input: GateInput): Promise<GateResult> {
   const { raw, envelope, config, admin } = input;
@@ -75,126 +98,112 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   const agentRoutes = routes.filter((r) => r.kind === "agent");
   const decisions: Decision[] = [];
   const out = { decisions, mail: null as ParsedMail | null, proof: null as SenderProof | null };
-  // Proof is computed at most once, and only when a decision needs it (a verdict or a notice).
-  let proof: SenderProof | null = null;
+  let automatic = true;
   let inHop = 0;
-  const prove = async (): Promise<SenderProof> => {
-    proof ??= await proveSender(raw, {
-      resolver: input.resolver,
-      now: input.now,
-      minRsaKeyBits: config.senderProof.minRsaKeyBits,
-      allowNonAsciiLocalParts: config.senderProof.allowNonAsciiLocalParts,
-    });
-    out.proof = proof;
-    return proof;
-  };
-  const senderOf = (p: SenderProof): string | null => (p.ok ? p.routingKey : p.address);
-  const refuse = async (
-    recipient: string,
-    agent: AgentItem | null,
-    reason: string,
-    automatic: boolean,
-  ): Promise<Decision> => {
-    const p = await prove();
+  const refusal = (recipient: string, agent: AgentItem | null, reason: GateReason, hop = inHop): Refusal => {
+    const p = out.proof;
     return {
       verdict: "refuse",
       recipient,
       agent,
       reason,
-      sender: senderOf(p),
-      proven: p.ok,
-      notify: p.ok && !automatic,
-      hop: inHop,
+      sender: p === null ? null : p.ok ? p.routingKey : p.address,
+      proven: p?.ok ?? false,
+      notify: (p?.ok ?? false) && !automatic,
+      hop,
     };
   };
-  const drop = (recipient: string, agent: AgentItem | null, reason: string): Decision => ({
+  const drop = (recipient: string, agent: AgentItem | null, reason: GateReason): Refusal => ({
+    ...refusal(recipient, agent, reason),
     verdict: "drop",
-    recipient,
-    agent,
-    reason,
-    sender: proof ? senderOf(proof) : null,
-    proven: proof?.ok ?? false,
     notify: false,
-    hop: inHop,
   });
+  // G1: an unknown local part at a registered domain is refused, never processed; decided last, on what the
+  // agents' decisions proved.
+  const finish = (): GateResult => {
+    for (const r of routes) if (r.kind === "unknown") decisions.push(refusal(r.recipient, null, r.reason));
+    return out;
+  };
 
   for (const r of routes)
     if (r.kind === "foreign") decisions.push(drop(r.recipient, null, "foreign-recipient"));
-  if (agentRoutes.length === 0 && !routes.some((r) => r.kind === "unknown")) return out;
+  if (agentRoutes.length === 0) return finish();
+
+  // G7, first the free checks: the raw size, then the header section's, before a header line is read.
+  const size = checkMessageSize(raw.byteLength, config.attachments);
+  const headerSize = size.ok ? checkHeaderSize(headerSectionBytes(raw), config.attachments) : size;
+  if (!headerSize.ok) {
+    for (const r of agentRoutes) decisions.push(refusal(r.recipient, r.agent, headerSize.reason));
+    return finish();
+  }
 
   // Headers as we read them ourselves (not postal-mime): used by the loop guard before anything is parsed. An
   // unreadable block is treated as automatic mail (never notified) and refused by sender proof (header-malformed).
   const block = readHeaderBlock(raw);
   const headers = block.ok ? block.fields.map((f) => ({ key: f.name, value: f.value })) : [];
-  const automatic = !block.ok || !loopGuard(headers, envelope.mailFrom, Number.MAX_SAFE_INTEGER, false).ok;
+  automatic =
+    !block.ok ||
+    !loopGuard(headers, envelope.mailFrom, Number.MAX_SAFE_INTEGER, {
+      acceptAutoSubmitted: false,
+      acceptListMail: false,
+    }).ok;
   inHop = block.ok ? (inboundHop(headers) ?? 0) : 0;
 
-  // G1: an unknown local part at a registered domain is refused, never processed.
-  for (const r of routes)
-    if (r.kind === "unknown") decisions.push(await refuse(r.recipient, null, r.reason, automatic));
-  if (agentRoutes.length === 0) return out;
-
-  // G7, first the free check: the raw size.
-  const size = checkMessageSize(raw.byteLength, config.attachments);
-  if (!size.ok) {
-    for (const r of agentRoutes) decisions.push(await refuse(r.recipient, r.agent, size.reason, automatic));
-    return out;
-  }
   // G5: loops and automatic mail are dropped silently, per agent (an agent may opt in to automatic mail).
   const live: { recipient: string; agent: AgentItem; hop: number }[] = [];
   for (const r of agentRoutes) {
-    const loop = loopGuard(headers, envelope.mailFrom, config.recursionLimit, r.agent.acceptAutoSubmitted);
+    const loop = loopGuard(headers, envelope.mailFrom, config.recursionLimit, {
+      acceptAutoSubmitted: r.agent.acceptAutoSubmitted,
+      acceptListMail: r.agent.acceptListMail,
+    });
     if (!loop.ok) decisions.push(drop(r.recipient, r.agent, loop.reason));
     else live.push({ recipient: r.recipient, agent: r.agent, hop: loop.hop });
   }
-  if (live.length === 0) return out;
+  if (live.length === 0) return finish();
+
+  // G2: sender proof before any text counts; its cost is bounded whatever the header holds (sender-proof.ts).
+  const p = await proveSender(raw, {
+    resolver: input.resolver,
+    now: input.now,
+    minRsaKeyBits: config.senderProof.minRsaKeyBits,
+    allowNonAsciiLocalParts: config.senderProof.allowNonAsciiLocalParts,
+    maxSignatures: config.senderProof.maxSignatures,
+    keyLookupTimeoutMs: config.senderProof.keyLookupTimeoutMs,
+  });
+  out.proof = p;
+  if (!p.ok) {
+    for (const l of live) decisions.push(refusal(l.recipient, l.agent, p.reason, l.hop));
+    return finish();
+  }
 
   // G7: the parser runs under the limits; a hostile MIME tree is refused before postal-mime sees it.
   const parsed = await parseMail(raw, config.attachments);
   if (!parsed.ok) {
-    for (const l of live) decisions.push(await refuse(l.recipient, l.agent, parsed.reason, automatic));
-    return out;
+    for (const l of live) decisions.push(refusal(l.recipient, l.agent, parsed.reason, l.hop));
+    return finish();
   }
   out.mail = parsed.mail;
-
-  // G2: sender proof before any text counts.
-  const p = await prove();
-  if (!p.ok) {
-    for (const l of live)
-      decisions.push({
-        verdict: "refuse",
-        recipient: l.recipient,
-        agent: l.agent,
-        reason: p.reason,
-        sender: p.address,
-        proven: false,
-        notify: false,
-        hop: l.hop,
-      });
-    return out;
-  }
   const sender: ProvenSender = {
     address: p.address,
     routingKey: p.routingKey,
     domain: p.domain,
     displayName: p.displayName,
+    signatureId: p.signature.id,
+    signedRecipients: p.signedRecipients,
   };
 
-  // G3: committed ceiling AND the agent's own rules, on the routing key.
   for (const l of live) {
+    // G3: committed ceiling AND the agent's own rules, on the routing key.
     const rules = admin.accessRules.filter((r) => r.agent === l.agent.address);
     const access = decideAccess(sender.routingKey, config.inboundAccess, rules);
     if (!access.allowed) {
-      decisions.push({
-        verdict: "refuse",
-        recipient: l.recipient,
-        agent: l.agent,
-        reason: access.layer === "ceiling" ? "access-denied-global" : "access-denied",
-        sender: sender.routingKey,
-        proven: true,
-        notify: !automatic,
-        hop: l.hop,
-      });
+      const reason = access.layer === "ceiling" ? "access-denied-global" : "access-denied";
+      decisions.push(refusal(l.recipient, l.agent, reason, l.hop));
+      continue;
+    }
+    // G2: the signer must have addressed the agent, or a mail signed for someone else is replayed to it.
+    if (!l.agent.acceptBcc && !addresses(sender.signedRecipients, l.agent.address)) {
+      decisions.push(refusal(l.recipient, l.agent, "not-addressed", l.hop));
       continue;
     }
     decisions.push({
@@ -206,5 +215,5 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
       hop: l.hop,
     });
   }
-  return out;
+  return finish();
 }

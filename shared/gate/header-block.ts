@@ -40,6 +40,11 @@ export function readHeaderBlock(raw: Buffer): HeaderBlock {
   return { ok: true, fields: rows.map(toField) };
 }
 
+/** Bytes of the header section (up to the first empty line), found without reading it as text. */
+export function headerSectionBytes(raw: Buffer): number {
+  return headerSection(raw).byteLength;
+}
+
 function headerSection(raw: Buffer): Buffer {
   if (raw[0] === 0x0a || (raw[0] === 0x0d && raw[1] === 0x0a)) return raw.subarray(0, 0);
   const ends = [raw.indexOf("\n\n"), raw.indexOf("\n\r\n")].filter((i) => i >= 0);

@@ -47,6 +47,13 @@ export function checkMessageSize(bytes: number, limits: AttachmentLimits): Limit
   return OK;
 }
 
+/** The top-level header section, measured before any of it is read as text or parsed. */
+export function checkHeaderSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
+  if (bytes > limits.maxHeaderBytes)
+    return refuse("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+  return OK;
+}
+
 export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitVerdict {
   if (shape.headerBytes > limits.maxHeaderBytes)
     return refuse("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);

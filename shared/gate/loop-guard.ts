@@ -9,10 +9,24 @@ export interface HeaderField {
   readonly value: string;
 }
 
-export type LoopReason = "hop-limit" | "auto-submitted" | "bounce" | "bulk-precedence";
+export type LoopReason =
+  | "hop-limit"
+  | "auto-submitted"
+  | "bounce"
+  | "auto-reply-marker"
+  | "bulk-precedence"
+  | "list-mail";
 export type LoopVerdict =
   | { readonly ok: true; readonly hop: number }
   | { readonly ok: false; readonly reason: LoopReason };
+
+/** What an agent opted in to (admin item fields of the same names). Neither lifts the hop limit. */
+export interface LoopGuardOptions {
+  /** Bounces, RFC 3834 Auto-Submitted, the de-facto autoresponder markers, `Precedence: bulk/junk/list`. */
+  readonly acceptAutoSubmitted: boolean;
+  /** Mailing-list and bulk-sender mail (RFC 2369 / 2919 / 8058 list fields, `Precedence: list`). */
+  readonly acceptListMail: boolean;
+}
 
 export const RECURSION_HEADER = "x-postern-recursion";
 
@@ -65,27 +79,102 @@ function isAutoSubmitted(headers: readonly HeaderField[]): boolean {
   return headers.some((h) => h.key === "auto-submitted" && keyword(h.value) !== "no");
 }
 
+/**
+ * X-Auto-Response-Suppress ([MS-OXCMAIL] 2.1.3.2.20; the bits are PidTagAutoResponseSuppress, [MS-OXOMSG]
+ * 2.2.1.77) is the sender asking automatic responders to stay silent. Our agent's answer is an automatic reply
+ * (it carries `Auto-Submitted: auto-replied`): `All` and `AutoReply` ("auto-reply messages other than OOF") name
+ * it outright, and a sender refusing even out-of-office notices (`OOF`) refuses it too. Only these documented
+ * tokens leave it allowed: `None` (property value 0, "do not suppress any automatic replies") and the report bits
+ * DR/NDR (transport delivery reports) and RN/NRN (read notifications), which the agent never sends. An empty
+ * value or any other token is unreadable and counts as suppressing (fail closed).
+ */
+const ALLOWS_REPLIES = new Set(["none", "dr", "ndr", "rn", "nrn"]);
+
+function suppressesReplies(value: string): boolean {
+  const tokens = value
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter((t) => t !== "");
+  return tokens.length === 0 || tokens.some((t) => !ALLOWS_REPLIES.has(t));
+}
+
+/**
+ * Autoresponders that never learned RFC 3834 (or write these beside it). A responder labelled only this way would
+ * otherwise start a run, and its reply carries no X-Postern-Recursion, so the hop count restarts at 0 on every
+ * turn and the loop is bounded only by the daily budget.
+ */
+function isAutoReplyMarker(headers: readonly HeaderField[]): boolean {
+  return headers.some(
+    (h) =>
+      // `Precedence: auto_reply`: Precedence is a non-standard field (RFC 3834 3.1.8; 5 defines Auto-Submitted
+      // as the label to write); `auto_reply` is written by cPanel's autoresponder and BoxTrapper.
+      (h.key === "precedence" && keyword(h.value) === "auto_reply") ||
+      // X-Autoreply (Gmail's vacation responder writes `yes`) and X-Autorespond (cPanel, BoxTrapper), as
+      // catalogued in multi_mail's "Detecting autoresponders" and arp242.net/weblog/autoreply.html. No
+      // specification defines a value, so the field's presence is the marker: any value, even empty, counts.
+      h.key === "x-autoreply" ||
+      h.key === "x-autorespond" ||
+      // X-Auto-Response-Suppress ([MS-OXCMAIL] 2.1.3.2.20, Exchange and Outlook; many bulk senders copy it):
+      // the sender asks automatic responders not to answer. Honoured per token, see ALLOWS_REPLIES.
+      (h.key === "x-auto-response-suppress" && suppressesReplies(h.value)),
+  );
+}
+
 /** RFC 3834 2 (and common practice): list and bulk traffic must not trigger automatic responses. */
-function isBulk(headers: readonly HeaderField[]): boolean {
-  return headers.some((h) => h.key === "precedence" && ["bulk", "junk", "list"].includes(keyword(h.value)));
+function bulkPrecedence(headers: readonly HeaderField[]): "bulk" | "list" | null {
+  let found: "bulk" | "list" | null = null;
+  for (const h of headers) {
+    if (h.key !== "precedence") continue;
+    const k = keyword(h.value);
+    if (k === "bulk" || k === "junk") return "bulk";
+    if (k === "list") found = "list";
+  }
+  return found;
+}
+
+/**
+ * Fields only list managers and bulk senders write into the copy they distribute; no mail client puts them on
+ * mail a person writes to a person. List-Id (RFC 2919 3) and List-Unsubscribe (RFC 2369 3.2, with RFC 8058's
+ * one-click List-Unsubscribe-Post) cover nearly all of it. The other RFC 2369 fields count too: List-Post (3.4)
+ * is written on every post by list managers that predate List-Id, and an agent's answer to a list can reach
+ * every subscriber. Presence is the marker, whatever the value (RFC 2369 3.4's `List-Post: NO` is still a list).
+ */
+const LIST_FIELDS = new Set([
+  "list-id",
+  "list-unsubscribe",
+  "list-unsubscribe-post",
+  "list-post",
+  "list-help",
+  "list-subscribe",
+  "list-owner",
+  "list-archive",
+]);
+
+function isListMail(headers: readonly HeaderField[]): boolean {
+  return headers.some((h) => LIST_FIELDS.has(h.key));
 }
 
 /**
  * `hop` is the inbound count (0 when absent): a reply stamps hop + 1. The hop limit applies even to agents that
- * opted in to automatic mail, because two such agents answering each other is exactly the loop it stops.
+ * opted in to automatic or list mail, because two such agents answering each other is exactly the loop it stops.
+ * An agent taking list mail also takes `Precedence: list`, which list managers write beside the list fields.
  */
 export function loopGuard(
   headers: readonly HeaderField[],
   envelopeMailFrom: string | null,
   recursionLimit: number,
-  acceptAutoSubmitted: boolean,
+  opts: LoopGuardOptions,
 ): LoopVerdict {
   const hop = inboundHop(headers);
   if (hop === null || hop >= recursionLimit) return { ok: false, reason: "hop-limit" };
-  if (!acceptAutoSubmitted) {
+  if (!opts.acceptAutoSubmitted) {
     if (isBounce(headers, envelopeMailFrom)) return { ok: false, reason: "bounce" };
     if (isAutoSubmitted(headers)) return { ok: false, reason: "auto-submitted" };
-    if (isBulk(headers)) return { ok: false, reason: "bulk-precedence" };
+    if (isAutoReplyMarker(headers)) return { ok: false, reason: "auto-reply-marker" };
+    const precedence = bulkPrecedence(headers);
+    if (precedence === "bulk" || (precedence === "list" && !opts.acceptListMail))
+      return { ok: false, reason: "bulk-precedence" };
   }
+  if (!opts.acceptListMail && isListMail(headers)) return { ok: false, reason: "list-mail" };
   return { ok: true, hop };
 }

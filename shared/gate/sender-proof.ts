@@ -4,18 +4,26 @@
 // signature (mailauth, strict mode) that passes our policy (dkim-checks.ts). We never read
 // Authentication-Results or any verdict SES or the sender put in the header: only the raw bytes,
 // the DNS answers and the clock decide.
+//
+// Its cost is bounded whatever the sender writes: only signatures that could prove this From
+// (aligned d=, an accepted algorithm, no l=, From signed, t= not in the future) are evaluated, at
+// most `maxSignatures` of them, the topmost first (a relay adds its signature above the author's);
+// their keys are looked up together, each within `keyLookupTimeoutMs`, at most one per signature.
 
-import type { DNSResolver } from "mailauth";
-import { dkimVerify } from "mailauth/lib/dkim/verify.js";
+import type { DKIMResult, DNSResolver } from "mailauth";
 import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
+import { boundedResolver } from "./bounded-resolver.ts";
+import { type BoundedVerify, boundedDkimVerify } from "./dkim-bounded-verify.ts";
 import {
   type DkimRefusal,
   judgeSignature,
   nearestMiss,
   type ProvenSignature,
   parseTagList,
+  tagRefusal,
 } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8, readHeaderBlock, sameFields } from "./header-block.ts";
+import { type SignedRecipients, signedRecipients } from "./signed-recipients.ts";
 
 export type SenderRefusal =
   | "header-malformed" // a header line that is neither a field nor a fold, a lone CR or NUL
@@ -36,6 +44,8 @@ export type SenderProof =
       domain: string;
       displayName: string;
       signature: ProvenSignature;
+      /** The To and Cc addresses the proven signature covers (who the signer addressed). */
+      signedRecipients: SignedRecipients;
     }
   | { ok: false; reason: SenderRefusal; address: string | null };
 
@@ -44,9 +54,16 @@ export type ProveSenderOptions = {
   now: Date;
   minRsaKeyBits: number;
   allowNonAsciiLocalParts: boolean;
+  /** Signatures evaluated at most (default 3). */
+  maxSignatures?: number;
+  /** Each key lookup's deadline, and the longest the proof waits on DNS in all (default 2000). */
+  keyLookupTimeoutMs?: number;
   /** the DKIM verifier; mailauth's unless a test needs to see how disagreement with it is handled */
-  verify?: typeof dkimVerify;
+  verify?: BoundedVerify;
 };
+
+export const DEFAULT_MAX_SIGNATURES = 3;
+export const DEFAULT_KEY_LOOKUP_TIMEOUT_MS = 2000;
 
 export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promise<SenderProof> {
   let address: string | null = null;
@@ -71,27 +88,57 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     // pick the signed instance (simpler, and real mail with two Subjects is broken anyway).
     if (block.fields.filter((f) => f.name === "subject").length > 1) return refuse("subject-multiple");
 
-    const verify = opts.verify ?? dkimVerify;
-    const verification = await verify(raw, {
-      resolver: opts.resolver,
-      curTime: opts.now,
-      strict: true,
-      // we check key size ourselves (dkim-checks.ts), so mailauth must report modulusLength
-      // instead of hiding a short key behind its own floor
-      minBitLength: 1,
-    });
-    if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
-
     const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
     if (signatureFields.length === 0) return refuse("dkim-none");
-    // strict mode reports every DKIM-Signature, in order: anything else and we cannot pair them
-    if (verification.results.length !== signatureFields.length) return refuse("dkim-error");
-
+    // Only signatures that could prove this From are worth a body hash and a key lookup.
     const reasons: DkimRefusal[] = [];
+    const chosen: number[] = [];
+    const maxSignatures = opts.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
     for (const [i, field] of signatureFields.entries()) {
-      const result = verification.results[i];
-      if (result === undefined) return refuse("dkim-error");
-      const verdict = judgeSignature(parseTagList(field.value), result, mailbox.domain, opts.minRsaKeyBits);
+      const byTags = tagRefusal(parseTagList(field.value), mailbox.domain, opts.now);
+      if (byTags !== null) reasons.push(byTags);
+      else if (chosen.length < maxSignatures) chosen.push(i);
+    }
+    if (chosen.length === 0) return refuse(nearestMiss(reasons));
+
+    const timeoutMs = opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS;
+    const dns = boundedResolver(opts.resolver, {
+      maxLookups: chosen.length,
+      timeoutMs,
+      deadline: Date.now() + timeoutMs,
+    });
+    const verify = opts.verify ?? boundedDkimVerify;
+    const verification = await verify(
+      raw,
+      {
+        resolver: dns.resolve,
+        curTime: opts.now,
+        strict: true,
+        // we check key size ourselves (dkim-checks.ts), so mailauth must report modulusLength
+        // instead of hiding a short key behind its own floor
+        minBitLength: 1,
+      },
+      new Set(chosen),
+    );
+    if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
+    // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
+    if (verification.results.length !== chosen.length) return refuse("dkim-error");
+
+    for (const [k, i] of chosen.entries()) {
+      const result = verification.results[k];
+      const field = signatureFields[i];
+      if (result === undefined || field === undefined) return refuse("dkim-error");
+      if (dns.ambiguous.has(keyName(result))) {
+        reasons.push("dkim-key-multiple");
+        continue;
+      }
+      const verdict = judgeSignature(
+        parseTagList(field.value),
+        result,
+        mailbox.domain,
+        opts.minRsaKeyBits,
+        opts.now,
+      );
       if (verdict.ok) {
         return {
           ok: true,
@@ -100,6 +147,7 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
           domain: mailbox.domain,
           displayName: mailbox.displayName,
           signature: verdict.signature,
+          signedRecipients: signedRecipients(result.signingHeaders?.headers ?? []),
         };
       }
       reasons.push(verdict.reason);
@@ -110,6 +158,9 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     return refuse("sender-proof-error");
   }
 }
+
+const keyName = (r: DKIMResult) =>
+  `${r.selector}._domainkey.${r.signingDomain}`.toLowerCase().replace(/\.$/, "");
 
 // For the refusal line of an unparseable From: the part inside the last <...> if any, so the
 // display name is not part of it (G4), reduced to address characters; null when no "@" is left

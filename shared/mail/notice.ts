@@ -10,14 +10,25 @@ export const NOTICE_REASONS = [
   "unknown-recipient",
   "attachment-limits",
   "message-too-large",
+  "not-addressed",
   "sender-budget",
   "agent-budget",
+  "confirm-no-decision",
+  "confirm-ambiguous",
+  "confirm-several-codes",
+  "confirm-expired",
+  "confirm-already-decided",
 ] as const;
 export type NoticeReason = (typeof NOTICE_REASONS)[number];
 
 export function isNoticeReason(value: unknown): value is NoticeReason {
   return typeof value === "string" && (NOTICE_REASONS as readonly string[]).includes(value);
 }
+
+// The confirm notices (G14) tell an approver what their reply was read as and what to send. They name the code
+// grouped, as the card does, and never write APPROVE or CANCEL next to it: a notice pasted back confirms nothing.
+const HOW_TO_CONFIRM =
+  "To approve, type at the top of your reply a line with the word APPROVE followed by the code; to discard, the word CANCEL followed by the code. Text you quote, forward or paste confirms nothing.";
 
 const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "access-denied": {
@@ -36,6 +47,10 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
     subject: "Message not delivered: message too large",
     line: "Your message exceeded the size limit of this address, so it was not delivered.",
   },
+  "not-addressed": {
+    subject: "Message not delivered: address not in To or Cc",
+    line: "Your message did not name this address in its To or Cc field, so it was not delivered. To write to this address, put it in To or Cc (a blind copy is not accepted).",
+  },
   "sender-budget": {
     subject: "Message not processed: daily limit reached",
     line: "You have reached the daily limit of messages this address answers for one sender. Please try again tomorrow.",
@@ -43,6 +58,26 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "agent-budget": {
     subject: "Message not processed: daily limit reached",
     line: "This address has reached its daily limit of messages it answers. Please try again tomorrow.",
+  },
+  "confirm-no-decision": {
+    subject: "Nothing was approved",
+    line: `Your reply about the operations waiting for approval did not contain, in your own words, a line with APPROVE or CANCEL and the code, so nothing was done. ${HOW_TO_CONFIRM}`,
+  },
+  "confirm-ambiguous": {
+    subject: "Nothing was approved: your reply was not clear",
+    line: `Your reply contained lines that do not agree (APPROVE and CANCEL, or a line starting with one of them that we could not read beside one we could), so nothing was done. ${HOW_TO_CONFIRM}`,
+  },
+  "confirm-several-codes": {
+    subject: "Nothing was approved: more than one code",
+    line: `Your reply contained confirmation lines for more than one code, so nothing was done. Answer each request in its own reply. ${HOW_TO_CONFIRM}`,
+  },
+  "confirm-expired": {
+    subject: "Nothing was approved: the code has expired",
+    line: "The code in your reply has expired, so nothing was done. The agent's request has to be made again to get a new code.",
+  },
+  "confirm-already-decided": {
+    subject: "Nothing changed: already decided",
+    line: "The operations for the code in your reply were already approved, cancelled or closed, so your reply changed nothing.",
   },
 };
 
@@ -55,13 +90,19 @@ export interface NoticeText {
  * The fixed text of a notice. `fromAddress` is the engine's own sending identity (the agent or the domain's
  * postmaster), never anything the sender wrote.
  */
-export function composeNotice(reason: NoticeReason, fromAddress: string): NoticeText {
+export function composeNotice(reason: NoticeReason, fromAddress: string, code?: string): NoticeText {
   const t = TEXT[reason];
+  // Only a confirm code from the engine's own alphabet is ever printed, grouped as the card shows it.
+  const codeLine =
+    code && /^[A-Z2-9]{10}$/.test(code)
+      ? [`The code: ${code.slice(0, 4)} ${code.slice(4, 8)} ${code.slice(8)}`, ""]
+      : [];
   return {
     subject: t.subject,
     body: [
       t.line,
       "",
+      ...codeLine,
       `This is an automatic notice from ${fromAddress}. Replies to it are not read.`,
       `Reason code: ${reason}`,
       "",

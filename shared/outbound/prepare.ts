@@ -81,7 +81,7 @@ export async function prepareSend(
     const reason = message.notice?.reason ?? noticeReasonFor(message.body.trim());
     if (!reason || !to.ok || message.cc.length || message.bcc.length || message.attachmentIds.length)
       return fail("notice-malformed");
-    const text = composeNotice(reason, identity.address);
+    const text = composeNotice(reason, identity.address, message.notice?.code);
     body = text.body;
     mode = { kind: "new", subject: text.subject, respondsToHop: message.notice?.inboundHop ?? 0 };
     threadId = derivedId("notice", message.requestId);

@@ -12,6 +12,8 @@ export interface NoticeDetails {
   /** X-Postern-Recursion of the message the notice answers: the notice stamps it + 1, so two deployments
    * refusing each other's notices still hit the hop limit. */
   readonly inboundHop: number;
+  /** A confirm notice's plan code (engine-generated; printed grouped, never beside APPROVE or CANCEL). */
+  readonly code?: string;
 }
 
 export type OutboundMessage = OutboundRequest & { readonly notice?: NoticeDetails };
@@ -35,7 +37,14 @@ export const outboundMessageSchema = z
     correlationId: z.string().max(512),
     kind: z.enum(["agent", "notice"]).optional(),
     notice: z
-      .object({ reason: z.enum(NOTICE_REASONS), inboundHop: z.number().int().min(0).max(1_000_000) })
+      .object({
+        reason: z.enum(NOTICE_REASONS),
+        inboundHop: z.number().int().min(0).max(1_000_000),
+        code: z
+          .string()
+          .regex(/^[A-Z2-9]{10}$/)
+          .optional(),
+      })
       .optional(),
   })
   .refine((m) => m.notice === undefined || m.kind === "notice", "only a notice carries notice details")
@@ -69,6 +78,7 @@ export function noticeRequest(input: {
   readonly reason: NoticeReason;
   readonly inboundHop: number;
   readonly correlationId: string;
+  readonly code?: string;
 }): OutboundMessage {
   if (!isNoticeReason(input.reason)) throw new Error(`unknown notice reason ${String(input.reason)}`);
   return {
@@ -82,6 +92,10 @@ export function noticeRequest(input: {
     attachmentIds: [],
     correlationId: input.correlationId,
     kind: "notice",
-    notice: { reason: input.reason, inboundHop: input.inboundHop },
+    notice: {
+      reason: input.reason,
+      inboundHop: input.inboundHop,
+      ...(input.code === undefined ? {} : { code: input.code }),
+    },
   };
 }

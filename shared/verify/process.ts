@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
 import type { ConfirmMessage } from "../agent/apply-plan.ts";
-import { parseConfirmation } from "../agent/plan.ts";
+import { cardCodes, readConfirmation } from "../agent/confirm-reading.ts";
 import type { StepMessage } from "../agent/ports.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
+import { freshText } from "../mail/fresh-text.ts";
 import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
+import type { ParsedMail } from "../mail/parse.ts";
 import { noticeRequest } from "../outbound/request.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { InboundRepo } from "../store/inbound-repo.ts";
@@ -24,6 +26,14 @@ export interface VerifyDeps {
   readonly stores: AcceptStores;
   enqueueStep(message: StepMessage | { confirm: ConfirmMessage }): Promise<void>;
   enqueueOutbound(request: OutboundRequest): Promise<void>;
+  /**
+   * Record that one signed message reached an agent (G2: one signed message starts at most one run per agent).
+   * `first` for the first SES delivery of it, and again for a redelivery of that same SES message; `replay` when
+   * another SES message carried the same signed message before.
+   */
+  claimSignedMessage(agent: string, key: string, sesMessageId: string): Promise<"first" | "replay">;
+  /** The agent whose pending plan carries this confirm code, if any. */
+  planAgent(code: string): Promise<string | null>;
   readonly logger: Logger;
 }
 
@@ -76,10 +86,28 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
     });
     let messageId: string | null = null;
     let runId: string | undefined;
+    if (decision.verdict === "accept" && (await isReplay(decision, result.mail, event, deps))) {
+      // G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing.
+      deps.logger.warn("inbound replay dropped", {
+        sesMessageId: event.sesMessageId,
+        recipient,
+        reason: "replayed",
+        sender: decision.sender.routingKey,
+      });
+      await deps.inbound.complete(event.sesMessageId, recipient, {
+        verdict: "drop",
+        reason: "replayed",
+        sender: decision.sender.routingKey,
+        agent: decision.agent.address,
+        messageId: null,
+      });
+      out.push({ recipient, verdict: "drop", reason: "replayed", status: "processed" });
+      continue;
+    }
     if (decision.verdict === "accept") {
       if (!result.mail) throw new Error("gate accepted without a parsed message");
-      // G14: an approver's reply carrying a confirm code goes to the plan, not to a new run.
-      const confirmation = parseConfirmation(result.mail.text);
+      // G14: an approver's reply about a plan goes to the plan, not to a new run.
+      const confirmation = await confirmationIn(result.mail, decision.agent.address, deps);
       const stored = await storeAccepted(
         { event, decision, mail: result.mail, config: deps.config, startRun: confirmation === null },
         deps.stores,
@@ -91,6 +119,8 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
             ...confirmation,
             sender: decision.sender.routingKey,
             agent: decision.agent.address,
+            replyId: event.sesMessageId,
+            hop: decision.hop,
             // Agent-originated mail can never confirm: every mail an agent sends carries this header (G5).
             agentOriginated: result.mail.headers.some((h) => h.key === "x-postern-recursion"),
           },
@@ -121,6 +151,45 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
     });
   }
   return out;
+}
+
+/**
+ * A reply about a plan (G14). A decision is read only from the approver's own fresh words, above what they quote
+ * or forward; a reply that holds no single decision but shows a pending plan's code (in what it quotes, or in its
+ * subject) is `unclear`: it applies nothing, and the approver is told what to send. Other mail is not about a plan.
+ */
+async function confirmationIn(
+  mail: ParsedMail,
+  agent: string,
+  deps: VerifyDeps,
+): Promise<Pick<ConfirmMessage, "code" | "action" | "understood"> | null> {
+  const reading = readConfirmation(freshText(mail).text);
+  if (reading.kind === "approve" || reading.kind === "cancel")
+    return { code: reading.code, action: reading.kind };
+  const candidates =
+    reading.kind === "ambiguous" ? reading.codes : cardCodes([mail.subject, mail.text, mail.html]);
+  const understood =
+    reading.kind === "none" ? "nothing" : reading.codes.length > 1 ? "several-codes" : "conflicting";
+  for (const code of candidates)
+    if ((await deps.planAgent(code)) === agent) return { code, action: "unclear", understood };
+  return null;
+}
+
+/**
+ * One signed message is the signing domain, its Message-ID and the proving signature's b= (hashed): a replayer can
+ * change neither without breaking the signature (Message-ID is signed by every real signer; if it is not, the
+ * signature still is), and a resend by the author is a new signature.
+ */
+async function isReplay(
+  decision: Extract<Decision, { verdict: "accept" }>,
+  mail: ParsedMail | null,
+  event: InboundEvent,
+  deps: VerifyDeps,
+): Promise<boolean> {
+  const key = createHash("sha256")
+    .update([decision.sender.domain, mail?.messageId ?? "", decision.sender.signatureId].join("\n"))
+    .digest("hex");
+  return (await deps.claimSignedMessage(decision.agent.address, key, event.sesMessageId)) === "replay";
 }
 
 /**

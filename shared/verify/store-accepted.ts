@@ -79,8 +79,10 @@ export async function storeAccepted(
     references: mail.references,
     from: decision.sender.address,
     fromName: decision.sender.displayName,
-    to: mail.to.map((a) => a.address),
-    cc: mail.cc.map((a) => a.address),
+    // G9: only what the proving signature covers. A To or Cc someone added outside it (a relay, a replayer)
+    // never receives the agent's reply-all.
+    to: [...decision.sender.signedRecipients.to],
+    cc: [...decision.sender.signedRecipients.cc],
     subject,
     at: event.receivedAt,
     bodyKey,

@@ -41,6 +41,12 @@ export function zoneFor(keys: TestKeys, domains: string[]): Zone {
   return zone;
 }
 
+/**
+ * When test mail is signed unless a test says otherwise: just before the fixed clocks the gate tests verify at
+ * (a t= after the verifier's clock is refused as dkim-future-timestamp once it is more than 15 minutes ahead).
+ */
+export const TEST_SIGN_TIME = new Date("2026-11-29T11:55:00Z");
+
 /** Signs with a test key published under its selector in `zoneFor`. */
 export function signWith(
   keys: TestKeys,
@@ -48,21 +54,33 @@ export function signWith(
   raw: Buffer | string,
   opts: Omit<SignOptions, "selector" | "privateKeyPem">,
 ): Promise<Buffer> {
-  return signMessage(raw, { ...opts, selector: SELECTORS[key], privateKeyPem: keys[key].privateKeyPem });
+  return signMessage(raw, {
+    signTime: TEST_SIGN_TIME,
+    ...opts,
+    selector: SELECTORS[key],
+    privateKeyPem: keys[key].privateKeyPem,
+  });
 }
 
 export function resolverFor(zone: Zone): ZoneResolver {
   return zoneResolver(zone);
 }
 
-export type MessageParts = { from?: string | string[]; headers?: string[]; subject?: string; body?: string };
+export type MessageParts = {
+  from?: string | string[];
+  /** The To field's value (default helpdesk@agents.example.net): the gate accepts only mail signed for the agent. */
+  to?: string;
+  headers?: string[];
+  subject?: string;
+  body?: string;
+};
 
 /** A small CRLF message; `from` may be several From fields or none ([]). */
 export function buildMessage(parts: MessageParts = {}): string {
   const froms = parts.from === undefined ? ["Alice <alice@example.com>"] : [parts.from].flat();
   const lines = [
     ...froms.map((f) => `From: ${f}`),
-    "To: helpdesk@agents.example.net",
+    `To: ${parts.to ?? "helpdesk@agents.example.net"}`,
     `Subject: ${parts.subject ?? "Quarterly numbers"}`,
     "Date: Sun, 29 Nov 2026 12:00:00 +0000",
     "Message-ID: <test-1@example.com>",

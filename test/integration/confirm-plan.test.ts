@@ -5,6 +5,7 @@ import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
+import { formatCode } from "../../shared/agent/confirm-reading.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tools/builtin/index.ts";
@@ -72,7 +73,10 @@ async function proposeRefund(order: string): Promise<{ code: string; runId: stri
       : undefined;
   });
   seenCards.add(card.messageId ?? "");
-  const code = /APPROVE ([A-Z0-9]{10})/.exec(card.text ?? "")?.[1];
+  const code = /^code: ([A-Z0-9]{4}) ([A-Z0-9]{4}) ([A-Z0-9]{2})$/m
+    .exec(card.text ?? "")
+    ?.slice(1)
+    .join("");
   if (!code) throw new Error("no code on the card");
   const loc = await plans.runForCode(code);
   if (!loc) throw new Error("code not indexed");
@@ -129,7 +133,7 @@ describe("propose → confirm → apply (G14), in the local stack", () => {
         { tool: "issue_refund", input: { order: "A-1002", amountCents: 2000, reason: "arrived broken" } },
       ],
     });
-    const card = (await mails()).find((m) => m.subject?.includes(plan?.code ?? "-"));
+    const card = (await mails()).find((m) => m.subject?.includes(formatCode(plan?.code ?? "-")));
     expect(card?.to?.map((a) => a.address)).toEqual([APPROVER]);
     expect(card?.text).toContain(
       'arguments: {"amountCents":2000,"order":"A-1002","reason":"arrived broken"}',

@@ -56,7 +56,7 @@ async function check(raw: Buffer, extra: Record<string, unknown> = {}) {
 }
 
 const signed = (from: string, domain: string, parts: Parameters<typeof buildMessage>[0] = {}) =>
-  signWith(keys, "rsa2048", buildMessage({ from, ...parts }), { domain });
+  signWith(keys, "rsa2048", buildMessage({ from, to: "suzie@shopping.example.net", ...parts }), { domain });
 
 describe("postern check", () => {
   it("accepts an allowed, proven sender and shows the fenced message", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AccessRule } from "../../../shared/config/schema.ts";
+import { type AccessRule, accessPattern } from "../../../shared/config/schema.ts";
 import {
   allowedByAll,
   decideAccess,
@@ -54,6 +54,98 @@ describe("matchPattern", () => {
 
   it("throws on two wildcards rather than silently never matching a deny rule", () => {
     expect(() => matchPattern("*@*.evil.org", "a@b.evil.org")).toThrow(/more than one/);
+  });
+});
+
+describe("matchPattern: `*@**.domain` (the domain and every subdomain)", () => {
+  it.each([
+    ["*@**.example.com", "x@example.com", true],
+    ["*@**.example.com", "x@sub.example.com", true],
+    ["*@**.example.com", "x@a.b.sub.example.com", true],
+    ["*@**.example.com", "@example.com", true],
+    ["*@**.example.com", '"a@b"@mail.example.com', true],
+    ["*@**.example.com", '"a@b"@example.com', true],
+    // label boundary: a look-alike suffix or the domain as a prefix is someone else's domain.
+    ["*@**.example.com", "x@evil-example.com", false],
+    ["*@**.example.com", "x@evilexample.com", false],
+    ["*@**.example.com", "x@example.com.evil", false],
+    ["*@**.example.com", "x@example.co", false],
+    ["*@**.example.com", "x@xample.com", false],
+    ["*@**.example.com", "example.com", false],
+    ["*@**.example.com", "x.example.com", false],
+    ["*@**.example.com", 'x@example.com"@evil.org', false],
+    ["*@**.zip", "x@files.zip", true],
+    ["*@**.zip", "x@zip.org", false],
+  ])("%s vs %s -> %s", (pattern, key, expected) => {
+    expect(matchPattern(pattern, key)).toBe(expected);
+  });
+
+  it.each([["*@**."], ["*@**.*.org"], ["*@**.a@b.org"]])(
+    "throws on %j rather than silently never matching a deny rule",
+    (pattern) => {
+      expect(() => matchPattern(pattern, "a@b.org")).toThrow(/needs a plain domain/);
+    },
+  );
+
+  it("covers exactly the domain and the names under it, for any labels (property)", () => {
+    const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/);
+    const domain = fc.array(label, { minLength: 1, maxLength: 3 }).map((l) => l.join("."));
+    const local = fc.stringMatching(/^[a-z0-9.+_-]{0,10}$/);
+    fc.assert(
+      fc.property(local, domain, fc.array(label, { maxLength: 3 }), label, (l, d, subs, other) => {
+        const pattern = `*@**.${d}`;
+        expect(matchPattern(pattern, `${l}@${[...subs, d].join(".")}`)).toBe(true);
+        // whatever glues onto the first label without a dot is another domain; so is anything after it.
+        expect(matchPattern(pattern, `${l}@${other}${d}`)).toBe(false);
+        expect(matchPattern(pattern, `${l}@${other}-${d}`)).toBe(false);
+        expect(matchPattern(pattern, `${l}@${d}.${other}`)).toBe(false);
+        // it covers all that `*@domain` covers.
+        expect(matchPattern(pattern, `${l}@${d}`)).toBe(matchPattern(`*@${d}`, `${l}@${d}`));
+      }),
+    );
+  });
+});
+
+describe("accessPattern (schema)", () => {
+  it.each([
+    ["ceo@thescoop.com"],
+    ["*@thescoop.com"],
+    ["*"],
+    ["ceo@*"],
+    ["*@**.example.com"],
+    ["*@**.attacker.example"],
+    ["*@**.zip"],
+    ["*@**.xn--bcher-kva.example"],
+  ])("accepts %j", (pattern) => {
+    expect(accessPattern.safeParse(pattern).success).toBe(true);
+  });
+
+  it.each([
+    ["*@*.example.com", "one `*`"],
+    ["a*b*@x.org", "one `*`"],
+    ["**@example.com", "one `*`"],
+    ["x@**.example.com", "one `*`"],
+    ["*@sub.**.example.com", "one `*`"],
+    ["*@**example.com", "one `*`"],
+    ["**.example.com", "one `*`"],
+    ["*@**.", "followed by a lower-case domain"],
+    ["*@**.*.example.com", "followed by a lower-case domain"],
+    ["*@**.**.example.com", "followed by a lower-case domain"],
+    ["*@**.example.com.", "followed by a lower-case domain"],
+    ["*@**..example.com", "followed by a lower-case domain"],
+    ["*@**.-example.com", "followed by a lower-case domain"],
+    ["*@**.example-.com", "followed by a lower-case domain"],
+    ["*@**.ex_ample.com", "followed by a lower-case domain"],
+    ["*@**.bücher.example", "followed by a lower-case domain"],
+    ["*@**.a@example.com", "followed by a lower-case domain"],
+    [`*@**.${"a".repeat(64)}.com`, "followed by a lower-case domain"],
+    [`*@**.${Array.from({ length: 64 }, () => "abc").join(".")}`, "followed by a lower-case domain"],
+    ["*@**.Example.com", "lower-case"],
+    ["*@**.example.com x", "whitespace"],
+  ])("refuses %j (%s)", (pattern, message) => {
+    const r = accessPattern.safeParse(pattern);
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.message).join("\n")).toContain(message);
   });
 });
 
@@ -142,11 +234,19 @@ describe("decideAccess", () => {
 
 describe("access algebra (properties)", () => {
   const local = fc.constantFrom("a", "b", "ceo", "x");
-  const domain = fc.constantFrom("x.org", "y.org", "evil.org");
+  const domain = fc.constantFrom(
+    "x.org",
+    "y.org",
+    "evil.org",
+    "mail.evil.org",
+    "a.mail.evil.org",
+    "notevil.org",
+  );
   const key = fc.tuple(local, domain).map(([l, d]) => `${l}@${d}`);
   const pattern = fc.oneof(
     key,
     domain.map((d) => `*@${d}`),
+    domain.map((d) => `*@**.${d}`),
     local.map((l) => `${l}@*`),
     fc.constant("*"),
     fc.constant("*.org"),
@@ -173,6 +273,20 @@ describe("access algebra (properties)", () => {
         const c = inCeiling ? [...ceiling, denyRule] : ceiling;
         const a = inCeiling ? agent : [...agent, denyRule];
         expect(decideAccess(k, c, a).allowed).toBe(false);
+      }),
+    );
+  });
+
+  it("a `*@**.domain` deny refuses every key at that domain and under it, in either layer", () => {
+    fc.assert(
+      fc.property(key, layer, layer, fc.boolean(), (k, ceiling, agent, inCeiling) => {
+        const denyRule = deny("*@**.evil.org");
+        const c = inCeiling ? [...ceiling, denyRule] : ceiling;
+        const a = inCeiling ? agent : [...agent, denyRule];
+        const domain = k.slice(k.indexOf("@") + 1);
+        if (domain === "evil.org" || domain.endsWith(".evil.org"))
+          expect(decideAccess(k, c, a).allowed).toBe(false);
+        else expect(decideAccess(k, c, a)).toEqual(decideAccess(k, ceiling, agent));
       }),
     );
   });

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  DISPLAY_NAME_WITHHELD,
   HTML_ONLY_NOTICE,
+  looksLikeAddress,
   NO_BODY_NOTICE,
   type RenderableMail,
   renderMessage,
@@ -132,6 +134,85 @@ describe("renderMessage (G8)", () => {
     expect(out).toContain("| Attachment: (no name) (application/octet-stream, 0 bytes)");
     expect(out).toContain(`| Attachment: ${"x".repeat(200)}… (text/plain, 1 bytes)`);
     expect(unprefixed(out)).toHaveLength(2);
+  });
+});
+
+describe("display names that read as addresses (G2, G4)", () => {
+  const fromLine = (out: string) => out.split("\n").find((l) => l.startsWith("| From: "));
+
+  it("withholds a display name that is an address, keeping only the proven one", () => {
+    const out = renderMessage(
+      mail({ fromAddress: "x@evil.example", displayName: "ceo@victim.example" }),
+      fixed(0xab),
+    );
+    expect(fromLine(out)).toBe(`| From: ${DISPLAY_NAME_WITHHELD} <x@evil.example>`);
+    expect(out).not.toContain("victim");
+  });
+
+  it.each([
+    ["ceo@victim.example"],
+    ["The CEO (ceo@victim.example)"],
+    ["@"],
+    ["a@b"],
+    ["ceo＠victim.example"],
+    ["ceo﹫victim.example"],
+    ["ｃｅｏ＠ｖｉｃｔｉｍ．ｅｘａｍｐｌｅ"],
+    ["ceoⓐvictim.example"],
+    ["ceoⒶvictim.example"],
+    ["ceo🅐victim.example"],
+    ["ceo꩜victim.example"],
+    ["ceo&#64;victim.example"],
+    ["ceo&#064;victim.example"],
+    ["ceo&#x40;victim.example"],
+    ["ceo&#X40;victim.example"],
+    ["ceo&commat;victim.example"],
+    ["ceo%40victim.example"],
+    ["ceo (at) victim.example"],
+    ["ceo[at]victim.example"],
+    ["ceo{AT}victim.example"],
+    ["ceo <at> victim.example"],
+    ["ceo［at］victim.example"],
+    ["ceo@\u200bvictim.example"],
+    ["ceo\u200b@\u200bvictim.example"],
+    ["ceo&#\u200b64;victim.example"],
+    ["ceo\u2028@victim.example"],
+  ])("withholds %j", (name) => {
+    expect(looksLikeAddress(name)).toBe(true);
+    const out = renderMessage(mail({ displayName: name }), fixed(0xab));
+    expect(fromLine(out)).toBe(`| From: ${DISPLAY_NAME_WITHHELD} <alice@x.org>`);
+    expect(unprefixed(out)).toHaveLength(2);
+  });
+
+  it.each([
+    ["Alice"],
+    ["Pat (Accounts)"],
+    ["Jane at Stripe"],
+    ["Amazon.com"],
+    ["Attila the Hun"],
+    ["(atlas)"],
+    ["[a t]"],
+    ["Ｆｕｌｌ ｗｉｄｔｈ"],
+    ["ünïcødé, 中文, émoji 👍"],
+    ["100% sure"],
+  ])("shows %j unchanged", (name) => {
+    expect(looksLikeAddress(name)).toBe(false);
+    expect(fromLine(renderMessage(mail({ displayName: name }), fixed(0xab)))).toBe(
+      `| From: ${name} <alice@x.org>`,
+    );
+  });
+
+  it("never shows an @, in any form NFKC folds to one, outside the proven address (property)", () => {
+    const at = fc.constantFrom("@", "＠", "﹫");
+    const name = fc
+      .tuple(fc.string({ unit: "grapheme" }), fc.option(at), fc.string({ unit: "binary" }))
+      .map(([a, b, c]) => `${a}${b ?? ""}${c}`);
+    fc.assert(
+      fc.property(name, (displayName) => {
+        const line = fromLine(renderMessage(mail({ displayName }))) ?? "";
+        const shownName = line.slice(0, line.lastIndexOf(" <alice@x.org>"));
+        expect(shownName.normalize("NFKC")).not.toContain("@");
+      }),
+    );
   });
 });
 

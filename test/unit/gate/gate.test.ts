@@ -3,6 +3,7 @@ import type { AdminSnapshot, AgentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../../shared/config/schema.ts";
 import { type Decision, gateMessage } from "../../../shared/gate/gate.ts";
+import type { ZoneResolver } from "../../../shared/gate/zone-resolver.ts";
 import {
   buildMessage,
   resolverFor,
@@ -19,6 +20,8 @@ const agent = (address: string, extra: Partial<AgentItem> = {}): AgentItem => ({
   model: "demo",
   instructions: "",
   acceptAutoSubmitted: false,
+  acceptListMail: false,
+  acceptBcc: false,
   enabled: true,
   ...extra,
 });
@@ -54,7 +57,12 @@ async function signed(
 async function run(
   raw: Buffer,
   recipients: string[],
-  opts: { config?: DeploymentConfig; admin?: AdminSnapshot; mailFrom?: string | null } = {},
+  opts: {
+    config?: DeploymentConfig;
+    admin?: AdminSnapshot;
+    mailFrom?: string | null;
+    resolver?: ZoneResolver;
+  } = {},
 ): Promise<readonly Decision[]> {
   const result = await gateMessage({
     raw,
@@ -65,7 +73,7 @@ async function run(
     },
     config: opts.config ?? baseConfig(),
     admin: opts.admin ?? admin(),
-    resolver: resolverFor(zoneFor(keys, ["example.com"])),
+    resolver: opts.resolver ?? resolverFor(zoneFor(keys, ["example.com"])),
     now: NOW,
   });
   return result.decisions;
@@ -83,15 +91,15 @@ describe("gateMessage", () => {
   });
 
   it("G1: routes on envelope recipients only; unknown local part refused; foreign domains dropped", async () => {
-    const d = await run(await signed(), [
+    const d = await run(await signed({ headers: ["Cc: sales@agents.example.net"] }), [
       "nobody@agents.example.net",
       "x@elsewhere.example",
       "sales@agents.example.net",
     ]);
     expect(summary(d)).toEqual([
       ["x@elsewhere.example", "drop", "foreign-recipient"],
-      ["nobody@agents.example.net", "refuse", "unknown-recipient"],
       ["sales@agents.example.net", "accept", "accepted"],
+      ["nobody@agents.example.net", "refuse", "unknown-recipient"],
     ]);
   });
 
@@ -99,9 +107,11 @@ describe("gateMessage", () => {
     const a = admin({
       accessRules: [{ agent: "sales@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
     });
-    const d = await run(await signed(), ["helpdesk@agents.example.net", "sales@agents.example.net"], {
-      admin: a,
-    });
+    const d = await run(
+      await signed({ headers: ["Cc: sales@agents.example.net"] }),
+      ["helpdesk@agents.example.net", "sales@agents.example.net"],
+      { admin: a },
+    );
     expect(summary(d)).toEqual([
       ["helpdesk@agents.example.net", "accept", "accepted"],
       ["sales@agents.example.net", "refuse", "access-denied"],
@@ -145,6 +155,13 @@ describe("gateMessage", () => {
     expect(d[0]).toMatchObject({ verdict: "refuse", reason: "unknown-recipient", notify: false });
   });
 
+  it("G1/G6: mail only for unknown addresses is refused without running DKIM, so without a notice", async () => {
+    const resolver = resolverFor(zoneFor(keys, ["example.com"]));
+    const d = await run(await signed(), ["ghost@agents.example.net"], { resolver });
+    expect(d[0]).toMatchObject({ reason: "unknown-recipient", proven: false, notify: false });
+    expect(resolver.calls).toEqual([]);
+  });
+
   it("G5: at the hop limit the message is dropped silently, even for an opted-in agent", async () => {
     const raw = await signed({ headers: ["X-Postern-Recursion: 50"] });
     const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })] });
@@ -173,27 +190,64 @@ describe("gateMessage", () => {
     expect((await run(auto, ["helpdesk@agents.example.net"], { admin: a }))[0]?.verdict).toBe("accept");
   });
 
-  it("G6: automatic mail is never notified, even when refused for a proven sender", async () => {
-    const raw = await signed({ headers: ["Auto-Submitted: auto-replied"] });
-    const d = await run(raw, ["ghost@agents.example.net"]);
-    expect(d[0]).toMatchObject({
+  it("G5: list mail starts no run unless the agent sets acceptListMail, and is never notified (G6)", async () => {
+    const raw = await signed({ headers: ["List-Id: <users.lists.example>"] });
+    expect((await run(raw, ["helpdesk@agents.example.net"]))[0]).toMatchObject({
+      verdict: "drop",
+      reason: "list-mail",
+      notify: false,
+    });
+    const lists = agent("helpdesk@agents.example.net", { acceptListMail: true });
+    expect(
+      (await run(raw, ["helpdesk@agents.example.net"], { admin: admin({ agents: [lists] }) }))[0]?.verdict,
+    ).toBe("accept");
+    const denied = admin({
+      agents: [lists],
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
+    });
+    expect((await run(raw, ["helpdesk@agents.example.net"], { admin: denied }))[0]).toMatchObject({
       verdict: "refuse",
-      reason: "unknown-recipient",
+      reason: "access-denied",
       proven: true,
       notify: false,
     });
   });
 
-  it("G7: limits refuse before sender proof decides, and notify only a proven sender", async () => {
-    const config = baseConfig({ attachments: { maxMessageBytes: 200 } });
-    const d = await run(await signed({ body: "x".repeat(500) }), ["helpdesk@agents.example.net"], { config });
-    expect(d[0]).toMatchObject({ verdict: "refuse", reason: "message-too-large", notify: true });
-    const unsigned = await run(
-      Buffer.from(buildMessage({ body: "x".repeat(500) })),
-      ["helpdesk@agents.example.net"],
-      { config },
-    );
-    expect(unsigned[0]).toMatchObject({ verdict: "refuse", reason: "message-too-large", notify: false });
+  it("G6: automatic mail is never notified, even when refused for a proven sender", async () => {
+    const raw = await signed({ headers: ["Auto-Submitted: auto-replied"] });
+    const a = admin({
+      agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })],
+      accessRules: [{ agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "deny" }],
+    });
+    const d = await run(raw, ["helpdesk@agents.example.net", "ghost@agents.example.net"], { admin: a });
+    expect(summary(d)).toEqual([
+      ["helpdesk@agents.example.net", "refuse", "access-denied"],
+      ["ghost@agents.example.net", "refuse", "unknown-recipient"],
+    ]);
+    expect(d.map((x) => x.verdict !== "accept" && [x.proven, x.notify])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
+  });
+
+  it("G7: size and header-size refusals come before sender proof: DKIM never runs, nothing is notified", async () => {
+    const resolver = resolverFor(zoneFor(keys, ["example.com"]));
+    const small = baseConfig({ attachments: { maxMessageBytes: 200 } });
+    const d = await run(await signed({ body: "x".repeat(500) }), ["helpdesk@agents.example.net"], {
+      config: small,
+      resolver,
+    });
+    expect(d[0]).toMatchObject({
+      verdict: "refuse",
+      reason: "message-too-large",
+      proven: false,
+      notify: false,
+    });
+    const tight = baseConfig({ attachments: { maxHeaderBytes: 300 } });
+    const long = await signed({ headers: [`X-Filler: ${"y".repeat(400)}`] });
+    const h = await run(long, ["helpdesk@agents.example.net"], { config: tight, resolver });
+    expect(h[0]).toMatchObject({ verdict: "refuse", reason: "headers-too-large", notify: false });
+    expect(resolver.calls).toEqual([]);
   });
 
   it("G7: too many attachments are refused at the edge", async () => {
@@ -222,7 +276,8 @@ describe("gateMessage", () => {
       body,
     });
     const d = await run(raw, ["helpdesk@agents.example.net"], { config });
-    expect(d[0]).toMatchObject({ verdict: "refuse", reason: "too-many-attachments" });
+    // MIME limits are judged after sender proof, so the proven sender learns why.
+    expect(d[0]).toMatchObject({ verdict: "refuse", reason: "too-many-attachments", notify: true });
   });
 
   it("a disabled agent's address is refused like an unknown one", async () => {
@@ -242,15 +297,15 @@ describe("gateMessage", () => {
     );
     expect(d).toEqual([
       expect.objectContaining({
-        recipient: "ghost@agents.example.net",
-        reason: "unknown-recipient",
+        recipient: "helpdesk@agents.example.net",
+        reason: "access-denied",
         sender: "alice@example.com",
         proven: true,
         hop: 3,
       }),
       expect.objectContaining({
-        recipient: "helpdesk@agents.example.net",
-        reason: "access-denied",
+        recipient: "ghost@agents.example.net",
+        reason: "unknown-recipient",
         sender: "alice@example.com",
         proven: true,
         hop: 3,
@@ -265,7 +320,7 @@ describe("gateMessage", () => {
     expect(d[0]).toMatchObject({
       verdict: "refuse",
       reason: "message-too-large",
-      proven: true,
+      proven: false,
       notify: false,
     });
   });
@@ -277,5 +332,48 @@ describe("gateMessage", () => {
     ]);
     const d = await run(raw, ["helpdesk@agents.example.net"]);
     expect(d[0]).toMatchObject({ verdict: "refuse", reason: "header-malformed", notify: false });
+  });
+
+  describe("G2: addressed, once (the signer must have named the agent in a signed To or Cc)", () => {
+    const helpdesk = ["helpdesk@agents.example.net"];
+    const signedFor = (to: string, extra: string[] = [], headerList?: string[]) =>
+      signWith(keys, "rsa2048", buildMessage({ to, headers: extra }), {
+        domain: "example.com",
+        ...(headerList ? { headers: headerList } : {}),
+      });
+
+    it("a mail signed for someone else and replayed to the agent is refused as not-addressed, and notified", async () => {
+      const d = await run(await signedFor("mallory@evil.example"), helpdesk);
+      expect(d[0]).toMatchObject({ verdict: "refuse", reason: "not-addressed", proven: true, notify: true });
+    });
+
+    it("a To the signature does not cover does not count, even when it names the agent", async () => {
+      const unsignedTo = await signedFor("helpdesk@agents.example.net", [], ["from", "subject", "date"]);
+      expect((await run(unsignedTo, helpdesk))[0]?.reason).toBe("not-addressed");
+      const prepended = Buffer.concat([
+        Buffer.from("To: helpdesk@agents.example.net\r\n"),
+        await signedFor("mallory@evil.example", [], ["from", "to", "subject"]),
+      ]);
+      expect((await run(prepended, helpdesk))[0]?.reason).toBe("not-addressed");
+    });
+
+    it("a signed Cc, a +tag alias and any case name the agent", async () => {
+      const cc = await signedFor("bob@example.com", ["Cc: Helpdesk <helpdesk@agents.example.net>"]);
+      expect((await run(cc, helpdesk))[0]?.verdict).toBe("accept");
+      const alias = await signedFor("Helpdesk+Billing@Agents.Example.NET");
+      expect((await run(alias, helpdesk))[0]?.verdict).toBe("accept");
+    });
+
+    it("a display name holding the agent's address is not the agent", async () => {
+      const raw = await signedFor('"helpdesk@agents.example.net" <mallory@evil.example>');
+      expect((await run(raw, helpdesk))[0]?.reason).toBe("not-addressed");
+    });
+
+    it("an agent that opts in to Bcc delivery accepts it", async () => {
+      const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptBcc: true })] });
+      expect((await run(await signedFor("bob@example.com"), helpdesk, { admin: a }))[0]?.verdict).toBe(
+        "accept",
+      );
+    });
   });
 });

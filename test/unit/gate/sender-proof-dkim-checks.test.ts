@@ -49,6 +49,7 @@ describe("judgeSignature", () => {
     expect(judge(TAGS)).toEqual({
       ok: true,
       signature: {
+        id: expect.stringMatching(/^[0-9a-f]{64}$/),
         domain: "example.com",
         selector: "sel",
         algorithm: "rsa-sha256",

@@ -99,7 +99,16 @@ describe("readAgents", () => {
       log,
     );
     expect(agents).toEqual([
-      { address: A, name: "S", model: "demo", instructions: "", acceptAutoSubmitted: false, enabled: true },
+      {
+        address: A,
+        name: "S",
+        model: "demo",
+        instructions: "",
+        acceptAutoSubmitted: false,
+        acceptListMail: false,
+        acceptBcc: false,
+        enabled: true,
+      },
     ]);
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]).toContain('table=agents address="x@y.example"');
