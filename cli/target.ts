@@ -43,6 +43,17 @@ const resourcesFileSchema = z
       agentStep: z.string().min(1),
       outbound: z.string().min(1),
     }),
+    // Read by `postern doctor` only; optional so resource files saved from older stacks still load.
+    alarmTopicArn: z.string().min(1).optional(),
+    roles: z
+      .object({ outbound: z.string().min(1) })
+      .strict()
+      .optional(),
+    agentStep: z
+      .object({ functionName: z.string().min(1), reservedConcurrency: z.number().int().min(0).optional() })
+      .strict()
+      .optional(),
+    configurationSet: z.string().min(1).optional(),
   })
   .strict();
 

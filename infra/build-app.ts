@@ -1,7 +1,11 @@
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { ConfigError } from "../shared/config/load.ts";
+import { profileRegionProblem } from "./constructs/model-access.ts";
 import { PosternStack } from "./postern-stack.ts";
+import { requireSesReceivingRegion, sesReceivingProblem } from "./ses-receiving.ts";
 import { chooseConfigFile, loadSynthConfig } from "./synth-config.ts";
 
 export interface BuildAppOptions {
@@ -18,13 +22,36 @@ export interface BuildAppOptions {
   readonly stackName?: string;
   readonly env?: { readonly account?: string; readonly region?: string };
   readonly agentStepConcurrency?: number;
+  /** Reserve agent-step's concurrency too (`-c reserveAgentStepConcurrency=true`); see PosternStackProps. */
+  readonly reserveAgentStepConcurrency?: boolean;
 }
 
-/** The CDK app: the config validated first (an invalid one throws before any construct exists), one stack. */
+/**
+ * The `context` of the project's cdk.json: the feature flags (`cdk init`'s recommended set) among it. The CLI
+ * passes it to `infra/app.ts` itself; passing it here too makes a test's `buildApp` synthesize exactly what
+ * `npx cdk synth` deploys, with cdk.json the one place the flags are written.
+ */
+export function cdkJsonContext(projectRoot: string): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(projectRoot, "cdk.json"), "utf8")) as {
+    context?: Record<string, unknown>;
+  };
+  return cdkJson.context ?? {};
+}
+
+/**
+ * The CDK app: the target region and the config validated first (either invalid throws before any construct
+ * exists), one stack.
+ */
 export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack } {
+  const regionProblem = opts.env?.region ? sesReceivingProblem(opts.env.region) : undefined;
+  if (regionProblem) throw new ConfigError("the target AWS environment", [regionProblem]);
   const app = new App({
     ...(opts.outdir ? { outdir: opts.outdir } : {}),
-    ...(opts.bundle === false ? { context: { "aws:cdk:bundling-stacks": [] } } : {}),
+    // Context given on the command line (`-c`, the CLI's copy of cdk.json) still overrides these defaults.
+    context: {
+      ...cdkJsonContext(opts.projectRoot),
+      ...(opts.bundle === false ? { "aws:cdk:bundling-stacks": [] } : {}),
+    },
   });
   // `-c config=FILE` and `-c agentStepConcurrency=N` on the cdk command line.
   const ctxConfig = app.node.tryGetContext("config") as string | undefined;
@@ -32,6 +59,10 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
   const config = loadSynthConfig(
     opts.configFile ?? (ctxConfig ? resolve(ctxConfig) : chooseConfigFile(opts.projectRoot)),
   );
+  const profileProblem = opts.env?.region
+    ? profileRegionProblem(config.loaded.config.models, opts.env.region)
+    : null;
+  if (profileProblem) throw new ConfigError("the model catalog for the target region", [profileProblem]);
   const concurrency =
     opts.agentStepConcurrency ?? (ctxConcurrency !== undefined ? Number(ctxConcurrency) : undefined);
   const stack = new PosternStack(app, opts.stackName ?? "Postern", {
@@ -40,7 +71,11 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
     description: "Postern: email addresses for AI agents, behind gates that code enforces",
     ...(opts.env ? { env: opts.env } : {}),
     ...(concurrency !== undefined ? { agentStepConcurrency: concurrency } : {}),
+    reserveAgentStepConcurrency:
+      opts.reserveAgentStepConcurrency ??
+      String(app.node.tryGetContext("reserveAgentStepConcurrency")) === "true",
   });
+  requireSesReceivingRegion(stack);
   if (opts.nag !== false) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { ENV } from "../shared/config/resources.ts";
+import { SES_SEND_TIMEOUT_MS } from "../shared/outbound/ses-sender.ts";
 import type { ShippedFiles } from "./bundling.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
@@ -18,19 +19,36 @@ export interface PosternStackProps extends StackProps {
   readonly config: SynthConfig;
   /** Repository root (entries, package-lock.json). */
   readonly projectRoot: string;
-  /** Upper bound on concurrent agent-step invocations: a runaway loop cannot fan out past it. @default 10 */
+  /**
+   * Upper bound on concurrent agent-step invocations (the SQS event source's maxConcurrency): a runaway loop
+   * cannot fan out past it. @default 10
+   */
   readonly agentStepConcurrency?: number;
+  /**
+   * Also reserve that concurrency for agent-step. Off by default: Lambda refuses a reservation that leaves the
+   * account under its unreserved minimum, which fails the deploy on a new account (quota 10). @default false
+   */
+  readonly reserveAgentStepConcurrency?: boolean;
   /** @default 5 */
   readonly maxReceiveCount?: number;
 }
 
 type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files">;
 
+/** Each function's memory (MB); `npm run bench:cost` prices their GB-seconds from these. */
+export const MEMORY_MB = { verify: 1024, agentStep: 1024, outbound: 512 } as const;
+
+/** Messages per outbound invocation; its timeout leaves room for every one of them to wait out SES. */
+const OUTBOUND_BATCH = 5;
+
 const TIMEOUTS = {
   verify: Duration.seconds(60),
   // One model round (Bedrock adapter: 120 s per attempt, bounded retries) plus the round's tool calls.
   agentStep: Duration.minutes(10),
-  outbound: Duration.seconds(60),
+  // Each send may wait SES_SEND_TIMEOUT_MS before it is marked unknown: a batch of slow sends must still end in
+  // our own bookkeeping, never in a Lambda timeout mid-send (which would leave outcomes unrecorded). 30 s for the
+  // store reads and writes around them.
+  outbound: Duration.seconds(Math.ceil((OUTBOUND_BATCH * SES_SEND_TIMEOUT_MS) / 1000) + 30),
 } as const;
 
 /** Postern in one stack: mail intake → verify → agent-step → outbound, the tables, sending, schedules, alarms. */
@@ -81,6 +99,7 @@ export class PosternStack extends Stack {
       store: this.store,
       verifyQueue: this.queues.verify,
       ruleSet: config.receiptRuleSet,
+      projectRoot: props.projectRoot,
     });
 
     const files: ShippedFiles = {
@@ -110,20 +129,23 @@ export class PosternStack extends Stack {
       verify: step("Verify", "verify", {
         source: this.queues.verify,
         timeout: TIMEOUTS.verify,
+        memorySize: MEMORY_MB.verify,
         batchSize: 5,
       }),
       agentStep: step("AgentStep", "agent-step", {
         source: this.queues.agentStep,
         timeout: TIMEOUTS.agentStep,
+        memorySize: MEMORY_MB.agentStep,
         // One model round per message: a batch would serialise unrelated runs behind one slow model call.
         batchSize: 1,
-        reservedConcurrency: props.agentStepConcurrency ?? 10,
+        maxConcurrency: props.agentStepConcurrency ?? 10,
+        reserveConcurrency: props.reserveAgentStepConcurrency ?? false,
       }),
       outbound: step("Outbound", "outbound", {
         source: this.queues.outbound,
         timeout: TIMEOUTS.outbound,
-        memorySize: 512,
-        batchSize: 5,
+        memorySize: MEMORY_MB.outbound,
+        batchSize: OUTBOUND_BATCH,
       }),
     };
     this.grantLeastPrivilege(new ModelAccess(this, "Models", { models: config.models }));
@@ -148,30 +170,35 @@ export class PosternStack extends Stack {
     const { verify, agentStep, outbound } = this.functions;
     const { tables, store, queues } = this;
 
-    tables.grantRead(verify.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(verify.fn, ...RUNTIME_TABLES);
+    // Table grants are what the recorded calls need (test/infra/iam-calls.test.ts), action by action.
+    tables.grantScan(verify.fn, ...ADMIN_TABLES);
+    tables.grantReadWrite(verify.fn, ["get", "batchGet"], ...RUNTIME_TABLES);
     store.grantRead(verify.fn, "inbound");
     store.grantWrite(verify.fn, "mail", "files");
     queues.agentStep.grantSend(verify.fn);
     queues.outbound.grantSend(verify.fn);
 
-    tables.grantRead(agentStep.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(agentStep.fn, ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
+    tables.grantScan(agentStep.fn, ...ADMIN_TABLES);
+    tables.grantReadWrite(agentStep.fn, ["get", "query"], ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");
-    store.grantList(agentStep.fn);
+    store.grantList(agentStep.fn, "mail", "files", "transcripts");
     queues.agentStep.grantSend(agentStep.fn);
     queues.outbound.grantSend(agentStep.fn);
     models.grantInvoke(agentStep.fn);
 
-    tables.grantRead(outbound.fn, "agents");
-    tables.grantReadWrite(outbound.fn, "messages", "threads", "state");
+    tables.grantGet(outbound.fn, "agents");
+    tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
     this.sending.grantSend(outbound.fn);
   }
 
   private outputs(domains: readonly string[], ops: Operations): void {
+    // The reservation as synthesised (the CfnFunction's property), whatever default or context chose it.
+    const reserved = (
+      this.functions.agentStep.fn.node.defaultChild as { reservedConcurrentExecutions?: number }
+    ).reservedConcurrentExecutions;
     domains.forEach((domain, i) => {
       this.sending.dnsRecords(domain).forEach((r, j) => {
         new CfnOutput(this, `Dns${i}x${j}`, {
@@ -192,6 +219,14 @@ export class PosternStack extends Stack {
           agentStep: this.queues.agentStep.queue.queueUrl,
           outbound: this.queues.outbound.queue.queueUrl,
         },
+        // What `postern doctor` checks: alarm subscribers, the outbound role's right to send, the reservation.
+        alarmTopicArn: ops.alarmTopic.topicArn,
+        roles: { outbound: this.functions.outbound.role.roleArn },
+        agentStep: {
+          functionName: this.functions.agentStep.fn.functionName,
+          ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}),
+        },
+        configurationSet: this.sending.configurationSet.configurationSetName,
       }),
     });
     new CfnOutput(this, "AlarmTopicArn", {

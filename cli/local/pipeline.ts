@@ -3,6 +3,7 @@ import { createStepHandler } from "../../functions/agent-step/handler.ts";
 import { defaultRegistry, defaultResolvers } from "../../functions/registry.ts";
 import { buildVerifyDeps } from "../../functions/verify/deps.ts";
 import { createVerifyHandler } from "../../functions/verify/handler.ts";
+import { makeClients } from "../../shared/aws/clients.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
@@ -26,6 +27,9 @@ export function pipelineHandlers(
   const verifyLog = logger("verify");
   const stepLog = logger("agent-step");
   const outLog = logger("outbound");
+  // Each function has its own clients, as in AWS, so an observer can tell whose call each one is.
+  const clientsOf = (fn: "verify" | "agent-step" | "outbound") =>
+    ctx.observe ? makeClients(ctx.resources, ctx.observe(fn)) : ctx.clients;
   return {
     verify: createVerifyHandler(
       buildVerifyDeps({
@@ -33,6 +37,7 @@ export function pipelineHandlers(
         config: ctx.config.config,
         resolver: ctx.resolver,
         logger: verifyLog,
+        clients: clientsOf("verify"),
       }),
       ctx.resources.bucket,
       verifyLog,
@@ -45,16 +50,16 @@ export function pipelineHandlers(
         resolvers: defaultResolvers(),
         secrets: envSecretSource(),
         logger: stepLog,
-        clients: ctx.clients,
+        clients: clientsOf("agent-step"),
       }),
       stepLog,
       ctx.maxReceiveCount,
     ),
     outbound: outboundSqsHandler(
       outboundDeps({
-        stores: makeStores(ctx.clients, ctx.resources, outLog),
+        stores: makeStores(clientsOf("outbound"), ctx.resources, outLog),
         // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
-        ses: sesSender(makeSendingSesClient(ctx.resources)),
+        ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
         config: ctx.config.config,
         region: ctx.resources.region,
         logger: outLog,

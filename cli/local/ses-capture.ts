@@ -3,12 +3,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { rewriteAsSes } from "./ses-header-rewrite.ts";
 
 /**
- * An SESv2-compatible `SendEmail` endpoint that sends nothing: it keeps the raw mail byte for byte in
- * `<outboxDir>/<MessageId>.eml` (plus `<MessageId>.json` with the API envelope, which the raw mail does not
- * carry: Destination may hold Bcc recipients). `aws-ses-v2-local` re-encodes messages, so it cannot serve as
- * evidence that what we signed is what would leave.
+ * An SESv2-compatible `SendEmail` endpoint that sends nothing: it keeps the mail as recipients would get it in
+ * `<outboxDir>/<MessageId>.eml`: byte for byte what we sent, except the Message-ID and Date SES writes over ours
+ * (ses-header-rewrite.ts), plus `<MessageId>.json` with the API envelope, which the raw mail does not carry
+ * (Destination may hold Bcc recipients). `aws-ses-v2-local` re-encodes messages, so it cannot serve as evidence
+ * that what we built is what would leave.
  */
 export interface SesCaptureOptions {
   readonly outboxDir: string;
@@ -17,6 +19,9 @@ export interface SesCaptureOptions {
   readonly port?: number;
   readonly newId?: () => string;
   readonly onCaptured?: (mail: CapturedMail) => void;
+  /** The region whose SES host names the Message-ID (`<id>@<region>.amazonses.com`). Default us-east-1. */
+  readonly region?: string;
+  readonly clock?: () => Date;
 }
 
 export interface CapturedMail {
@@ -92,7 +97,10 @@ export async function startSesCapture(opts: SesCaptureOptions): Promise<SesCaptu
         ? { configurationSetName: input.ConfigurationSetName }
         : {}),
     };
-    await writeFile(emlPath, raw);
+    await writeFile(
+      emlPath,
+      rewriteAsSes(raw, messageId, opts.region ?? "us-east-1", (opts.clock ?? (() => new Date()))()),
+    );
     await writeFile(join(opts.outboxDir, `${messageId}.json`), `${JSON.stringify(mail, null, 2)}\n`);
     opts.onCaptured?.(mail);
     res.writeHead(200, { "content-type": "application/json" });

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import type { CallObserver } from "../../shared/aws/observe.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
@@ -47,7 +48,14 @@ export interface LocalStackOptions {
   readonly waitTimeSeconds?: number;
   readonly logger?: StoreLogger;
   readonly onReceived?: (notification: SesReceivedNotification) => void;
+  /**
+   * Sees every AWS SDK command, tagged with who issued it: a function (`verify`, `agent-step`, `outbound`) or the
+   * stack itself (`stack`: the SES intake's S3 write, the pollers standing in for Lambda's SQS event sources).
+   */
+  readonly observe?: (issuer: CallIssuer) => CallObserver;
 }
+
+export type CallIssuer = "verify" | "agent-step" | "outbound" | "stack";
 
 /** What a handler factory gets: the started stack's resources, clients, config and DNS. */
 export interface HandlerContext {
@@ -57,6 +65,7 @@ export interface HandlerContext {
   readonly clients: AwsClients;
   readonly config: LoadedConfig;
   readonly resolver: DNSResolver;
+  readonly observe?: (issuer: CallIssuer) => CallObserver;
 }
 
 export interface LocalStack {
@@ -109,13 +118,17 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     });
     stops.push(() => emulators.stop());
 
-    const ses = await startSesCapture({ outboxDir, port: opts.sesPort ?? 0 });
+    const ses = await startSesCapture({
+      outboxDir,
+      port: opts.sesPort ?? 0,
+      region: emulators.resources.region,
+    });
     stops.push(() => ses.stop());
     const resources: Resources = {
       ...emulators.resources,
       endpoints: { ...emulators.resources.endpoints, ses: ses.endpoint },
     };
-    const clients = makeClients(resources);
+    const clients = makeClients(resources, opts.observe?.("stack"));
     stops.push(async () => destroyClients(clients));
 
     if (demo) {
@@ -149,6 +162,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
             clients,
             config,
             resolver: zoneFileResolver(zoneFile),
+            ...(opts.observe ? { observe: opts.observe } : {}),
           })
         : (opts.handlers ?? {});
     const pollers = await startPollers(resources, clients.sqs, handlers, {

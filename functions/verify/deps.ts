@@ -1,5 +1,5 @@
 import type { DNSResolver } from "mailauth";
-import { makeClients } from "../../shared/aws/clients.ts";
+import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
@@ -14,9 +14,11 @@ export function buildVerifyDeps(opts: {
   resolver: DNSResolver;
   logger: Logger;
   now?: () => Date;
+  /** The function's own clients; built from `resources` when absent (Lambda). */
+  clients?: AwsClients;
 }): VerifyDeps {
   const { resources, logger } = opts;
-  const clients = makeClients(resources);
+  const clients = opts.clients ?? makeClients(resources);
   const stores = makeStores(clients, resources, logger);
   const plans = new PlanStore({ dynamo: clients.dynamo, tables: resources.tables, state: stores.state });
   return {

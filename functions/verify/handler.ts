@@ -13,6 +13,13 @@ export function createVerifyHandler(deps: VerifyDeps, bucket: string, logger: Fu
     const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
     for (const record of event.Records) {
       const parsed = parseNotification(record.body, bucket);
+      if (parsed.ok === "setup") {
+        logger.info("SES setup notification acknowledged", {
+          sqsMessageId: record.messageId,
+          reason: parsed.reason,
+        });
+        continue;
+      }
       if (!parsed.ok) {
         // Retrying cannot fix it; failing it sends it to the DLQ, where it is kept and alarmed on.
         logger.error("unusable SES notification", { sqsMessageId: record.messageId, reason: parsed.reason });

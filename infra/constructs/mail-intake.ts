@@ -1,12 +1,16 @@
 import { createHash } from "node:crypto";
-import { Aws, Stack } from "aws-cdk-lib";
-import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { join } from "node:path";
+import { Aws, CustomResource, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { Effect, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
+import { Architecture, type CfnFunction, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type IReceiptRuleSet, ReceiptRule, ReceiptRuleSet, TlsPolicy } from "aws-cdk-lib/aws-ses";
 import { S3 } from "aws-cdk-lib/aws-ses-actions";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { SqsSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from "aws-cdk-lib/custom-resources";
+import { Provider } from "aws-cdk-lib/custom-resources";
 import { Construct } from "constructs";
 import { PREFIXES } from "../../shared/store/tables.ts";
 import { ACTIONS } from "../iam/actions.ts";
@@ -24,6 +28,8 @@ export interface MailIntakeProps {
    * `create`: create the set and ACTIVATE it, which replaces the account's active rule set in this region.
    */
   readonly ruleSet: { readonly mode: "existing" | "create"; readonly name: string };
+  /** Repository root: the `create` mode's custom resource is bundled from infra/custom-resources. */
+  readonly projectRoot: string;
 }
 
 /** SES rule names: <= 64 characters of letters, digits, `.`, `_`, `-`. Long domains get a stable hash. */
@@ -98,46 +104,78 @@ export class MailIntake extends Construct {
         }),
     );
     for (const rule of this.rules) rule.node.addDependency(this.topic);
+    // The S3 action's own bucket statement checks only aws:SourceAccount: any receipt rule in this account (another
+    // team's, another rule set) could then write into inbound/. SES sends aws:SourceArn, the receipt rule, as the
+    // SES guide's bucket policy shows; this Deny narrows that Allow to Postern's rules (confused-deputy guard).
+    props.store.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        effect: Effect.DENY,
+        principals: [ses],
+        actions: ["s3:PutObject"],
+        resources: [props.store.objectsArn("inbound")],
+        conditions: { ArnNotLike: { "aws:SourceArn": ruleArns } },
+      }),
+    );
 
-    if (props.ruleSet.mode === "create") this.activate(props.ruleSet.name);
+    if (props.ruleSet.mode === "create") this.activate(props.ruleSet.name, props.projectRoot);
   }
 
-  /** Make Postern's rule set the active one; on delete, deactivate (SES then has no active set). */
-  private activate(name: string): void {
-    const activation = new AwsCustomResource(this, "ActivateRuleSet", {
-      onCreate: {
-        service: "SES",
-        action: "setActiveReceiptRuleSet",
-        parameters: { RuleSetName: name },
-        physicalResourceId: PhysicalResourceId.of(`postern-active-${name}`),
-      },
-      onUpdate: {
-        service: "SES",
-        action: "setActiveReceiptRuleSet",
-        parameters: { RuleSetName: name },
-        physicalResourceId: PhysicalResourceId.of(`postern-active-${name}`),
-      },
-      onDelete: { service: "SES", action: "setActiveReceiptRuleSet", parameters: {} },
-      policy: AwsCustomResourcePolicy.fromStatements([
-        new PolicyStatement({ actions: [...ACTIONS.ruleSetActivate], resources: ["*"] }),
-      ]),
-      installLatestAwsSdk: false,
+  /**
+   * Make Postern's rule set the active one; on delete, deactivate it only if it is still the active one (SES then
+   * has no active set); a set activated by someone since is left alone (infra/custom-resources/active-rule-set.ts).
+   */
+  private activate(name: string, projectRoot: string): void {
+    const role = new Role(this, "ActivateRuleSetRole", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+    });
+    role.addToPolicy(new PolicyStatement({ actions: [...ACTIONS.ruleSetActivate], resources: ["*"] }));
+    const logGroup = new LogGroup(this, "ActivateRuleSetLogs", {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ["logs:CreateLogStream", "logs:PutLogEvents"],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    const onEvent = new NodejsFunction(this, "ActivateRuleSetFunction", {
+      entry: join(projectRoot, "infra/custom-resources/active-rule-set.ts"),
+      handler: "onEvent",
+      projectRoot,
+      depsLockFilePath: join(projectRoot, "package-lock.json"),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      timeout: Duration.seconds(30),
+      role,
+      logGroup,
+      bundling: { forceDockerBundling: false, format: OutputFormat.ESM, target: "node24", minify: true },
+    });
+    const provider = new Provider(this, "ActivateRuleSetProvider", { onEventHandler: onEvent });
+    const activation = new CustomResource(this, "ActivateRuleSet", {
+      serviceToken: provider.serviceToken,
+      properties: { RuleSetName: name },
     });
     for (const rule of this.rules) activation.node.addDependency(rule);
-    // The provider is a stack-level singleton that AwsCustomResource creates beside us.
-    const provider = Stack.of(this).node.tryFindChild(
-      `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, "")}`,
-    );
-    if (provider)
-      acknowledgeNag(
-        provider,
-        "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
-        "The AwsCustomResource provider (one SetActiveReceiptRuleSet call per deploy) is created by aws-cdk-lib with the basic execution role; it only writes its own logs.",
-      );
     acknowledgeNag(
-      activation,
+      role,
       "AwsSolutions-IAM5[Resource::*]",
-      "ses:SetActiveReceiptRuleSet supports no resource-level permissions; the action is the only one granted.",
+      "ses:DescribeActiveReceiptRuleSet and ses:SetActiveReceiptRuleSet support no resource-level permissions; they are the only actions granted.",
+    );
+    acknowledgeNag(
+      provider,
+      "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
+      "The custom-resource Provider framework's own function (aws-cdk-lib) writes only its logs with the basic execution role.",
+    );
+    acknowledgeNag(
+      provider,
+      `AwsSolutions-IAM5[Resource::<${Stack.of(this).resolve(Stack.of(this).getLogicalId(onEvent.node.defaultChild as CfnFunction))}.Arn>:*]`,
+      "The Provider framework may invoke any version of its one onEvent function.",
+    );
+    acknowledgeNag(
+      provider,
+      "AwsSolutions-L1",
+      "The Provider framework's function runtime is chosen by aws-cdk-lib; it runs only at deploy time.",
     );
   }
 }

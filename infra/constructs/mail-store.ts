@@ -8,6 +8,7 @@ import {
   ObjectOwnership,
   StorageClass,
 } from "aws-cdk-lib/aws-s3";
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
 import { PREFIXES } from "../../shared/store/tables.ts";
 import { ACTIONS } from "../iam/actions.ts";
@@ -40,11 +41,15 @@ export class MailStore extends Construct {
   constructor(scope: Construct, id: string, props: MailStoreProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    // S3 delivers server access logs under a bucket policy (logging.s3.amazonaws.com, only from the mail bucket
+    // in this account), not the legacy LogDeliveryWrite ACL (cfn-lint W3045): AWS's recommendation, and it lets
+    // the log bucket disable ACLs. Set here, not only in cdk.json, so the construct means this in any app.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
     this.accessLogs = new Bucket(this, "AccessLogs", {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(365) }],
       removalPolicy,
     });
@@ -108,10 +113,17 @@ export class MailStore extends Construct {
     this.grant(grantee, ACTIONS.objectWrite, prefixes);
   }
 
-  /** ListBucket turns a missing key's 403 into a 404 (see ACTIONS.bucketList). */
-  grantList(grantee: IGrantable): void {
+  /**
+   * ListBucket turns a missing key's 403 into a 404 (see ACTIONS.bucketList), only under the prefixes named: S3
+   * evaluates that check with the key as s3:prefix, so `inbound/` stays unlistable.
+   */
+  grantList(grantee: IGrantable, ...prefixes: MailPrefix[]): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...ACTIONS.bucketList], resources: [this.bucket.bucketArn] }),
+      new PolicyStatement({
+        actions: [...ACTIONS.bucketList],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { "s3:prefix": prefixes.map((p) => `${PREFIXES[p]}*`) } },
+      }),
     );
   }
 }

@@ -31,6 +31,35 @@ export function bedrockResources(modelId: string, region: string, account: strin
   return [`arn:${p}:bedrock:${region}::foundation-model/${modelId}`];
 }
 
+/** Which source regions a geographic inference profile is offered in (its prefix names the geography). */
+const PROFILE_GEOGRAPHY: Record<string, (region: string) => boolean> = {
+  us: (r) => /^us-(east|west)-\d$/.test(r),
+  "us-gov": (r) => r.startsWith("us-gov-"),
+  eu: (r) => r.startsWith("eu-"),
+  apac: (r) => r.startsWith("ap-"),
+  jp: (r) => r === "ap-northeast-1" || r === "ap-northeast-3",
+  au: (r) => r === "ap-southeast-2" || r === "ap-southeast-4",
+  ca: (r) => r.startsWith("ca-"),
+  global: () => true,
+};
+
+/**
+ * A catalog model whose inference profile is not offered in the region the stack calls Bedrock from (`us.` called
+ * from eu-west-1): the grant would name a profile that does not exist there and every call would fail. Null when
+ * every profile fits.
+ */
+export function profileRegionProblem(models: readonly ModelEntry[], stackRegion: string): string | null {
+  for (const m of models) {
+    if (m.provider !== "bedrock") continue;
+    const profile = PROFILE_PREFIX.exec(m.modelId);
+    const region = m.region ?? stackRegion;
+    const geography = profile ? (profile[1] as string) : undefined;
+    if (geography && !PROFILE_GEOGRAPHY[geography]?.(region))
+      return `model ${m.id}: the inference profile ${m.modelId} is not offered in ${region}; use the profile of that region's geography (e.g. ${region.startsWith("eu-") ? "eu" : region.startsWith("ap-") ? "apac" : "us"}.${m.modelId.slice(geography.length + 1)}) or global.`;
+  }
+  return null;
+}
+
 /** IAM resources for an `apiKeySecret` reference (shared/config/schema.ts secretRef). */
 export function secretResources(
   ref: string,

@@ -1,4 +1,4 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Stack } from "aws-cdk-lib";
 import {
   Alarm,
   ComparisonOperator,
@@ -40,15 +40,33 @@ export class Operations extends Construct {
       enableKeyRotation: true,
       description: "Postern: alarm notifications (SNS topic encryption)",
     });
+    // Confused-deputy guard on both statements below: only this account's alarms may use the key and the topic.
+    const { account, region, partition } = Stack.of(this);
+    const cloudwatch = new ServicePrincipal("cloudwatch.amazonaws.com");
+    const fromOurAlarms = {
+      StringEquals: { "aws:SourceAccount": account },
+      ArnLike: { "aws:SourceArn": `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+    };
     // CloudWatch publishes to the encrypted topic; it needs the key for that.
     key.addToResourcePolicy(
       new PolicyStatement({
-        principals: [new ServicePrincipal("cloudwatch.amazonaws.com")],
+        principals: [cloudwatch],
         actions: ["kms:GenerateDataKey*", "kms:Decrypt"],
         resources: ["*"],
+        conditions: fromOurAlarms,
       }),
     );
     this.alarmTopic = new Topic(this, "AlarmTopic", { masterKey: key, enforceSSL: true });
+    // enforceSSL makes CDK write a topic policy holding only its Deny; a topic policy replaces SNS's default one,
+    // so without this Allow CloudWatch may not publish and every alarm would fail silently.
+    this.alarmTopic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudwatch],
+        actions: ["sns:Publish"],
+        resources: [this.alarmTopic.topicArn],
+        conditions: fromOurAlarms,
+      }),
+    );
     const action = new SnsAction(this.alarmTopic);
     const alarm = (name: string, metric: IMetric, threshold: number, description: string) => {
       const a = new Alarm(this, name, {

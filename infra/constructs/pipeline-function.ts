@@ -22,10 +22,17 @@ export interface PipelineFunctionProps {
   /** @default 10 */
   readonly batchSize?: number;
   /**
-   * Reserved concurrency: a hard bound on how many copies run at once. Also caps the SQS poller (maxConcurrency)
-   * so it does not throttle itself into the DLQ. @default none (account pool)
+   * The most copies the SQS event source runs at once (its maxConcurrency, 2-1000): a runaway bound that reserves
+   * nothing from the account's concurrency pool. @default none (Lambda scales the poller)
    */
-  readonly reservedConcurrency?: number;
+  readonly maxConcurrency?: number;
+  /**
+   * Also reserve that many executions for this function. Lambda refuses a reservation that leaves the account
+   * less than its unreserved minimum (100), so on a new account with a quota of 10 a reservation fails the
+   * deploy: opt in only where the quota allows. Needs maxConcurrency; both must be equal, so the poller never
+   * throttles itself into the DLQ. @default false
+   */
+  readonly reserveConcurrency?: boolean;
   readonly environment: Record<string, string>;
   readonly files: ShippedFiles;
   /** @default RetentionDays.THREE_MONTHS */
@@ -55,11 +62,16 @@ export class PipelineFunction extends Construct {
         resources: [this.logGroup.logGroupArn],
       }),
     );
-    const maxConcurrency = props.reservedConcurrency;
-    if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 2))
+    const { maxConcurrency } = props;
+    if (
+      maxConcurrency !== undefined &&
+      (!Number.isInteger(maxConcurrency) || maxConcurrency < 2 || maxConcurrency > 1000)
+    )
       throw new Error(
-        `${id}: reservedConcurrency must be an integer >= 2 (the SQS poller's minimum), got ${maxConcurrency}`,
+        `${id}: maxConcurrency must be an integer 2-1000 (the SQS event source's range), got ${maxConcurrency}`,
       );
+    if (props.reserveConcurrency && maxConcurrency === undefined)
+      throw new Error(`${id}: reserveConcurrency needs maxConcurrency (the number to reserve)`);
     this.fn = new NodejsFunction(this, "Function", {
       entry: props.entry,
       handler: "handler",
@@ -71,7 +83,7 @@ export class PipelineFunction extends Construct {
       memorySize: props.memorySize ?? 1024,
       role: this.role,
       logGroup: this.logGroup,
-      ...(maxConcurrency !== undefined ? { reservedConcurrentExecutions: maxConcurrency } : {}),
+      ...(props.reserveConcurrency ? { reservedConcurrentExecutions: maxConcurrency } : {}),
       environment: {
         ...props.environment,
         [CONFIG_ENV.file]: shippedConfigPath(props.files),

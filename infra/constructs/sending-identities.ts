@@ -1,4 +1,4 @@
-import { Arn, ArnFormat, Stack } from "aws-cdk-lib";
+import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import {
   ConfigurationSet,
@@ -9,6 +9,7 @@ import {
 } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
 import { ACTIONS } from "../iam/actions.ts";
+import { acknowledgeNag } from "../nag.ts";
 
 export interface SendingIdentitiesProps {
   readonly domains: readonly string[];
@@ -17,6 +18,9 @@ export interface SendingIdentitiesProps {
   /** Subdomain label of the custom MAIL FROM domain (SPF alignment for bounces). @default "bounce" */
   readonly mailFromLabel?: string;
 }
+
+/** How cdk-nag prints a value in a finding's id: a pseudo parameter as `<AWS::...>`, a literal as itself. */
+const nagText = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
 
 /** One DNS record the operator must add, as the stack outputs it. */
 export interface DnsRecord {
@@ -75,30 +79,34 @@ export class SendingIdentities extends Construct {
     ];
   }
 
+  /**
+   * ses:SendEmail and ses:SendRawEmail (SESv2 authorises raw content as the latter), only with a From address at one
+   * of our domains (`ses:FromAddress`): the forced From of G9, held by IAM as well as by code. The identity
+   * resource is every identity in the account, because in the SES sandbox IAM also checks each recipient's
+   * verified identity; the From condition is what keeps a send to our own domains.
+   */
   grantSend(grantee: IGrantable): void {
     const stack = Stack.of(this);
-    const identityArns = [...this.identities.keys()].map((domain) =>
-      Arn.format(
-        {
-          service: "ses",
-          resource: "identity",
-          resourceName: domain,
-          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-        },
-        stack,
-      ),
-    );
-    const configSetArn = Arn.format(
-      {
-        service: "ses",
-        resource: "configuration-set",
-        resourceName: this.configurationSet.configurationSetName,
-        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-      },
-      stack,
-    );
+    const arn = (resource: string, resourceName: string) =>
+      Arn.format({ service: "ses", resource, resourceName, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, stack);
+    const fromOurDomains = {
+      StringLike: { "ses:FromAddress": [...this.identities.keys()].map((domain) => `*@${domain}`) },
+    };
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...ACTIONS.mailSend], resources: [...identityArns, configSetArn] }),
+      new PolicyStatement({
+        actions: [...ACTIONS.mailSend],
+        resources: [
+          arn("identity", "*"),
+          arn("configuration-set", this.configurationSet.configurationSetName),
+        ],
+        conditions: fromOurDomains,
+      }),
     );
+    if (Construct.isConstruct(grantee.grantPrincipal))
+      acknowledgeNag(
+        grantee.grantPrincipal,
+        `AwsSolutions-IAM5[Resource::arn:${nagText(stack.partition, "AWS::Partition")}:ses:${nagText(stack.region, "AWS::Region")}:${nagText(stack.account, "AWS::AccountId")}:identity/*]`,
+        "In the SES sandbox IAM also checks each recipient's verified identity; the ses:FromAddress condition limits every send to From addresses at the deployment's own domains.",
+      );
   }
 }

@@ -67,11 +67,29 @@ export class StateTables extends Construct {
     );
   }
 
-  grantRead(grantee: IGrantable, ...keys: TableKey[]): void {
-    this.grant(grantee, ACTIONS.tableRead, keys);
+  grantGet(grantee: IGrantable, ...keys: TableKey[]): void {
+    this.grant(grantee, ACTIONS.tableGet, keys);
   }
 
-  grantReadWrite(grantee: IGrantable, ...keys: TableKey[]): void {
-    this.grant(grantee, [...ACTIONS.tableRead, ...ACTIONS.tableWrite], keys);
+  /** Whole-table reads: refused for runtime tables, which hold every sender's state. */
+  grantScan(grantee: IGrantable, ...keys: TableKey[]): void {
+    const runtime = keys.filter((k) => TABLES[k].kind !== "admin");
+    if (runtime.length)
+      throw new Error(`Scan may be granted on admin tables only, not ${runtime.join(", ")}`);
+    this.grant(grantee, ACTIONS.tableScan, keys);
+  }
+
+  /** Reads (the kinds named) and conditional single-item writes. */
+  grantReadWrite(
+    grantee: IGrantable,
+    reads: readonly ("get" | "batchGet" | "query")[],
+    ...keys: TableKey[]
+  ): void {
+    const actions = {
+      get: ACTIONS.tableGet,
+      batchGet: ACTIONS.tableBatchGet,
+      query: ACTIONS.tableQuery,
+    };
+    this.grant(grantee, [...reads.flatMap((r) => actions[r]), ...ACTIONS.tableWrite], keys);
   }
 }

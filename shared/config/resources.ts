@@ -14,6 +14,15 @@ export interface Resources {
     readonly agentStep: string;
     readonly outbound: string;
   };
+  /**
+   * What `postern doctor` checks beyond the names above, from the stack's PosternResources output. Optional:
+   * absent locally, in the functions' environment, and in resource files saved from older stacks.
+   */
+  readonly alarmTopicArn?: string;
+  readonly roles?: { readonly outbound: string };
+  readonly agentStep?: { readonly functionName: string; readonly reservedConcurrency?: number };
+  /** The SES configuration set the identities use by default (its name, generated unless the config names it). */
+  readonly configurationSet?: string;
   /** Set only locally: endpoints of the emulators. In AWS the SDK's defaults apply. */
   readonly endpoints?: {
     readonly s3?: string;

@@ -240,6 +240,15 @@ export const deploymentConfig = z
           message: 'the Anthropic API is an outside service: set "egress": "external"',
         });
       }
+      // Bedrock serves Claude 3.7 and every later Claude only through inference profiles: a plain foundation-model
+      // id is refused at invoke time ("on-demand throughput isn't supported"), so refuse it here, naming the fix.
+      if (m.provider === "bedrock" && NEEDS_INFERENCE_PROFILE.test(m.modelId)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", i, "modelId"],
+          message: `Bedrock invokes ${m.modelId} only through an inference profile: use its profile id, e.g. "us.${m.modelId}" (also eu., apac., global.), or a profile ARN`,
+        });
+      }
       if (m.provider === "openai-compatible" && m.egress === "internal" && !isPrivateBaseUrl(m.baseUrl)) {
         ctx.addIssue({
           code: "custom",
@@ -260,6 +269,9 @@ export const deploymentConfig = z
 export type DeploymentConfig = z.infer<typeof deploymentConfig>;
 export type AttachmentLimits = DeploymentConfig["attachments"];
 export type Budgets = DeploymentConfig["budgets"];
+
+/** Claude 3.7 and every later Claude (Sonnet, Opus, Haiku 4 and up), by foundation-model id without a profile prefix. */
+const NEEDS_INFERENCE_PROFILE = /^anthropic\.claude-(3-7-|(opus|sonnet|haiku)-([4-9]|\d{2}))/;
 
 /** Loopback, RFC 1918, link-local names and single-label/.internal/.local hosts count as inside the boundary. */
 function isPrivateBaseUrl(url: string): boolean {

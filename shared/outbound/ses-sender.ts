@@ -1,4 +1,5 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
+import { type CallObserver, observeCalls } from "../aws/observe.ts";
 import type { Resources } from "../config/resources.ts";
 import type { SesOutcome, SesPort, SesSendInput } from "./ports.ts";
 
@@ -8,21 +9,27 @@ import type { SesOutcome, SesPort, SesSendInput } from "./ports.ts";
  */
 const RETRYABLE = new Set(["TooManyRequestsException", "LimitExceededException", "SendingPausedException"]);
 
-/** Bounded so a hung connection ends in our own `unknown` marking rather than a Lambda timeout. */
-const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Bounded so a hung connection ends in our own `unknown` marking rather than a Lambda timeout; the outbound
+ * function's timeout is sized from it (infra/postern-stack.ts), so a whole batch of slow sends still fits.
+ */
+export const SES_SEND_TIMEOUT_MS = 30_000;
 
 /**
  * An SESv2 client for sending only, with SDK retries OFF. The SDK's standard retry mode re-sends on timeouts and
  * 5xx; for SendEmail a lost response followed by a retry is a second mail. One attempt, and the state machine
  * decides what a failure means.
  */
-export function makeSendingSesClient(resources: Resources): SESv2Client {
+export function makeSendingSesClient(resources: Resources, observe?: CallObserver): SESv2Client {
   const endpoint = resources.endpoints?.ses;
-  return new SESv2Client({
-    region: resources.region,
-    maxAttempts: 1,
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
-  });
+  return observeCalls(
+    new SESv2Client({
+      region: resources.region,
+      maxAttempts: 1,
+      ...(endpoint ? { endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } } : {}),
+    }),
+    observe,
+  );
 }
 
 /**
@@ -45,7 +52,7 @@ export function sesSender(client: SESv2Client): SesPort {
             Content: { Raw: { Data: input.raw } },
             ...(input.configurationSet ? { ConfigurationSetName: input.configurationSet } : {}),
           }),
-          { requestTimeout: REQUEST_TIMEOUT_MS },
+          { requestTimeout: SES_SEND_TIMEOUT_MS },
         );
         if (!r.MessageId) throw new Error("SES accepted the message but returned no MessageId");
         return { kind: "accepted", messageId: r.MessageId };

@@ -26,6 +26,14 @@ const sesNotification = z.object({
 
 const snsEnvelope = z.object({ Type: z.literal("Notification"), Message: z.string() });
 
+/**
+ * What SES sends once when a receipt rule's S3 action with a topic is created: a notification of this type on the
+ * topic (the rule works; there is no mail), and a setup object named below under the action's prefix. Neither is
+ * mail: verify records them and moves on, instead of failing them into the DLQ and paging the operator.
+ */
+const SETUP_NOTIFICATION = z.object({ notificationType: z.literal("AmazonSnsSubscriptionSucceeded") });
+export const SES_SETUP_OBJECT = "AMAZON_SES_SETUP_NOTIFICATION";
+
 export interface InboundEvent {
   readonly sesMessageId: string;
   readonly recipients: readonly string[];
@@ -39,6 +47,8 @@ export interface InboundEvent {
 
 export type NotificationResult =
   | { readonly ok: true; readonly event: InboundEvent }
+  /** SES's setup notice, not mail: acknowledged, never retried. */
+  | { readonly ok: "setup"; readonly reason: "ses-setup-notification" }
   | { readonly ok: false; readonly reason: string };
 
 export function parseNotification(body: string, expectedBucket: string): NotificationResult {
@@ -56,6 +66,7 @@ export function parseNotification(body: string, expectedBucket: string): Notific
       return { ok: false, reason: "notification-not-json" };
     }
   }
+  if (SETUP_NOTIFICATION.safeParse(json).success) return { ok: "setup", reason: "ses-setup-notification" };
   const parsed = sesNotification.safeParse(json);
   if (!parsed.success) {
     return {
@@ -71,6 +82,8 @@ export function parseNotification(body: string, expectedBucket: string): Notific
   ) {
     return { ok: false, reason: "notification-foreign-object" };
   }
+  if (n.receipt.action.objectKey === `${PREFIXES.inbound}${SES_SETUP_OBJECT}`)
+    return { ok: "setup", reason: "ses-setup-notification" };
   return {
     ok: true,
     event: {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
-import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
+import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { recorder } from "./agent-harness.ts";
@@ -33,6 +33,8 @@ export async function startPipelineStack(opts: {
   script?: unknown;
   registry?: ToolRegistry;
   logger?: (service: string) => FunctionLogger;
+  /** Sees every AWS SDK command, per issuer (the local stack's `observe`). */
+  observe?: LocalStackOptions["observe"];
 }): Promise<{ stack: LocalStack; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "postern-stack-"));
   if (opts.script !== undefined) writeFileSync(join(dir, "script.json"), JSON.stringify(opts.script));
@@ -44,6 +46,7 @@ export async function startPipelineStack(opts: {
     waitTimeSeconds: 1,
     handlers: (ctx) =>
       pipelineHandlers(ctx, opts.logger ?? quietLogger, ...(opts.registry ? [opts.registry] : [])),
+    ...(opts.observe ? { observe: opts.observe } : {}),
   });
   return { stack, dir };
 }

@@ -3,8 +3,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../infra/build-app.ts";
+import { SES_RECEIVING_REGIONS, sesReceivingProblem } from "../../infra/ses-receiving.ts";
 import { chooseConfigFile, loadSynthConfig } from "../../infra/synth-config.ts";
 import { ConfigError } from "../../shared/config/load.ts";
 import { ROOT } from "./synth.ts";
@@ -12,7 +14,7 @@ import { ROOT } from "./synth.ts";
 const bedrock = {
   id: "claude",
   provider: "bedrock",
-  modelId: "anthropic.claude-sonnet-4-5-20250929-v1:0",
+  modelId: "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
   egress: "internal",
 };
 const base = { domains: ["agents.example.com"], models: [bedrock] };
@@ -143,22 +145,108 @@ describe("synth rejects unsafe configs with an actionable message", () => {
 
   it("the infra/app.ts process exits 1 with the problem on stderr (what `npx cdk synth` shows)", async () => {
     const configFile = writeConfig({ ...base, domains: ["agents.example.com", "agents.example.com"] });
-    const run = promisify(execFile);
-    const err = await run(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "infra/app.ts")], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        CDK_CONTEXT_JSON: JSON.stringify({ config: configFile }),
-        CDK_OUTDIR: mkdtempSync(join(tmpdir(), "postern-out-")),
-      },
-    }).then(
-      () => null,
-      (e: { code: number; stderr: string }) => e,
-    );
+    const err = await runApp(configFile, { CDK_DEFAULT_REGION: "eu-west-1" });
     expect(err?.code).toBe(1);
     expect(err?.stderr).toMatch(
       /postern: .*postern\.config\.json is invalid:\n {2}- domains\.1: domain agents\.example\.com is listed twice/,
     );
+  });
+});
+
+describe("synth refuses a region where SES does not receive email", () => {
+  const env = (region: string) => ({ account: "111111111111", region });
+
+  it("names the region, every region that receives, and AWS's endpoint list", () => {
+    const configFile = writeConfig(base);
+    const synthIn = (region: string) => () =>
+      buildApp({ projectRoot: ROOT, configFile, bundle: false, nag: false, env: env(region) });
+    // SES sends from these regions but has no inbound endpoint there; the MX record would point nowhere.
+    for (const region of ["eu-central-2", "ap-south-2", "us-gov-west-1", "cn-north-1"]) {
+      expect(synthIn(region)).toThrow(ConfigError);
+      expect(synthIn(region)).toThrow(
+        new RegExp(
+          `region ${region}: SES does not receive email there.*eu-west-1.*us-west-2.*ses_inbound_endpoints`,
+        ),
+      );
+    }
+    for (const region of SES_RECEIVING_REGIONS) expect(sesReceivingProblem(region)).toBeUndefined();
+  });
+
+  it("an environment-agnostic stack carries a template Rule that stops the deploy before any resource", () => {
+    const configFile = writeConfig(base);
+    const rules = (region?: string) => {
+      const { stack } = buildApp({
+        projectRoot: ROOT,
+        configFile,
+        bundle: false,
+        nag: false,
+        ...(region ? { env: env(region) } : {}),
+      });
+      return (Template.fromStack(stack).toJSON().Rules ?? {}) as Record<string, unknown>;
+    };
+    expect(rules().SesReceivingRegion).toEqual({
+      Assertions: [
+        {
+          Assert: { "Fn::Contains": [[...SES_RECEIVING_REGIONS], { Ref: "AWS::Region" }] },
+          AssertDescription: expect.stringMatching(/SES email receiving.*eu-west-1.*ses_inbound_endpoints/),
+        },
+      ],
+    });
+    // A stack with a known region was already checked at synth.
+    expect(rules("eu-west-1").SesReceivingRegion).toBeUndefined();
+  });
+
+  it("infra/app.ts exits 1 naming the region the CLI passed (CDK_DEFAULT_REGION)", async () => {
+    const err = await runApp(writeConfig(base), { CDK_DEFAULT_REGION: "eu-central-2" });
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toMatch(
+      /postern: the target AWS environment is invalid:\n {2}- region eu-central-2: SES does not receive email/,
+    );
+  });
+});
+
+/** Run `infra/app.ts` as the CDK CLI would; resolves to the failure (null when synth succeeded). */
+async function runApp(
+  configFile: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stderr: string } | null> {
+  return promisify(execFile)(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "infra/app.ts")], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      CDK_CONTEXT_JSON: JSON.stringify({ config: configFile }),
+      CDK_OUTDIR: mkdtempSync(join(tmpdir(), "postern-out-")),
+      CDK_DEFAULT_ACCOUNT: "111111111111",
+      ...env,
+    },
+  }).then(
+    () => null,
+    (e: { code: number; stderr: string }) => e,
+  );
+}
+
+describe("synth refuses an inference profile the target region does not offer", () => {
+  const env = (region: string) => ({ account: "111111111111", region });
+  const withModel = (modelId: string) => writeConfig({ ...base, models: [{ ...bedrock, modelId }] });
+  it("a us. profile called from eu-west-1 would name a profile that does not exist there", () => {
+    const synthIn = (modelId: string, region: string) => () =>
+      buildApp({
+        projectRoot: ROOT,
+        configFile: withModel(modelId),
+        bundle: false,
+        nag: false,
+        env: env(region),
+      });
+    expect(synthIn("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "eu-west-1")).toThrow(
+      /inference profile us\.anthropic\.claude-sonnet-4-5-20250929-v1:0 is not offered in eu-west-1; use .*eu\.anthropic/,
+    );
+    for (const [modelId, region] of [
+      ["us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us-west-2"],
+      ["eu.anthropic.claude-sonnet-4-5-20250929-v1:0", "eu-west-1"],
+      ["apac.anthropic.claude-sonnet-4-5-20250929-v1:0", "ap-southeast-2"],
+      ["global.anthropic.claude-sonnet-4-5-20250929-v1:0", "sa-east-1"],
+    ] as const)
+      expect(synthIn(modelId, region)).not.toThrow();
   });
 });
 

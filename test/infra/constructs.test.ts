@@ -47,7 +47,7 @@ describe("Bedrock and secret ARNs", () => {
 });
 
 describe("construct guards", () => {
-  it("reserved concurrency below the SQS poller's minimum of 2 is refused", () => {
+  it("the event source bound is 2-1000, and a reservation is opt-in (and only with a bound)", () => {
     const s = stack();
     const source = new WorkQueue(s, "Q", { consumerTimeout: Duration.seconds(30) });
     const props = {
@@ -58,8 +58,16 @@ describe("construct guards", () => {
       environment: {},
       files: { configFile: join(ROOT, "postern.config.example.json"), configDir: ROOT, scripts: [] },
     };
-    expect(() => new PipelineFunction(s, "F", { ...props, reservedConcurrency: 1 })).toThrow(/>= 2/);
-    expect(() => new PipelineFunction(s, "G", { ...props, reservedConcurrency: 2 })).not.toThrow();
+    expect(() => new PipelineFunction(s, "F", { ...props, maxConcurrency: 1 })).toThrow(/2-1000/);
+    expect(() => new PipelineFunction(s, "G", { ...props, maxConcurrency: 2 })).not.toThrow();
+    expect(() => new PipelineFunction(s, "H", { ...props, reserveConcurrency: true })).toThrow(
+      /needs maxConcurrency/,
+    );
+    const reserved = new PipelineFunction(s, "R", { ...props, maxConcurrency: 4, reserveConcurrency: true });
+    const bounded = new PipelineFunction(s, "B", { ...props, maxConcurrency: 4 });
+    const prop = (f: PipelineFunction) =>
+      (f.fn.node.defaultChild as { reservedConcurrentExecutions?: number }).reservedConcurrentExecutions;
+    expect([prop(reserved), prop(bounded)]).toEqual([4, undefined]);
   });
 
   it("a DLQ needs a receive count of at least 1", () => {

@@ -1,166 +1,153 @@
+import { GetFoundationModelAvailabilityCommand, GetInferenceProfileCommand } from "@aws-sdk/client-bedrock";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-import { GetEmailIdentityCommand } from "@aws-sdk/client-sesv2";
+import { IAMServiceException, SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
+import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand } from "@aws-sdk/client-lambda";
+import { DescribeActiveReceiptRuleSetCommand } from "@aws-sdk/client-ses";
+import { GetAccountCommand, GetEmailIdentityCommand, NotFoundException } from "@aws-sdk/client-sesv2";
+import { ListSubscriptionsByTopicCommand } from "@aws-sdk/client-sns";
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
+import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { type DoctorPorts, formatReport, runDoctor } from "../../cli/commands/doctor.ts";
-import { parseConfig } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, type TableKey } from "../../shared/store/tables.ts";
+import { registerDoctorCommand } from "../../cli/commands/doctor.ts";
+import { formatReport } from "../../cli/doctor/report.ts";
+import { runDoctor } from "../../cli/doctor/run.ts";
+import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { type Answer, beforeDeploy, deployed, fakePorts, META, type Service, when } from "./doctor-fakes.ts";
 
-const config = parseConfig({
-  domains: ["agents.example.com"],
-  models: [{ id: "m", provider: "bedrock", modelId: "amazon.nova-pro-v1:0", egress: "internal" }],
-  receiptRuleSet: { mode: "existing", name: "default-rule-set" },
-});
-const resources: Resources = {
-  region: "eu-west-1",
-  tables: Object.fromEntries(TABLE_KEYS.map((k) => [k, `Postern-${k}`])) as Record<TableKey, string>,
-  bucket: "mail",
-  queues: { verify: "https://q/verify", agentStep: "https://q/agentStep", outbound: "https://q/outbound" },
-};
-
-interface World {
-  verified: boolean;
-  mx: { exchange: string; priority: number }[];
-  active: Awaited<ReturnType<DoctorPorts["activeRuleSet"]>>;
-  dlqDepth: number;
-  missingTable?: string;
-}
-
-/** Fakes that answer from `world` and record every command they were sent. */
-function ports(world: World): DoctorPorts & { calls: string[] } {
-  const calls: string[] = [];
-  const sender = (answer: (cmd: unknown) => unknown) => ({
-    send: async (cmd: unknown) => {
-      calls.push((cmd as object).constructor.name);
-      return answer(cmd) as never;
-    },
+/** Credentials the CLI could not use: what every client throws when the operator's session expired. */
+const expired = () =>
+  Object.assign(new Error("The security token included in the request is expired"), {
+    name: "ExpiredTokenException",
   });
+const everyCallFails = (): Record<Service, Answer[]> => {
+  const all = (...commands: Parameters<typeof when>[0][]) => commands.map((c) => when(c).throws(expired()));
   return {
-    calls,
-    ses: sender((cmd) => {
-      if (!(cmd instanceof GetEmailIdentityCommand)) throw new Error("unexpected");
-      return {
-        VerifiedForSendingStatus: world.verified,
-        DkimAttributes: { Status: world.verified ? "SUCCESS" : "PENDING" },
-        MailFromAttributes: { MailFromDomainStatus: "SUCCESS" },
-      };
-    }),
-    dynamo: sender((cmd) => {
-      const name = (cmd as DescribeTableCommand).input.TableName;
-      if (!(cmd instanceof DescribeTableCommand)) throw new Error("unexpected");
-      if (name === world.missingTable)
-        throw Object.assign(new Error("x"), { name: "ResourceNotFoundException" });
-      return { Table: { TableStatus: "ACTIVE" } };
-    }),
-    sqs: sender((cmd) => {
-      if (cmd instanceof GetQueueUrlCommand) return { QueueUrl: `https://q/${cmd.input.QueueName}` };
-      if (!(cmd instanceof GetQueueAttributesCommand)) throw new Error("unexpected");
-      const url = cmd.input.QueueUrl ?? "";
-      if (url.endsWith("-dlq"))
-        return { Attributes: { ApproximateNumberOfMessages: String(world.dlqDepth) } };
-      const name = url.split("/").pop();
-      return {
-        Attributes: {
-          RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: `arn:aws:sqs:eu-west-1:111111111111:${name}-dlq`,
-          }),
-        },
-      };
-    }),
-    resolveMx: async () => world.mx,
-    activeRuleSet: async () => world.active,
-  };
-}
-
-const healthy: World = {
-  verified: true,
-  mx: [{ exchange: "inbound-smtp.eu-west-1.amazonaws.com.", priority: 10 }],
-  active: {
-    name: "default-rule-set",
-    rules: [
-      {
-        name: "postern-agents.example.com",
-        enabled: true,
-        recipients: ["agents.example.com"],
-        s3Prefixes: ["inbound/"],
-      },
+    lambda: all(GetAccountSettingsCommand, GetFunctionConcurrencyCommand),
+    ses: all(GetAccountCommand, GetEmailIdentityCommand),
+    sesReceipt: all(DescribeActiveReceiptRuleSetCommand),
+    bedrock: all(GetInferenceProfileCommand, GetFoundationModelAvailabilityCommand),
+    dynamo: all(DescribeTableCommand),
+    sqs: all(GetQueueAttributesCommand, GetQueueUrlCommand),
+    sns: all(ListSubscriptionsByTopicCommand),
+    iam: [
+      when(SimulatePrincipalPolicyCommand).throws(
+        new IAMServiceException({
+          name: "AccessDenied",
+          $fault: "client",
+          $metadata: { httpStatusCode: 403 },
+        }),
+      ),
     ],
-  },
-  dlqDepth: 0,
+  };
 };
-
-const statusOf = (checks: Awaited<ReturnType<typeof runDoctor>>, name: string) =>
-  checks.filter((c) => c.check.startsWith(name)).map((c) => c.status);
 
 describe("postern doctor", () => {
-  it("a healthy stack: every check ok, each table and each DLQ asked", async () => {
-    const p = ports(healthy);
-    const checks = await runDoctor(config, resources, p);
+  it("a healthy deployed stack: every check ok, in the order of docs/deploy.md", async () => {
+    const checks = await runDoctor(deployed(), fakePorts());
     expect(checks.filter((c) => c.status !== "ok")).toEqual([]);
-    expect(checks).toHaveLength(1 + 1 + 1 + TABLE_KEYS.length + 3);
-    expect(p.calls.filter((c) => c === "DescribeTableCommand")).toHaveLength(TABLE_KEYS.length);
-    expect(p.calls.filter((c) => c === "GetQueueUrlCommand")).toHaveLength(3);
-    expect(formatReport(checks)).toMatch(/^ok {4}identity agents\.example\.com/);
+    expect(checks.map((c) => c.check)).toEqual([
+      "lambda concurrency",
+      "ses sending",
+      "ses production access",
+      "model claude",
+      "model access claude",
+      "receipt rule agents.example.com",
+      ...TABLE_KEYS.map((k) => `table ${k}`),
+      "dlq verify",
+      "dlq agentStep",
+      "dlq outbound",
+      "identity agents.example.com",
+      "mx agents.example.com",
+      "alarm subscription",
+      "outbound send agents.example.com",
+    ]);
   });
 
-  it("fails an unverified identity, an MX elsewhere, an inactive rule set, a missing table, a non-empty DLQ", async () => {
+  it("before the first deploy: account checks run, stack checks say how to run them", async () => {
+    const notYet = when(GetEmailIdentityCommand).throws(
+      new NotFoundException({ message: "Email identity agents.example.com does not exist.", $metadata: {} }),
+    );
+    const emptySet = when(DescribeActiveReceiptRuleSetCommand).reply(() => ({
+      ...META,
+      Metadata: { Name: "default-rule-set" },
+      Rules: [],
+    }));
+    const p = fakePorts({ ses: [notYet], sesReceipt: [emptySet] });
+    const checks = await runDoctor(beforeDeploy(), p);
+    expect(checks.filter((c) => c.status === "fail")).toEqual([]);
+    expect(checks.filter((c) => c.status === "skipped").map((c) => c.check)).toEqual([
+      "tables",
+      "dead-letter queues",
+      "alarm subscription",
+      "outbound send",
+    ]);
+    expect(p.calls.dynamo).toEqual([]);
+    expect(p.calls.iam).toEqual([]);
+  });
+
+  it("never throws for an AWS answer: every call failing is a report of failed checks, each with its fix", async () => {
     const checks = await runDoctor(
-      config,
-      resources,
-      ports({
-        ...healthy,
-        verified: false,
-        mx: [{ exchange: "mx.other.example", priority: 10 }],
-        active: { name: "someone-elses", rules: [] },
-        dlqDepth: 3,
-        missingTable: "Postern-runs",
+      deployed(),
+      fakePorts({
+        ...everyCallFails(),
+        mx: async () => Promise.reject(Object.assign(new Error("x"), { code: "ESERVFAIL" })),
       }),
     );
-    expect(statusOf(checks, "identity")).toEqual(["fail"]);
-    expect(statusOf(checks, "mx")).toEqual(["fail"]);
-    expect(checks.find((c) => c.check === "receipt rules")?.detail).toMatch(
-      /active rule set is someone-elses/,
-    );
-    expect(statusOf(checks, "table runs")).toEqual(["fail"]);
-    expect(statusOf(checks, "dlq")).toEqual(["fail", "fail", "fail"]);
-    expect(checks.find((c) => c.check === "dlq verify")?.detail).toMatch(/3 message\(s\) in verify-dlq/);
-  });
-
-  it("a rule set without an enabled rule for the domain, or none active, fails; an MX of lower preference warns", async () => {
-    const disabled = await runDoctor(
-      config,
-      resources,
-      ports({
-        ...healthy,
-        mx: [
-          { exchange: "backup.example", priority: 5 },
-          { exchange: "inbound-smtp.eu-west-1.amazonaws.com", priority: 10 },
-        ],
-        active: {
-          name: "default-rule-set",
-          rules: [
-            {
-              name: "x",
-              enabled: false,
-              recipients: ["agents.example.com"],
-              s3Prefixes: ["inbound/"],
-            },
-          ],
-        },
-      }),
-    );
-    expect(statusOf(disabled, "receipt rule agents")).toEqual(["fail"]);
-    expect(statusOf(disabled, "mx")).toEqual(["warn"]);
-    const none = await runDoctor(config, resources, ports({ ...healthy, active: null }));
-    expect(none.find((c) => c.check === "receipt rules")?.detail).toMatch(/no receipt rule set is active/);
-  });
-
-  it("without the SES v1 client the rule-set check is skipped and says how to run it", async () => {
-    const checks = await runDoctor(config, resources, ports({ ...healthy, active: "unavailable" }));
-    expect(checks.find((c) => c.check === "receipt rules")).toMatchObject({
-      status: "skipped",
-      detail: expect.stringMatching(/@aws-sdk\/client-ses/),
+    expect(checks.length).toBeGreaterThan(10);
+    for (const c of checks) expect(c.status).toBe("fail");
+    expect(checks.find((c) => c.check === "lambda concurrency")).toMatchObject({
+      detail:
+        "lambda:GetAccountSettings failed (ExpiredTokenException: The security token included in the request is expired)",
+      fix: "configure AWS credentials for the account (AWS_PROFILE, `aws sso login`), then run the doctor again",
     });
+    expect(checks.find((c) => c.check.startsWith("outbound send"))).toMatchObject({
+      fix: "allow iam:SimulatePrincipalPolicy to the identity running the doctor (or run it with the identity that deploys)",
+    });
+  });
+
+  it("a bug in the doctor is not an AWS answer: it throws", async () => {
+    const bug = when(GetAccountCommand).reply(() => {
+      throw new TypeError("Cannot read properties of undefined");
+    });
+    await expect(runDoctor(deployed(), fakePorts({ ses: [bug] }))).rejects.toThrow(TypeError);
+  });
+
+  it("the report prints each finding's fix under it", () => {
+    expect(
+      formatReport([
+        { check: "mx agents.example.com", status: "ok", detail: "inbound-smtp.eu-west-1.amazonaws.com" },
+        {
+          check: "alarm subscription",
+          status: "warn",
+          detail: "nobody is subscribed",
+          fix: "aws sns subscribe ...",
+        },
+      ]),
+    ).toBe(
+      "ok    mx agents.example.com          inbound-smtp.eu-west-1.amazonaws.com\n" +
+        "warn  alarm subscription             nobody is subscribed\n" +
+        "      fix: aws sns subscribe ...",
+    );
+  });
+
+  it("`postern doctor --help` lists what it checks and its options", () => {
+    const program = new Command("postern");
+    registerDoctorCommand(program);
+    const help = program.commands.find((c) => c.name() === "doctor")?.helpInformation() ?? "";
+    for (const text of [
+      "--resources <file>",
+      "--config <file>",
+      "--region <region>",
+      "--agent-step-concurrency <n>",
+      "--reserve-agent-step-concurrency",
+      "--json",
+      "Lambda concurrency quota",
+      "production",
+      "inference profile",
+      "receipt rule set",
+      "alarm subscription",
+      "IAM policy simulation",
+    ])
+      expect(help).toContain(text);
   });
 });

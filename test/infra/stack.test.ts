@@ -4,6 +4,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
+import { SES_SEND_TIMEOUT_MS } from "../../shared/outbound/ses-sender.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/store/tables.ts";
 import {
   actionsOf,
@@ -57,8 +58,10 @@ describe("least privilege per function", () => {
       expect(r).not.toContain("/inbound/");
       expect(r).not.toMatch(/\.Arn>\/\*$/);
     }
-    expect(grants(statements.agentStep, /^bedrock:/)).toEqual([
-      "arn:<AWS::Partition>:bedrock:eu-west-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0",
+    // Sorted: @aws-cdk/aws-iam:minimizePolicies (cdk.json) orders a statement's resources.
+    expect(grants(statements.agentStep, /^bedrock:/).sort()).toEqual([
+      "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "arn:<AWS::Partition>:bedrock:eu-west-1:111111111111:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
     ]);
     expect(grants(statements.agentStep, "secretsmanager:GetSecretValue")).toEqual([
       "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/anthropic-??????",
@@ -74,11 +77,22 @@ describe("least privilege per function", () => {
       .filter((p) => grants(p.Properties.PolicyDocument.Statement, /^ses:(Send|\*)/).length > 0)
       .flatMap((p) => p.Properties.Roles);
     expect(senders).toEqual([{ Ref: roles.outbound }]);
-    expect(grants(statements.outbound, "ses:SendEmail").sort()).toEqual([
-      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:configuration-set/<SendingConfigurationSetA216B40C>",
-      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:identity/agents.example.com",
-      "arn:<AWS::Partition>:ses:eu-west-1:111111111111:identity/help.example.org",
+    // SESv2 authorises raw content as ses:SendRawEmail; the From condition holds the forced From (G9) in IAM too.
+    const send = statements.outbound.filter((st) => actionsOf(st).includes("ses:SendRawEmail"));
+    expect(send).toHaveLength(1);
+    expect(actionsOf(send[0] as Statement).sort()).toEqual(["ses:SendEmail", "ses:SendRawEmail"]);
+    // @aws-cdk/core:enablePartitionLiterals (cdk.json): a stack with a known region writes its partition out.
+    expect(
+      resourcesOf(send[0] as Statement)
+        .map(arnText)
+        .sort(),
+    ).toEqual([
+      "arn:aws:ses:eu-west-1:111111111111:configuration-set/<SendingConfigurationSetA216B40C>",
+      "arn:aws:ses:eu-west-1:111111111111:identity/*",
     ]);
+    expect(send[0]?.Condition).toEqual({
+      StringLike: { "ses:FromAddress": ["*@agents.example.com", "*@help.example.org"] },
+    });
     expect(grants(statements.outbound, /^bedrock:/)).toEqual([]);
   });
 
@@ -90,8 +104,10 @@ describe("least privilege per function", () => {
     }
   });
 
-  it("only agent-step may ListBucket (missing transcripts must read as 404)", () => {
+  it("only agent-step may ListBucket (missing transcripts must read as 404), never under inbound/", () => {
     expect(grants(statements.agentStep, "s3:ListBucket")).toEqual(["<MailStoreMailA2DAC336.Arn>"]);
+    const list = statements.agentStep.find((st) => actionsOf(st).includes("s3:ListBucket"));
+    expect(list?.Condition).toEqual({ StringLike: { "s3:prefix": ["mail/*", "files/*", "transcripts/*"] } });
     expect(grants(statements.verify, "s3:ListBucket")).toEqual([]);
     expect(grants(statements.outbound, "s3:ListBucket")).toEqual([]);
   });
@@ -236,6 +252,17 @@ describe("queues and functions", () => {
     }
   });
 
+  it("outbound's timeout fits a whole batch of sends that each wait out SES, with room to record them", () => {
+    const fnId = logicalId(s.stack, s.stack.functions.outbound.fn);
+    const fn = s.template.toJSON().Resources[fnId] as { Properties: { Timeout: number } };
+    const mapping = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping")).find(
+      (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fnId,
+    ) as { Properties: { BatchSize: number } };
+    expect(fn.Properties.Timeout).toBeGreaterThanOrEqual(
+      (mapping.Properties.BatchSize * SES_SEND_TIMEOUT_MS) / 1000 + 30,
+    );
+  });
+
   it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
     expect(fns).toHaveLength(3);
@@ -261,7 +288,7 @@ describe("queues and functions", () => {
     }
   });
 
-  it("SQS triggers report partial batch failures; agent-step is one message per call under reserved concurrency", () => {
+  it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
     expect(mappings).toHaveLength(3);
     for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
@@ -271,10 +298,10 @@ describe("queues and functions", () => {
       BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: 10 },
     });
-    s.template.hasResourceProperties("AWS::Lambda::Function", {
-      ReservedConcurrentExecutions: 10,
-      Timeout: 600,
-    });
+    // A reservation would fail the deploy on a new account (quota 10, unreserved minimum 100): none by default.
+    const agentStep = s.template.toJSON().Resources[fnId] as { Properties: Record<string, unknown> };
+    expect(agentStep.Properties.Timeout).toBe(600);
+    expect(agentStep.Properties.ReservedConcurrentExecutions).toBeUndefined();
     s.template.hasResourceProperties("AWS::Logs::LogGroup", { RetentionInDays: 90 });
   });
 

@@ -94,4 +94,56 @@ describe("end to end in the local stack", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(outbox().length).toBe(before);
   });
+
+  it("a reply to the agent's mail joins its thread: the id SES wrote is the one the thread index holds", async () => {
+    const before = new Set(outbox());
+    const first = await devSend({
+      dir,
+      zoneFile: stack.zoneFile,
+      from: SENDER,
+      to: [AGENT],
+      subject: "Threading check",
+      body: "First message.",
+      port: stack.smtp.port,
+    });
+    if (!first.ok) throw new Error(first.reason);
+    const file = await waitFor("the agent's reply", () => outbox().find((f) => !before.has(f)));
+    const reply = await PostalMime.parse(readFileSync(join(stack.outboxDir, file)));
+    // As SES writes it: `<SES message id>@<region>.amazonses.com`, never the id our outbound composed.
+    expect(reply.messageId).toMatch(/^<0100[0-9a-f-]+-000000@(email|[a-z0-9-]+)\.amazonses\.com>$/);
+    const raw = Buffer.from(
+      [
+        `From: ${SENDER}`,
+        `To: ${AGENT}`,
+        "Subject: Re: Threading check",
+        `Message-ID: <second-${Date.now()}@customer.example>`,
+        `In-Reply-To: ${reply.messageId}`,
+        // Only the id SES wrote: the thread must be found through it alone.
+        `References: ${reply.messageId}`,
+        "",
+        "Second message.",
+        "",
+      ].join("\r\n"),
+    );
+    const second = await devSend({
+      dir,
+      zoneFile: stack.zoneFile,
+      from: SENDER,
+      to: [AGENT],
+      raw,
+      port: stack.smtp.port,
+    });
+    if (!second.ok) throw new Error(second.reason);
+    const stores = makeStores(stack.clients, stack.resources, recorder());
+    const threads = await waitFor("both messages stored", async () => {
+      const inbound = await stores.inbound.listRecent(50);
+      const ids = [first.sesMessageId, second.sesMessageId].map(
+        (id) => inbound.find((r) => r.sesMessageId === id)?.messageId,
+      );
+      if (ids.some((id) => !id)) return undefined;
+      const msgs = await Promise.all(ids.map((id) => stores.messages.get(AGENT, id as string)));
+      return msgs.every(Boolean) ? msgs.map((m) => m?.threadId) : undefined;
+    });
+    expect(threads[0]).toBe(threads[1]);
+  });
 });

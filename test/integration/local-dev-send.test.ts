@@ -102,9 +102,13 @@ describe("dev send → local stack", () => {
     const out = await stack.clients.ses.send(
       new SendEmailCommand({ Content: { Raw: { Data: Buffer.from("Subject: x\r\n\r\ny\r\n") } } }),
     );
-    expect(readFileSync(join(stack.outboxDir, `${out.MessageId}.eml`), "latin1")).toBe(
-      "Subject: x\r\n\r\ny\r\n",
+    // As SES sends it: its own Message-ID (named for the stack's region) and Date, then our bytes.
+    const eml = readFileSync(join(stack.outboxDir, `${out.MessageId}.eml`), "latin1").split("\r\n");
+    expect(eml[0]).toMatch(
+      new RegExp(`^Message-ID: <${out.MessageId}@(email|${stack.resources.region})\\.amazonses\\.com>$`),
     );
+    expect(eml[1]).toMatch(/^Date: /);
+    expect(eml.slice(2).join("\r\n")).toBe("Subject: x\r\n\r\ny\r\n");
   });
 
   it("the demo is set up: config, script, signing key record, seeded agent", async () => {

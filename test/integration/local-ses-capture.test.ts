@@ -33,7 +33,7 @@ const RAW = Buffer.concat([
 ]);
 
 describe("SES capture", () => {
-  it("keeps the raw mail byte for byte and answers with a MessageId like SES", async () => {
+  it("keeps the raw mail byte for byte, but for the Message-ID and Date SES writes, and answers like SES", async () => {
     const out = await ses.send(
       new SendEmailCommand({
         FromEmailAddress: "helpdesk@demo.postern.test",
@@ -44,7 +44,12 @@ describe("SES capture", () => {
     );
     expect(out.MessageId).toMatch(/^0100[0-9a-f]{12}-[0-9a-f-]{36}-000000$/);
     const eml = readFileSync(join(dir, "outbox", `${out.MessageId}.eml`));
-    expect(eml.equals(RAW)).toBe(true);
+    const lines = eml.toString("latin1").split("\r\n");
+    expect(lines[0]).toBe(`Message-ID: <${out.MessageId}@email.amazonses.com>`);
+    expect(lines[1]).toMatch(
+      /^Date: (Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$/,
+    );
+    expect(eml.subarray(Buffer.byteLength(`${lines[0]}\r\n${lines[1]}\r\n`)).equals(RAW)).toBe(true);
     const meta = JSON.parse(readFileSync(join(dir, "outbox", `${out.MessageId}.json`), "utf8"));
     expect(meta).toMatchObject({
       messageId: out.MessageId,

@@ -46,7 +46,7 @@ describe("deployment config schema", () => {
         {
           id: "claude",
           provider: "bedrock",
-          modelId: "anthropic.claude-sonnet-4-5-v1:0",
+          modelId: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
           egress: "internal",
         },
         {
@@ -101,6 +101,15 @@ describe("deployment config schema", () => {
       },
       "models.0.egress",
     ],
+    // Claude 3.7 and later are invoked on Bedrock only through inference profiles.
+    ...[
+      "anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "anthropic.claude-3-7-sonnet-20250219-v1:0",
+      "anthropic.claude-opus-4-1-20250805-v1:0",
+    ].map((modelId): [unknown, string] => [
+      { ...minimum, models: [{ id: "c", provider: "bedrock", modelId, egress: "internal" }] },
+      "models.0.modelId",
+    ]),
     [{ ...minimum, defaultModel: "nope" }, "defaultModel"],
     [{ ...minimum, surprise: true }, "(top level)"],
   ])("rejects a bad file naming the field (%#)", (raw, field) => {
@@ -109,6 +118,19 @@ describe("deployment config schema", () => {
       found.some((p) => p.startsWith(`${field}:`)),
       found.join("\n"),
     ).toBe(true);
+  });
+
+  it("accepts Claude through an inference profile, and older Claude by its foundation-model id", () => {
+    for (const modelId of [
+      "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "global.anthropic.claude-haiku-4-5-20251001-v1:0",
+      "arn:aws:bedrock:us-east-1:111111111111:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "anthropic.claude-3-5-sonnet-20240620-v1:0",
+    ])
+      expect(
+        parseConfig({ ...minimum, models: [{ id: "c", provider: "bedrock", modelId, egress: "internal" }] })
+          .models[0],
+      ).toMatchObject({ modelId });
   });
 
   it("loads a file and resolves paths relative to it", () => {

@@ -1,0 +1,307 @@
+/**
+ * `npm run bench:cost`: what one accepted, answered mail (and one refused mail) costs in AWS calls and in dollars
+ * per 1,000 such mails, the model excluded. The real pipeline runs in the local stack with every AWS SDK command
+ * recorded per function (the same recording the IAM simulation uses); DynamoDB reports its capacity units; each
+ * handler invocation is timed and its log lines counted. Prices: bench/aws-prices.ts (one file, source and date).
+ *
+ * Fixed costs that do not scale with mail (Lambda's SQS pollers long-polling empty queues, KMS keys, CloudWatch
+ * alarms) are left out; so are SES's per-GB charges for attachments and S3 storage.
+ */
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { devSend } from "../cli/local/dev-send.ts";
+import { pipelineHandlers } from "../cli/local/pipeline.ts";
+import type { HandlerSet, SqsHandler } from "../cli/local/poller.ts";
+import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
+import { MEMORY_MB } from "../infra/postern-stack.ts";
+import type { ObservedCall } from "../shared/aws/observe.ts";
+import type { FunctionLogger } from "../shared/runtime/logger.ts";
+import { makeStores } from "../shared/store/stores.ts";
+import { PRICES } from "./aws-prices.ts";
+
+type Fn = "verify" | "agentStep" | "outbound";
+const FN_OF: Record<CallIssuer, Fn | null> = {
+  verify: "verify",
+  "agent-step": "agentStep",
+  outbound: "outbound",
+  stack: null,
+};
+const AGENT = "helpdesk@agents.example.net";
+const MAILS = Number(process.env.COST_MAILS ?? 5);
+
+interface Sample {
+  calls: { issuer: CallIssuer; call: ObservedCall }[];
+  invocations: { fn: Fn; ms: number }[];
+  logBytes: Record<Fn, number>;
+}
+let current: Sample = fresh();
+function fresh(): Sample {
+  return { calls: [], invocations: [], logBytes: { verify: 0, agentStep: 0, outbound: 0 } };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "postern-cost-"));
+writeFileSync(
+  join(dir, "script.json"),
+  JSON.stringify({
+    turns: [
+      { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, on it." } }] },
+      { text: "done" },
+    ],
+  }),
+);
+writeFileSync(
+  join(dir, "postern.config.json"),
+  JSON.stringify({
+    domains: ["agents.example.net"],
+    models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    budgets: { runsPerSenderPerDay: 10_000, runsPerAgentPerDay: 10_000 },
+  }),
+);
+
+/** Counts the bytes each function would write to CloudWatch Logs (Powertools writes one JSON line per entry). */
+function countingLogger(service: string): FunctionLogger {
+  const fn: Fn = service === "verify" ? "verify" : service === "agent-step" ? "agentStep" : "outbound";
+  const count = (level: string) => (message: string, extra?: unknown) => {
+    current.logBytes[fn] +=
+      Buffer.byteLength(
+        JSON.stringify({
+          level,
+          message,
+          ...(extra as object),
+          timestamp: "2026-11-30T00:00:00.000Z",
+          service,
+        }),
+      ) + 1;
+  };
+  return {
+    debug: () => undefined,
+    info: count("INFO"),
+    warn: count("WARN"),
+    error: count("ERROR"),
+    appendKeys: () => undefined,
+    removeKeys: () => undefined,
+  } as unknown as FunctionLogger;
+}
+
+const timed = (fn: Fn, h: SqsHandler | undefined): SqsHandler | undefined =>
+  h &&
+  (async (event) => {
+    const t = performance.now();
+    try {
+      return await h(event);
+    } finally {
+      current.invocations.push({ fn, ms: performance.now() - t });
+    }
+  });
+
+const stack = await startLocalStack({
+  dir,
+  configPath: join(dir, "postern.config.json"),
+  smtpPort: 0,
+  waitTimeSeconds: 1,
+  observe: (issuer) => (call) => current.calls.push({ issuer, call }),
+  handlers: (ctx): HandlerSet => {
+    const h = pipelineHandlers(ctx, countingLogger);
+    return {
+      verify: timed("verify", h.verify),
+      agentStep: timed("agentStep", h.agentStep),
+      outbound: timed("outbound", h.outbound),
+    };
+  },
+});
+const stores = makeStores(stack.clients, stack.resources, { info() {}, warn() {}, error() {} } as never);
+await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
+
+const outbox = () =>
+  existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")).length : 0;
+/** Settled when no function has made a call for a second (the pollers' empty receives go on for ever). */
+const quiet = async () => {
+  const made = () => current.calls.filter((c) => c.issuer !== "stack").length;
+  let n = -1;
+  while (n !== made()) {
+    n = made();
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+};
+
+async function accepted(i: number): Promise<Sample> {
+  current = fresh();
+  const before = outbox();
+  const sent = await devSend({
+    dir,
+    zoneFile: stack.zoneFile,
+    from: `carol${i}@customer.example`,
+    to: [AGENT],
+    subject: `Order ${i}`,
+    body: "Where is my order?",
+    port: stack.smtp.port,
+  });
+  if (!sent.ok) throw new Error(sent.reason);
+  const until = Date.now() + 30_000;
+  while (outbox() === before) {
+    if (Date.now() > until)
+      throw new Error(
+        `no reply to mail ${i}: calls ${current.calls.map((c) => `${c.issuer}:${c.call.service}:${c.call.operation}${c.call.error ? `!${c.call.error}` : ""}`).join(" ")}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await quiet();
+  return current;
+}
+
+async function refused(): Promise<Sample> {
+  current = fresh();
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: stack.smtp.port,
+    secure: false,
+    ignoreTLS: true,
+  });
+  await transport.sendMail({
+    from: "mallory@evil.example",
+    to: AGENT,
+    subject: "hi",
+    text: "unsigned",
+    envelope: { from: "mallory@evil.example", to: [AGENT] },
+  });
+  transport.close();
+  await new Promise((r) => setTimeout(r, 500));
+  await quiet();
+  return current;
+}
+
+interface Line {
+  service: string;
+  calls: number;
+  usd: number;
+}
+/** One mail's bill, by service: the recorded calls priced, plus what AWS charges around them. */
+function bill(s: Sample): Line[] {
+  const byFn = (c: { issuer: CallIssuer }) => FN_OF[c.issuer];
+  const own = s.calls.filter((c) => byFn(c) !== null);
+  const count = (service: string, ops?: string[]) =>
+    own.filter((c) => c.call.service === service && (!ops || ops.includes(c.call.operation))).length;
+  const ddb = own.filter((c) => c.call.service === "DynamoDB");
+  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
+  const wru = ddb
+    .filter((c) => writes.includes(c.call.operation))
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0);
+  const rru = ddb
+    .filter((c) => !writes.includes(c.call.operation))
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+  // SES's S3 action writes the raw mail: a PUT billed to the bucket's owner, us.
+  const sesPuts = s.calls.filter(
+    (c) => c.issuer === "stack" && c.call.service === "S3" && c.call.operation === "PutObject",
+  ).length;
+  const puts = count("S3", ["PutObject"]) + sesPuts;
+  const gets = count("S3", ["GetObject", "HeadObject"]);
+  // Lambda's event source receives and deletes once per invocation (batch); sends are ours.
+  const sqsRequests = count("SQS", ["SendMessage", "SendMessageBatch"]) + 2 * s.invocations.length;
+  const gbSeconds = s.invocations.reduce(
+    (a, i) => a + (Math.ceil(i.ms) / 1000) * (MEMORY_MB[i.fn] / 1024),
+    0,
+  );
+  const logGb = Object.values(s.logBytes).reduce((a, b) => a + b, 0) / 1024 ** 3;
+  const received = s.calls.some(
+    (c) => c.issuer === "stack" && c.call.service === "S3" && c.call.operation === "PutObject",
+  )
+    ? 1
+    : 0;
+  const sent = count("SESv2", ["SendEmail"]);
+  return [
+    {
+      service: `DynamoDB (${count("DynamoDB")} calls: ${wru} WRU, ${rru} RRU)`,
+      calls: count("DynamoDB"),
+      usd: wru * PRICES.dynamodb.perWriteUnit + rru * PRICES.dynamodb.perReadUnit,
+    },
+    {
+      service: `S3 (${puts} PUT, ${gets} GET)`,
+      calls: puts + gets,
+      usd: puts * PRICES.s3.perPut + gets * PRICES.s3.perGet,
+    },
+    {
+      service: `SQS (${count("SQS", ["SendMessage", "SendMessageBatch"])} sends + receive/delete per invocation)`,
+      calls: sqsRequests,
+      usd: sqsRequests * PRICES.sqs.perRequest,
+    },
+    {
+      service: `Lambda (${s.invocations.length} invocations, ${gbSeconds.toFixed(3)} GB-s)`,
+      calls: s.invocations.length,
+      usd: s.invocations.length * PRICES.lambda.perRequest + gbSeconds * PRICES.lambda.perGbSecondArm,
+    },
+    { service: "SNS (SES receipt notification)", calls: received, usd: received * PRICES.sns.perPublish },
+    {
+      service: "KMS (encrypted intake topic, at most one data key per notification)",
+      calls: received,
+      usd: received * PRICES.kms.perRequest,
+    },
+    {
+      service: `CloudWatch Logs (${Object.values(s.logBytes).reduce((a, b) => a + b, 0)} bytes)`,
+      calls: 0,
+      usd: logGb * PRICES.logs.perGbIngested,
+    },
+    {
+      service: "SES receiving (1 mail, 1 chunk)",
+      calls: received,
+      usd: received * (PRICES.ses.perMailReceived + PRICES.ses.perIncomingChunk),
+    },
+    { service: `SES sending (${sent} mail)`, calls: sent, usd: sent * PRICES.ses.perMailSent },
+  ];
+}
+
+const mean = (lines: Line[][]): Line[] =>
+  (lines[0] ?? []).map((l, i) => ({
+    service: l.service,
+    calls: lines.reduce((a, x) => a + (x[i]?.calls ?? 0), 0) / lines.length,
+    usd: lines.reduce((a, x) => a + (x[i]?.usd ?? 0), 0) / lines.length,
+  }));
+
+function print(title: string, lines: Line[], samples: Sample[]): void {
+  const sesFees = lines.filter((l) => l.service.startsWith("SES ")).reduce((a, l) => a + l.usd, 0);
+  const total = lines.reduce((a, l) => a + l.usd, 0);
+  const calls = samples.map(
+    (s) => s.calls.filter((c) => FN_OF[c.issuer] !== null).length + 2 * s.invocations.length,
+  );
+  console.log(`\n${title}`);
+  console.log(
+    `  AWS calls per mail (SDK calls of the functions + Lambda's receive/delete per invocation): ${(calls.reduce((a, b) => a + b, 0) / calls.length).toFixed(1)}`,
+  );
+  const perFn = (fn: CallIssuer) =>
+    samples.reduce((a, s) => a + s.calls.filter((c) => c.issuer === fn).length, 0) / samples.length;
+  console.log(
+    `  by function: verify ${perFn("verify").toFixed(1)}, agent-step ${perFn("agent-step").toFixed(1)}, outbound ${perFn("outbound").toFixed(1)}`,
+  );
+  const ops = new Map<string, number>();
+  for (const s of samples)
+    for (const c of s.calls.filter((x) => FN_OF[x.issuer] !== null))
+      ops.set(
+        `${c.call.service}:${c.call.operation}`,
+        (ops.get(`${c.call.service}:${c.call.operation}`) ?? 0) + 1 / samples.length,
+      );
+  console.log(
+    `  by operation: ${[...ops]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(", ")}`,
+  );
+  console.log("  $ per 1,000 mails:");
+  for (const l of lines) console.log(`    ${l.service.padEnd(78)} $${(l.usd * 1000).toFixed(4)}`);
+  console.log(`    ${"total before SES's own fees".padEnd(78)} $${((total - sesFees) * 1000).toFixed(4)}`);
+  console.log(`    ${"total with SES receiving and sending".padEnd(78)} $${(total * 1000).toFixed(4)}`);
+}
+
+try {
+  await accepted(0); // warm-up: first invocations pay module loading, as a cold Lambda would
+  const samples: Sample[] = [];
+  for (let i = 1; i <= MAILS; i++) samples.push(await accepted(i));
+  const refusedSamples = [await refused(), await refused()];
+  console.log(
+    `prices: ${PRICES.region}, checked ${PRICES.checked} (bench/aws-prices.ts); ${MAILS} accepted mails measured after one warm-up`,
+  );
+  print("one accepted mail, one reply", mean(samples.map(bill)), samples);
+  print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
+} finally {
+  await stack.stop();
+}

@@ -1,0 +1,62 @@
+import { promises as dns } from "node:dns";
+import { BedrockClient } from "@aws-sdk/client-bedrock";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { IAMClient } from "@aws-sdk/client-iam";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { SESClient } from "@aws-sdk/client-ses";
+import { SESv2Client } from "@aws-sdk/client-sesv2";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import type { Resources } from "../../shared/config/resources.ts";
+import type { DeploymentConfig } from "../../shared/config/schema.ts";
+
+/** What the doctor checks against. */
+export interface DoctorContext {
+  readonly config: DeploymentConfig;
+  /** The deployed stack's PosternResources; null before the first deploy (only account-level checks run then). */
+  readonly resources: Resources | null;
+  readonly region: string;
+  /**
+   * agent-step's concurrency as the deploy sets it: the most copies that run at once (the SQS event source's
+   * maxConcurrency, `-c agentStepConcurrency`) and whether it is also reserved (`-c reserveAgentStepConcurrency`).
+   */
+  readonly agentStep: { readonly concurrency: number; readonly reserve: boolean };
+}
+
+/**
+ * The SDK calls the doctor makes, each behind a port so a test hands in fakes that record what was asked. One
+ * client per service; Bedrock per region because a catalog entry may name its own region.
+ */
+export interface DoctorPorts {
+  readonly ses: Pick<SESv2Client, "send">;
+  /** SES v1: receipt rules exist only in the v1 API. */
+  readonly sesReceipt: Pick<SESClient, "send">;
+  readonly dynamo: Pick<DynamoDBClient, "send">;
+  readonly sqs: Pick<SQSClient, "send">;
+  readonly lambda: Pick<LambdaClient, "send">;
+  readonly sns: Pick<SNSClient, "send">;
+  readonly iam: Pick<IAMClient, "send">;
+  readonly bedrock: (region: string) => Pick<BedrockClient, "send">;
+  readonly resolveMx: (domain: string) => Promise<{ exchange: string; priority: number }[]>;
+}
+
+/** The real ports: the SDK's default credential chain and endpoints in `region`. */
+export function awsPorts(region: string): DoctorPorts {
+  const bedrock = new Map<string, BedrockClient>();
+  return {
+    ses: new SESv2Client({ region }),
+    sesReceipt: new SESClient({ region }),
+    dynamo: new DynamoDBClient({ region }),
+    sqs: new SQSClient({ region }),
+    lambda: new LambdaClient({ region }),
+    sns: new SNSClient({ region }),
+    // IAM is global; the SDK picks its endpoint from the partition of `region`.
+    iam: new IAMClient({ region }),
+    bedrock: (r) => {
+      const client = bedrock.get(r) ?? new BedrockClient({ region: r });
+      bedrock.set(r, client);
+      return client;
+    },
+    resolveMx: (domain) => dns.resolveMx(domain),
+  };
+}

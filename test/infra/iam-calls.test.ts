@@ -1,0 +1,403 @@
+// Issue 11: IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
+// recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
+// evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template
+// deploys them. Every call must be allowed; a table of calls that must never be allowed is checked the same way.
+
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SSMClient } from "@aws-sdk/client-ssm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSend } from "../../cli/local/dev-send.ts";
+import type { CallIssuer } from "../../cli/local/stack.ts";
+import { type ObservedCall, observeCalls } from "../../shared/aws/observe.ts";
+import { loadConfigFile } from "../../shared/config/load.ts";
+import type { Resources } from "../../shared/config/resources.ts";
+import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
+import { createModel } from "../../shared/model/factory.ts";
+import { PlanStore } from "../../shared/store/plan-store.ts";
+import { makeStores } from "../../shared/store/stores.ts";
+import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { builtinTools } from "../../shared/tools/builtin/index.ts";
+import { ToolRegistry } from "../../shared/tools/registry.ts";
+import { demoOrderBackend, orderTools } from "../../tools/orders.ts";
+import { recorder } from "../helpers/agent-harness.ts";
+import { DeployedTemplate } from "../helpers/aws-contract/deployed-template.ts";
+import { type DeployedNames, type IamRequest, iamRequests } from "../helpers/aws-contract/iam-requests.ts";
+import { simulate, type Verdict } from "../helpers/aws-contract/simulate.ts";
+import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { ENV, FIXTURES, logicalId, type Synthesized, synth } from "./synth.ts";
+
+type Fn = "verify" | "agent-step" | "outbound";
+const FUNCTIONS: readonly Fn[] = ["verify", "agent-step", "outbound"];
+const CONFIG = join(FIXTURES, "iam.config.json");
+const AGENT = "shop@agents.example.com";
+const APPROVER = "boss@approvers.example";
+
+let s: Synthesized;
+let deployed: DeployedTemplate;
+let names: DeployedNames;
+const calls: { issuer: CallIssuer; call: ObservedCall }[] = [];
+let local: Resources;
+
+/** The role a function's calls are made with; the stack's SQS polling is Lambda's event source, as the consumer. */
+function roleOf(fn: Fn): string {
+  const f = s.stack.functions;
+  return logicalId(s.stack, { verify: f.verify, "agent-step": f.agentStep, outbound: f.outbound }[fn].role);
+}
+
+function principal(fn: Fn) {
+  const role = roleOf(fn);
+  return { arn: deployed.getAtt(role, "Arn"), identityPolicies: deployed.identityPolicies(role) };
+}
+
+/** The resource policy governing an ARN, when the stack gives the resource one. */
+function resourcePolicyFor(arn: string) {
+  const owners: [string, string][] = [
+    ["AWS::S3::Bucket", "Arn"],
+    ["AWS::SQS::Queue", "Arn"],
+    ["AWS::SNS::Topic", "Arn"],
+    ["AWS::KMS::Key", "Arn"],
+  ];
+  for (const [type, attr] of owners)
+    for (const id of deployed.ofType(type)) {
+      const base = deployed.getAtt(id, attr);
+      if (arn === base || arn.startsWith(`${base}/`)) return deployed.resourcePolicy(id);
+    }
+  return undefined;
+}
+
+async function verdict(fn: Fn, request: IamRequest): Promise<Verdict> {
+  return simulate(principal(fn), request, {
+    resourceAccount: ENV.account,
+    resourcePolicy: resourcePolicyFor(request.resource),
+  });
+}
+
+/** Which function a call is charged to: its issuer, or for the stack's queue polling, the queue's consumer. */
+function chargedTo(issuer: CallIssuer, call: ObservedCall): Fn | null {
+  if (issuer !== "stack") return issuer;
+  if (call.service !== "SQS") return null; // the SES intake's S3 write: service-principals.test.ts
+  const url = String(call.input.QueueUrl);
+  if (url === local.queues.verify) return "verify";
+  if (url === local.queues.agentStep) return "agent-step";
+  if (url === local.queues.outbound) return "outbound";
+  return null;
+}
+
+beforeAll(async () => {
+  s = synth(CONFIG);
+  deployed = new DeployedTemplate(s.stack.resolve(s.template.toJSON()) as Record<string, unknown>, {
+    partition: "aws",
+    account: ENV.account,
+    region: ENV.region,
+    stackName: "Postern",
+  });
+
+  const backend = demoOrderBackend();
+  const { stack, dir } = await startPipelineStack({
+    config: {
+      domains: loadConfigFile(CONFIG).config.domains,
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    },
+    script: JSON.parse(readFileSync(join(FIXTURES, "scripts/iam-pipeline.json"), "utf8")),
+    registry: new ToolRegistry([...builtinTools(), ...orderTools(backend)]),
+    observe: (issuer) => (call) => calls.push({ issuer, call }),
+  });
+  local = stack.resources;
+  try {
+    const stores = makeStores(stack.clients, stack.resources, recorder());
+    await stores.admin.putAgent({ address: AGENT, name: "Shop", model: "demo" });
+    await stores.admin.putToolkit({ id: "refunds", tools: ["issue_refund"], agents: [AGENT] });
+    await stores.admin.putApprover({ toolkit: "refunds", address: APPROVER });
+    const plans = new PlanStore({
+      dynamo: stack.clients.dynamo,
+      tables: stack.resources.tables,
+      state: stores.state,
+    });
+    const send = async (from: string, to: string[], body: string, subject = "Refund please") => {
+      const sent = await devSend({
+        dir,
+        zoneFile: stack.zoneFile,
+        from,
+        to,
+        subject,
+        body,
+        port: stack.smtp.port,
+      });
+      if (!sent.ok) throw new Error(sent.reason);
+    };
+    // A customer asks (reply, refund proposed, card), an unknown address is refused with a notice, the approver
+    // applies the plan, and the agent answers again: every function's every path that touches AWS.
+    await send(
+      "carol@customer.example",
+      [AGENT, "nobody@agents.example.com"],
+      "Order A-1002 arrived broken.",
+    );
+    // The test reads the code as an approver would, from the card in the outbox (not through a function).
+    const code = await waitFor("the confirm card", () => {
+      for (const f of existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir) : []) {
+        const m = /^code: (\S{4}) (\S{4}) (\S{2})$/m.exec(readFileSync(join(stack.outboxDir, f), "latin1"));
+        if (m) return m.slice(1).join("");
+      }
+      return undefined;
+    });
+    await send(APPROVER, [AGENT], `APPROVE ${code}`, "Re: Approval needed");
+    await waitFor("the plan to be applied", async () => {
+      const loc = await plans.runForCode(code);
+      return loc && (await plans.get(loc.runId))?.state === "applied" ? true : undefined;
+    });
+    await waitFor("the second reply", async () =>
+      calls.filter((c) => c.issuer === "outbound" && c.call.service === "SESv2").length >= 4
+        ? true
+        : undefined,
+    );
+    // The customer answers the agent's first reply: threading by In-Reply-To/References, and thread history.
+    const reply = await waitFor("the agent's reply", () => {
+      for (const f of readdirSync(stack.outboxDir).filter((n) => n.endsWith(".eml"))) {
+        const text = readFileSync(join(stack.outboxDir, f), "latin1");
+        if (text.includes("We are looking into it.")) return /^Message-ID: (\S+)/m.exec(text)?.[1];
+      }
+      return undefined;
+    });
+    const sends = () => calls.filter((c) => c.issuer === "outbound" && c.call.service === "SESv2").length;
+    const before = sends();
+    const raw = Buffer.from(
+      [
+        "From: carol@customer.example",
+        `To: ${AGENT}`,
+        "Subject: Re: Refund please",
+        "Message-ID: <again@customer.example>",
+        `In-Reply-To: ${reply}`,
+        `References: ${reply}`,
+        "",
+        "Thanks, and the other order?",
+        "",
+      ].join("\r\n"),
+    );
+    const again = await devSend({
+      dir,
+      zoneFile: stack.zoneFile,
+      from: "carol@customer.example",
+      to: [AGENT],
+      raw,
+      port: stack.smtp.port,
+    });
+    if (!again.ok) throw new Error(again.reason);
+    await waitFor("the answer in the thread", async () => (sends() > before ? true : undefined));
+  } finally {
+    await stack.stop();
+  }
+
+  // The model and key reads agent-step makes in AWS (Bedrock, Secrets Manager, SSM), recorded from the real
+  // adapters: the calls fail (nothing listens), which is fine, the command is what IAM sees.
+  const observe = (call: ObservedCall) => calls.push({ issuer: "agent-step", call });
+  const offline = {
+    region: ENV.region,
+    endpoint: "http://127.0.0.1:9",
+    maxAttempts: 1,
+    credentials: { accessKeyId: "x", secretAccessKey: "x" },
+  };
+  const secrets = awsSecretSource({
+    secretsManager: observeCalls(new SecretsManagerClient(offline), observe),
+    ssm: observeCalls(new SSMClient(offline), observe),
+  });
+  const catalog = loadConfigFile(CONFIG);
+  for (const entry of catalog.config.models) {
+    if (entry.provider === "scripted") continue;
+    const model = createModel(entry, {
+      baseDir: catalog.baseDir,
+      secrets,
+      bedrockClient: observeCalls(new BedrockRuntimeClient(offline), observe),
+      retry: { maxAttempts: 1 },
+      timeoutMs: 2000,
+    });
+    await model.generate({
+      system: "s",
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [],
+      maxTokens: 16,
+    });
+  }
+
+  names = {
+    partition: "aws",
+    region: ENV.region,
+    account: ENV.account,
+    tableArn: (name) => {
+      const key = TABLE_KEYS.find((k) => local.tables[k] === name);
+      if (!key) throw new Error(`unknown table ${name}`);
+      return deployed.getAtt(logicalId(s.stack, s.stack.tables.tables[key]), "Arn");
+    },
+    bucket: (name) => {
+      if (name !== local.bucket) throw new Error(`unknown bucket ${name}`);
+      return deployed.physicalName(logicalId(s.stack, s.stack.store.bucket));
+    },
+    queueArn: (url) => {
+      const key = (["verify", "agentStep", "outbound"] as const).find((k) => local.queues[k] === url);
+      if (!key) throw new Error(`unknown queue ${url}`);
+      return deployed.getAtt(logicalId(s.stack, s.stack.queues[key].queue), "Arn");
+    },
+    configurationSet: "postern",
+    profileRegions: (prefix) =>
+      ({ us: ["us-east-1", "us-east-2", "us-west-2"], eu: ["eu-west-1", "eu-central-1", "eu-west-3"] })[
+        prefix
+      ] ?? [ENV.region],
+    secretArn: (name) => `arn:aws:secretsmanager:${ENV.region}:${ENV.account}:secret:${name}-AbCdEf`,
+    sandbox: false,
+  };
+}, 300_000);
+
+afterAll(() => rmSync(s?.outdir ?? "/nonexistent", { recursive: true, force: true }));
+
+describe("every AWS call each function makes is allowed by its deployed policies", () => {
+  it.each(FUNCTIONS)("%s", async (fn) => {
+    const mine = calls.filter((c) => chargedTo(c.issuer, c.call) === fn);
+    expect(mine.length).toBeGreaterThan(0);
+    const denied: string[] = [];
+    const seen = new Set<string>();
+    for (const { call } of mine)
+      for (const req of iamRequests(call, names)) {
+        const key = `${req.action} ${req.resource} ${JSON.stringify(req.context)}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const v = await verdict(fn, req);
+        if (v !== "Allowed")
+          denied.push(
+            `${call.service}:${call.operation} → ${req.action} ${req.resource} ${JSON.stringify(req.context)}: ${v}`,
+          );
+      }
+    expect(denied).toEqual([]);
+  });
+
+  it("the recorded calls cover every service each function is granted", () => {
+    const services = (fn: Fn) =>
+      new Set(calls.filter((c) => chargedTo(c.issuer, c.call) === fn).map((c) => c.call.service));
+    expect([...services("verify")].sort()).toEqual(["DynamoDB", "S3", "SQS"]);
+    expect([...services("agent-step")].sort()).toEqual([
+      "BedrockRuntime",
+      "DynamoDB",
+      "S3",
+      "SQS",
+      "SSM",
+      "SecretsManager",
+    ]);
+    expect([...services("outbound")].sort()).toEqual(["DynamoDB", "S3", "SESv2", "SQS"]);
+  });
+});
+
+describe("granted but never exercised", () => {
+  // Each action a function's policies grant that no recorded call needs, with the reason it stays. A new grant
+  // that nothing uses, or a path that stops using one, fails here and has to be justified or removed.
+  const runtimeLogs = "the Lambda runtime writes the function's own log group (not an SDK call of ours)";
+  const esm =
+    "granted by CDK's SqsEventSource for Lambda's event source mapping (AWS's list for SQS triggers); the local pollers stand in with Receive/Delete/GetQueueAttributes only";
+  const common = {
+    "logs:CreateLogStream": runtimeLogs,
+    "logs:PutLogEvents": runtimeLogs,
+    "sqs:ChangeMessageVisibility": esm,
+    "sqs:GetQueueUrl": esm,
+  };
+  const UNUSED: Record<Fn, Record<string, string>> = {
+    verify: {
+      ...common,
+      "dynamodb:GetItem":
+        "a redelivered notification reads its existing claim (inbound), a replayed signed message its first one (state): paths this scenario does not take",
+    },
+    "agent-step": common,
+    outbound: {
+      ...common,
+      "s3:GetObject":
+        "files/ attachments a send carries (send_email attachmentIds); this scenario attaches none",
+      "ses:SendEmail":
+        "SESv2 SendEmail with simple content is authorised as ses:SendEmail; Postern sends raw (ses:SendRawEmail) only, and keeps both as CDK's EmailIdentity.grantSendEmail does",
+    },
+  };
+  it.each(FUNCTIONS)("%s", (fn) => {
+    const granted = new Set(
+      principal(fn).identityPolicies.flatMap((p) =>
+        p.policy.Statement.filter((st) => st.Effect === "Allow").flatMap(
+          (st) => [st.Action].flat() as string[],
+        ),
+      ),
+    );
+    const used = new Set(
+      calls
+        .filter((c) => chargedTo(c.issuer, c.call) === fn)
+        .flatMap((c) => iamRequests(c.call, names).map((r) => r.action)),
+    );
+    const unused = [...granted].filter((a) => !used.has(a)).sort();
+
+    expect(unused).toEqual(Object.keys(UNUSED[fn]).sort());
+  });
+});
+
+describe("in the SES sandbox", () => {
+  it("outbound's sends are also allowed on each recipient's verified identity", async () => {
+    const sandbox = { ...names, sandbox: true };
+    for (const { call } of calls.filter((c) => c.issuer === "outbound" && c.call.service === "SESv2"))
+      for (const req of iamRequests(call, sandbox))
+        expect(`${req.resource} ${await verdict("outbound", req)}`).toMatch(/Allowed$/);
+  });
+});
+
+describe("calls that must never be allowed", () => {
+  const identity = (d: string) => `arn:aws:ses:${ENV.region}:${ENV.account}:identity/${d}`;
+  const object = (key: string) => `arn:aws:s3:::${names.bucket(local.bucket)}/${key}`;
+  const send = (from: string, d = from.slice(from.indexOf("@") + 1)): IamRequest[] =>
+    ["ses:SendRawEmail", "ses:SendEmail"].map((action) => ({
+      action,
+      resource: identity(d),
+      context: { "ses:FromAddress": from, "ses:ApiVersion": "2" },
+    }));
+  const invoke = (resource: string): IamRequest => ({ action: "bedrock:InvokeModel", resource, context: {} });
+  const profile = `arn:aws:bedrock:${ENV.region}:${ENV.account}:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0`;
+
+  const table: [Fn, string, () => IamRequest[]][] = [
+    ["verify", "invoke a model", () => [invoke(profile)]],
+    ["verify", "send mail", () => send(AGENT)],
+    ["agent-step", "send mail", () => send(AGENT)],
+    [
+      "agent-step",
+      "read raw inbound mail",
+      () => [{ action: "s3:GetObject", resource: object("inbound/abc"), context: {} }],
+    ],
+    [
+      "agent-step",
+      "list raw inbound mail",
+      () => [
+        {
+          action: "s3:ListBucket",
+          resource: `arn:aws:s3:::${names.bucket(local.bucket)}`,
+          context: { "s3:prefix": "inbound/" },
+        },
+      ],
+    ],
+    [
+      "agent-step",
+      "scan a runtime table",
+      () => [{ action: "dynamodb:Scan", resource: names.tableArn(local.tables.messages), context: {} }],
+    ],
+    [
+      "verify",
+      "scan a runtime table",
+      () => [{ action: "dynamodb:Scan", resource: names.tableArn(local.tables.inbound), context: {} }],
+    ],
+    ["outbound", "invoke a model", () => [invoke(profile)]],
+    [
+      "outbound",
+      "read raw inbound mail",
+      () => [{ action: "s3:GetObject", resource: object("inbound/abc"), context: {} }],
+    ],
+    ["outbound", "send as a domain that is not ours", () => send("ceo@victim.example")],
+    [
+      "outbound",
+      "send as someone else through our identity",
+      () => send("ceo@victim.example", "agents.example.com"),
+    ],
+  ];
+  it.each(table)("%s may not %s", async (fn, _what, requests) => {
+    for (const r of requests()) expect(`${r.action} ${await verdict(fn, r)}`).toMatch(/Denied$/);
+  });
+});
