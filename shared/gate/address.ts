@@ -11,6 +11,11 @@
 // text, never identity.
 
 import { type Token, tokenize } from "./address-tokens.ts";
+
+// The routing key lives with the other address primitives in shared/mail, which the gate builds on (a mail
+// module must never import the gate); re-exported here because the gate's rules are stated in its terms.
+export { routingKey } from "../mail/routing-key.ts";
+
 import { decodeDisplayName } from "./display-name.ts";
 import { normaliseDomain } from "./domain-name.ts";
 import { checkLocalPart } from "./local-part.ts";
@@ -174,20 +179,6 @@ function trimSpace(tokens: Token[]): Token[] {
   while (start < end && tokens[start]?.kind === "space") start++;
   while (end > start && tokens[end - 1]?.kind === "space") end--;
   return tokens.slice(start, end);
-}
-
-/**
- * The key access rules match on (G3): lower-case, `+tag` stripped from the local part.
- * `Ceo+finance@Thescoop.com` → `ceo@thescoop.com`. A local part that starts with "+" keeps it,
- * so the key never has an empty local part.
- */
-export function routingKey(address: string): string {
-  const lower = address.trim().toLowerCase();
-  const at = lower.lastIndexOf("@");
-  if (at < 0) return lower;
-  const local = lower.slice(0, at);
-  const plus = local.indexOf("+");
-  return `${plus > 0 ? local.slice(0, plus) : local}@${lower.slice(at + 1)}`;
 }
 
 const MAX_REDUCED_LENGTH = 254;

@@ -5,7 +5,7 @@ import { type ParsedMail, parseMail } from "../mail/parse.ts";
 import { decideAccess } from "./access.ts";
 import { addresses } from "./addressed.ts";
 import { headerSectionBytes, readHeaderBlock } from "./header-block.ts";
-import { checkHeaderSize, checkMessageSize, type LimitReason } from "./limits.ts";
+import { checkHeaderSize, checkMessageSize, type LimitReason } from "../mail/limits.ts";
 import { inboundHop, type LoopReason, loopGuard } from "./loop-guard.ts";
 import { type Route, routeRecipients } from "./routing.ts";
 import { proveSender, type SenderProof, type SenderRefusal } from "./sender-proof.ts";

@@ -1,4 +1,4 @@
-import type { MimeShape } from "../gate/limits.ts";
+import type { MimeShape } from "./limits.ts";
 import { parseStructuredHeader } from "./structured-header.ts";
 
 /**

@@ -1,6 +1,6 @@
 import PostalMime, { type Address, type Email, type PostalMimeOptions } from "postal-mime";
 import type { AttachmentLimits } from "../config/schema.ts";
-import { checkAttachments, checkMessageSize, checkShape, type LimitReason } from "../gate/limits.ts";
+import { checkAttachments, checkMessageSize, checkShape, type LimitReason } from "./limits.ts";
 import { scanMime } from "./mime-scan.ts";
 
 /**

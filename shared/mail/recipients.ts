@@ -1,4 +1,4 @@
-import { routingKey } from "../gate/address.ts";
+import { routingKey } from "./routing-key.ts";
 
 /**
  * Who an agent's mail goes to (G9). Model-supplied addresses must be plain addr-specs; the original sender of a

@@ -5,7 +5,7 @@ import {
   checkMessageSize,
   checkShape,
   type MimeShape,
-} from "../../../shared/gate/limits.ts";
+} from "../../../shared/mail/limits.ts";
 
 const limits = attachmentLimits.parse({
   maxMessageBytes: 1000,
