@@ -1,11 +1,11 @@
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { checkHeaderSize, checkMessageSize, type LimitReason } from "../mail/limits.ts";
 import { type ParsedMail, parseMail } from "../mail/parse.ts";
 import { decideAccess } from "./access.ts";
 import { addresses } from "./addressed.ts";
 import { headerSectionBytes, readHeaderBlock } from "./header-block.ts";
-import { checkHeaderSize, checkMessageSize, type LimitReason } from "../mail/limits.ts";
 import { inboundHop, type LoopReason, loopGuard } from "./loop-guard.ts";
 import { type Route, routeRecipients } from "./routing.ts";
 import { proveSender, type SenderProof, type SenderRefusal } from "./sender-proof.ts";
