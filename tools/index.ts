@@ -1,3 +1,5 @@
+import { builtinTools } from "../shared/tools/builtin/index.ts";
+import { ToolRegistry } from "../shared/tools/registry.ts";
 import type { Resolver } from "../shared/tools/resolver.ts";
 import type { Tool } from "../shared/tools/tool.ts";
 import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
@@ -20,4 +22,14 @@ export function operatorTools(env: NodeJS.ProcessEnv = process.env): Tool[] {
   const brave = braveSearchToolFromEnv(env);
   if (brave) tools.push(brave);
   return tools;
+}
+
+/** Every tool this deployment knows: the built-ins and the operator's own (above). */
+export function defaultRegistry(): ToolRegistry {
+  return new ToolRegistry([...builtinTools(), ...operatorTools()]);
+}
+
+/** Every resolver this deployment knows. */
+export function defaultResolvers(): readonly Resolver[] {
+  return operatorResolvers();
 }

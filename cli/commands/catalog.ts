@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { defaultRegistry } from "../../functions/registry.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { defaultRegistry } from "../../tools/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTarget } from "../target.ts";
 import { type AdminIo, ioLogger, json, processIo, table } from "./admin-io.ts";

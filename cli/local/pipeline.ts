@@ -1,8 +1,5 @@
-import { buildStepDeps } from "../../functions/agent-step/deps.ts";
-import { createStepHandler } from "../../functions/agent-step/handler.ts";
-import { defaultRegistry, defaultResolvers } from "../../functions/registry.ts";
-import { buildVerifyDeps } from "../../functions/verify/deps.ts";
-import { createVerifyHandler } from "../../functions/verify/handler.ts";
+import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
+import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
@@ -11,6 +8,9 @@ import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import { verifySqsHandler } from "../../shared/verify/sqs-handler.ts";
+import { buildVerifyDeps } from "../../shared/verify/wiring.ts";
+import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
 import type { HandlerContext } from "./stack.ts";
@@ -31,7 +31,7 @@ export function pipelineHandlers(
   const clientsOf = (fn: "verify" | "agent-step" | "outbound") =>
     ctx.observe ? makeClients(ctx.resources, ctx.observe(fn)) : ctx.clients;
   return {
-    verify: createVerifyHandler(
+    verify: verifySqsHandler(
       buildVerifyDeps({
         resources: ctx.resources,
         config: ctx.config.config,
@@ -42,7 +42,7 @@ export function pipelineHandlers(
       ctx.resources.bucket,
       verifyLog,
     ),
-    agentStep: createStepHandler(
+    agentStep: agentStepSqsHandler(
       buildStepDeps({
         resources: ctx.resources,
         loaded: ctx.config,

@@ -1,4 +1,5 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { TickMessage } from "../../shared/queue/messages.ts";
 
 /**
  * The local stand-in for the EventBridge Scheduler rule: on every minute boundary it sends the same
@@ -15,7 +16,12 @@ export function startScheduleTimer(
     timer = setTimeout(async () => {
       const tick = new Date(Math.floor(now() / 60_000) * 60_000).toISOString();
       try {
-        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ tick }) }));
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: queueUrl,
+            MessageBody: JSON.stringify({ tick } satisfies TickMessage),
+          }),
+        );
       } catch (err) {
         process.stderr.write(`[schedule] tick ${tick} not sent: ${(err as Error).message}\n`);
       }

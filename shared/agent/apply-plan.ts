@@ -1,42 +1,15 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import { routingKey } from "../gate/access.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../store/plan-store.ts";
+import type { ConfirmMessage, Unclear } from "../queue/messages.ts";
+import type { PlanRecord, StoredOperation } from "../store/plan-store.ts";
 import type { ToolContext } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { failure, type ToolResult } from "../tools/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import { planHash } from "./plan.ts";
+import type { PlanPort } from "./plan-ports.ts";
 import type { BudgetGate, RunEventSink, RunRecord } from "./ports.ts";
 import { checkToolCall } from "./toolkits.ts";
-
-/** What the approver's own words held, when they held no single decision (G14). */
-export type Unclear = "nothing" | "conflicting" | "several-codes";
-
-/**
- * What verify hands over for an accepted reply about a plan: a decision read from the approver's fresh text
- * (`approve`, `cancel`), or `unclear` (a reply to a card without exactly one decision), which applies nothing and
- * tells the approver what to send.
- */
-export interface ConfirmMessage {
-  readonly code: string;
-  readonly action: "approve" | "cancel" | "unclear";
-  readonly understood?: Unclear;
-  /** The reply's SES message id and hop count: a notice about it is sent once, stamped hop + 1. */
-  readonly replyId: string;
-  readonly hop: number;
-  /** Routing key of the DKIM-proven sender of the reply. */
-  readonly sender: string;
-  /** The agent the reply was addressed to. */
-  readonly agent: string;
-  /** The reply carried X-Postern-Recursion: it came from an agent, which can never confirm. */
-  readonly agentOriginated: boolean;
-}
-
-export interface PlanPort {
-  runForCode(code: string): Promise<{ runId: string; agent: string } | null>;
-  get(runId: string): Promise<PlanRecord | null>;
-  move(runId: string, from: PlanState, to: PlanState, attrs?: Record<string, unknown>): Promise<boolean>;
-}
 
 export interface ApplyDeps {
   readonly plans: PlanPort;

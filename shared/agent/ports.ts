@@ -1,16 +1,11 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Message, ModelProvider, Usage } from "../model/types.ts";
+import type { StepMessage } from "../queue/messages.ts";
 import type { Logger, RunTrigger, ToolContext, VerifiedSender } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
-
-/** The step message on the agent-step queue. */
-export interface StepMessage {
-  readonly runId: string;
-  readonly round: number;
-}
 
 export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
 

@@ -5,9 +5,10 @@ import type {
   ToolResult as ModelToolResult,
   ToolResultsMessage,
 } from "../model/types.ts";
+import type { StepMessage } from "../queue/messages.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
-import type { RunRecord, StepDeps, StepMessage, Transcript } from "./ports.ts";
+import type { RunRecord, StepDeps, Transcript } from "./ports.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
 
@@ -27,6 +28,16 @@ export type StepOutcome =
 
 /** More calls than this in one turn are answered with an error instead of being run (a runaway model). */
 export const MAX_CALLS_PER_ROUND = 16;
+
+/** One round of one run, as the parts of a step share it. */
+interface Round {
+  readonly deps: StepDeps;
+  readonly run: RunRecord;
+  readonly agent: AgentItem;
+  readonly gate: RunGateInput;
+  readonly round: number;
+  record(type: string, data: Record<string, unknown>): Promise<void>;
+}
 
 /**
  * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
@@ -50,119 +61,121 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   if (claim.status === "busy") return { status: "busy" };
   if (claim.status === "done") return skip(deps, msg, "round-done");
   await deps.runs.noteRound(run.runId, msg.round);
-  const record = (type: string, data: Record<string, unknown>) =>
-    deps.events.append(run.runId, { type, round: msg.round, data });
-
-  const gate: RunGateInput = {
-    agent: agent.address,
-    sender: run.sender,
-    kind: run.kind,
-    toolkits: admin.toolkits,
-    registry: deps.registry,
+  const r: Round = {
+    deps,
+    run,
+    agent,
+    round: msg.round,
+    gate: {
+      agent: agent.address,
+      sender: run.sender,
+      kind: run.kind,
+      toolkits: admin.toolkits,
+      registry: deps.registry,
+    },
+    record: (type, data) => deps.events.append(run.runId, { type, round: msg.round, data }),
   };
-  let transcript = await loadOrStart(run, agent, msg.round, deps);
-  let turn: AssistantMessage;
-  // The transcript decides: if this round's turn is saved, the model was called; never call it twice.
-  if (transcript.lastRound === msg.round) {
-    turn = lastAssistant(transcript.messages);
-    await record("round-resumed", { toolCalls: turn.toolCalls.length });
-  } else {
-    const budget = await deps.budgets.beforeInference(run, agent, msg.round);
-    await record("budget-check", { ok: budget.ok, ...(budget.ok ? {} : { reason: budget.reason }) });
-    if (!budget.ok) {
-      await deps.budgets.notifyExceeded(run, agent, budget.reason);
-      return finish(deps, run, agent, msg.round, "budget-exceeded", budget.reason);
-    }
-    const model = deps.model(agent.model);
-    if (!model) return finish(deps, run, agent, msg.round, "failed", "model-unknown");
-    const offered = toolsForRun(gate);
-    await record("model-request", {
-      model: agent.model,
-      tools: offered.map((t) => t.name),
-      messages: transcript.messages.length,
-    });
-    const result = await model.generate({
-      system: transcript.system,
-      messages: transcript.messages,
-      tools: offered.map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputJsonSchema,
-      })),
-      maxTokens: deps.config.models.find((m) => m.id === agent.model)?.maxTokens ?? 4096,
-    });
-    if (!result.ok) {
-      await record("model-failure", {
-        reason: result.reason,
-        detail: result.detail,
-        retryable: result.retryable,
-      });
-      if (result.retryable) {
-        // Let the redelivery take the round at once instead of waiting out the lease.
-        await deps.ledger.release(run.runId, msg.round);
-        return { status: "retry", reason: result.reason };
-      }
-      return finish(deps, run, agent, msg.round, "failed", result.reason);
-    }
-    await deps.budgets.afterInference(run, agent, result.turn.usage);
-    turn = { role: "assistant", text: result.turn.text, toolCalls: result.turn.toolCalls };
-    // The model's plain text is recorded for the trace and never delivered: only send_email speaks.
-    await record("model-turn", {
-      text: result.turn.text.slice(0, 2000),
-      toolCalls: result.turn.toolCalls.map((c) => ({
-        id: traceCallId(c.id),
-        name: String(c.name).slice(0, 100),
-      })),
-      stopReason: result.turn.stopReason,
-      usage: result.turn.usage,
-    });
-    transcript = { ...transcript, messages: [...transcript.messages, turn], lastRound: msg.round };
-    await deps.transcripts.save(run.runId, transcript);
-  }
-
+  const took = await takeTurn(r, await loadOrStart(run, agent, msg.round, deps));
+  if ("status" in took) return took;
+  const { turn } = took;
   if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
-
-  // Resumed after the results were saved (a crash before the next round was enqueued): do not answer twice.
-  const answered = transcript.lastRound === msg.round && transcript.messages.at(-1)?.role === "tool";
-  if (!answered) {
-    const results = await runToolCalls(turn, {
-      deps,
-      run,
-      agent,
-      gate,
-      round: msg.round,
-      record,
-      transcript,
-    });
-    transcript = {
-      ...transcript,
-      messages: [...transcript.messages, { role: "tool", results } satisfies ToolResultsMessage],
-    };
-    await deps.transcripts.save(run.runId, transcript);
-  }
+  await answerTurn(r, turn, took.transcript);
 
   if (msg.round >= maxRounds)
     return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
   await deps.ledger.markDone(run.runId, msg.round);
-  await record("round-done", { next: msg.round + 1 });
+  await r.record("round-done", { next: msg.round + 1 });
   return { status: "continued", next: msg.round + 1 };
+}
+
+/**
+ * This round's model turn. The transcript decides: if this round's turn is saved, the model was called; never call
+ * it twice. Otherwise the budgets are checked before inference (G10) and the turn is saved before any tool runs.
+ */
+async function takeTurn(
+  r: Round,
+  transcript: Transcript,
+): Promise<{ turn: AssistantMessage; transcript: Transcript } | StepOutcome> {
+  const { deps, run, agent } = r;
+  if (transcript.lastRound === r.round) {
+    const turn = lastAssistant(transcript.messages);
+    await r.record("round-resumed", { toolCalls: turn.toolCalls.length });
+    return { turn, transcript };
+  }
+  const budget = await deps.budgets.beforeInference(run, agent, r.round);
+  await r.record("budget-check", { ok: budget.ok, ...(budget.ok ? {} : { reason: budget.reason }) });
+  if (!budget.ok) {
+    await deps.budgets.notifyExceeded(run, agent, budget.reason);
+    return finish(deps, run, agent, r.round, "budget-exceeded", budget.reason);
+  }
+  const model = deps.model(agent.model);
+  if (!model) return finish(deps, run, agent, r.round, "failed", "model-unknown");
+  const offered = toolsForRun(r.gate);
+  await r.record("model-request", {
+    model: agent.model,
+    tools: offered.map((t) => t.name),
+    messages: transcript.messages.length,
+  });
+  const result = await model.generate({
+    system: transcript.system,
+    messages: transcript.messages,
+    tools: offered.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputJsonSchema })),
+    maxTokens: deps.config.models.find((m) => m.id === agent.model)?.maxTokens ?? 4096,
+  });
+  if (!result.ok) {
+    await r.record("model-failure", {
+      reason: result.reason,
+      detail: result.detail,
+      retryable: result.retryable,
+    });
+    if (result.retryable) {
+      // Let the redelivery take the round at once instead of waiting out the lease.
+      await deps.ledger.release(run.runId, r.round);
+      return { status: "retry", reason: result.reason };
+    }
+    return finish(deps, run, agent, r.round, "failed", result.reason);
+  }
+  await deps.budgets.afterInference(run, agent, result.turn.usage);
+  const turn: AssistantMessage = {
+    role: "assistant",
+    text: result.turn.text,
+    toolCalls: result.turn.toolCalls,
+  };
+  // The model's plain text is recorded for the trace and never delivered: only send_email speaks.
+  await r.record("model-turn", {
+    text: result.turn.text.slice(0, 2000),
+    toolCalls: result.turn.toolCalls.map((c) => ({
+      id: traceCallId(c.id),
+      name: String(c.name).slice(0, 100),
+    })),
+    stopReason: result.turn.stopReason,
+    usage: result.turn.usage,
+  });
+  const saved: Transcript = { ...transcript, messages: [...transcript.messages, turn], lastRound: r.round };
+  await deps.transcripts.save(run.runId, saved);
+  return { turn, transcript: saved };
+}
+
+/** Run the turn's tool calls and save their results, unless a crashed delivery already saved them. */
+async function answerTurn(r: Round, turn: AssistantMessage, transcript: Transcript): Promise<void> {
+  // Resumed after the results were saved (a crash before the next round was enqueued): do not answer twice.
+  const answered = transcript.lastRound === r.round && transcript.messages.at(-1)?.role === "tool";
+  if (answered) return;
+  const results = await runToolCalls(turn, r, transcript);
+  await r.deps.transcripts.save(r.run.runId, {
+    ...transcript,
+    messages: [...transcript.messages, { role: "tool", results } satisfies ToolResultsMessage],
+  });
 }
 
 /** Answer every tool call of a turn: limits, duplicate and malformed ids, then the dispatcher's gates. */
 async function runToolCalls(
   turn: AssistantMessage,
-  c: {
-    deps: StepDeps;
-    run: RunRecord;
-    agent: AgentItem;
-    gate: RunGateInput;
-    round: number;
-    transcript: Transcript;
-    record: (type: string, data: Record<string, unknown>) => Promise<void>;
-  },
+  c: Round,
+  transcript: Transcript,
 ): Promise<ModelToolResult[]> {
-  const { deps, run, agent, gate, record, transcript } = c;
+  const { deps, run, agent, gate, record } = c;
   const msg = { round: c.round };
   const results: ModelToolResult[] = [];
   const checks = deps.checks?.(run, transcript, agent) ?? [];

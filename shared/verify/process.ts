@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
-import type { ConfirmMessage } from "../agent/apply-plan.ts";
 import { cardCodes, readConfirmation } from "../agent/confirm-reading.ts";
-import type { StepMessage } from "../agent/ports.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
 import { freshText } from "../mail/fresh-text.ts";
 import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
 import type { ParsedMail } from "../mail/parse.ts";
 import { noticeRequest } from "../outbound/request.ts";
+import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../queue/messages.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { InboundRepo } from "../store/inbound-repo.ts";
 import type { Logger, OutboundRequest } from "../tools/context.ts";
@@ -24,7 +23,7 @@ export interface VerifyDeps {
   readonly inbound: InboundRepo;
   readonly blobs: BlobStore;
   readonly stores: AcceptStores;
-  enqueueStep(message: StepMessage | { confirm: ConfirmMessage }): Promise<void>;
+  enqueueStep(message: StepMessage | ConfirmEnvelope): Promise<void>;
   enqueueOutbound(request: OutboundRequest): Promise<void>;
   /**
    * Record that one signed message reached an agent (G2: one signed message starts at most one run per agent).
@@ -64,93 +63,107 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
     now: deps.now(),
   });
   const out: InboundSummary[] = [];
-  for (const decision of result.decisions) {
-    const recipient = decision.recipient.toLowerCase();
-    const claim = await deps.inbound.claim({
+  for (const decision of result.decisions) out.push(await actOn(decision, result.mail, event, deps));
+  return out;
+}
+
+/** One recipient's decision, once: claimed, logged, then the mail is handed on, dropped or answered. */
+async function actOn(
+  decision: Decision,
+  mail: ParsedMail | null,
+  event: InboundEvent,
+  deps: VerifyDeps,
+): Promise<InboundSummary> {
+  const recipient = decision.recipient.toLowerCase();
+  const claim = await deps.inbound.claim({
+    sesMessageId: event.sesMessageId,
+    recipient,
+    rawKey: event.objectKey,
+    receivedAt: event.receivedAt,
+  });
+  if (!claim.ok && claim.existing?.status === "done")
+    return { recipient, verdict: decision.verdict, reason: decision.reason, status: "duplicate" };
+  // G4: the log line names the reason and the address reduced to address characters, nothing the sender wrote.
+  deps.logger.info("inbound decision", {
+    sesMessageId: event.sesMessageId,
+    recipient,
+    verdict: decision.verdict,
+    reason: decision.reason,
+    sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
+  });
+  let handed: { messageId: string | null; runId?: string } = { messageId: null };
+  if (decision.verdict === "accept" && (await isReplay(decision, mail, event, deps))) {
+    // G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing.
+    deps.logger.warn("inbound replay dropped", {
       sesMessageId: event.sesMessageId,
       recipient,
-      rawKey: event.objectKey,
-      receivedAt: event.receivedAt,
+      reason: "replayed",
+      sender: decision.sender.routingKey,
     });
-    if (!claim.ok && claim.existing?.status === "done") {
-      out.push({ recipient, verdict: decision.verdict, reason: decision.reason, status: "duplicate" });
-      continue;
-    }
-    // G4: the log line names the reason and the address reduced to address characters, nothing the sender wrote.
-    deps.logger.info("inbound decision", {
-      sesMessageId: event.sesMessageId,
-      recipient,
-      verdict: decision.verdict,
-      reason: decision.reason,
-      sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
+    await deps.inbound.complete(event.sesMessageId, recipient, {
+      verdict: "drop",
+      reason: "replayed",
+      sender: decision.sender.routingKey,
+      agent: decision.agent.address,
+      messageId: null,
     });
-    let messageId: string | null = null;
-    let runId: string | undefined;
-    if (decision.verdict === "accept" && (await isReplay(decision, result.mail, event, deps))) {
-      // G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing.
-      deps.logger.warn("inbound replay dropped", {
-        sesMessageId: event.sesMessageId,
-        recipient,
-        reason: "replayed",
-        sender: decision.sender.routingKey,
-      });
-      await deps.inbound.complete(event.sesMessageId, recipient, {
-        verdict: "drop",
-        reason: "replayed",
+    return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
+  }
+  if (decision.verdict === "accept") {
+    if (!mail) throw new Error("gate accepted without a parsed message");
+    handed = await handOn(decision, mail, event, deps);
+  } else if (decision.notify) {
+    // G6: only a proven sender gets a notice, with engine-written text only.
+    const notice = noticeFor(event, recipient, decision);
+    if (notice) await deps.enqueueOutbound(notice);
+  }
+  await deps.inbound.complete(event.sesMessageId, recipient, {
+    verdict: decision.verdict,
+    reason: decision.reason,
+    sender:
+      decision.verdict === "accept" ? decision.sender.routingKey : decision.proven ? decision.sender : null,
+    agent: decision.agent?.address ?? null,
+    messageId: handed.messageId,
+  });
+  return {
+    recipient,
+    verdict: decision.verdict,
+    reason: decision.reason,
+    status: "processed",
+    ...(handed.runId ? { runId: handed.runId } : {}),
+  };
+}
+
+/** Store an accepted mail and hand it to agent-step: as a reply about a plan (G14), or as a new run. */
+async function handOn(
+  decision: Extract<Decision, { verdict: "accept" }>,
+  mail: ParsedMail,
+  event: InboundEvent,
+  deps: VerifyDeps,
+): Promise<{ messageId: string | null; runId?: string }> {
+  // G14: an approver's reply about a plan goes to the plan, not to a new run.
+  const confirmation = await confirmationIn(mail, decision.agent.address, deps);
+  const stored = await storeAccepted(
+    { event, decision, mail, config: deps.config, startRun: confirmation === null },
+    deps.stores,
+  );
+  if (confirmation) {
+    await deps.enqueueStep({
+      confirm: {
+        ...confirmation,
         sender: decision.sender.routingKey,
         agent: decision.agent.address,
-        messageId: null,
-      });
-      out.push({ recipient, verdict: "drop", reason: "replayed", status: "processed" });
-      continue;
-    }
-    if (decision.verdict === "accept") {
-      if (!result.mail) throw new Error("gate accepted without a parsed message");
-      // G14: an approver's reply about a plan goes to the plan, not to a new run.
-      const confirmation = await confirmationIn(result.mail, decision.agent.address, deps);
-      const stored = await storeAccepted(
-        { event, decision, mail: result.mail, config: deps.config, startRun: confirmation === null },
-        deps.stores,
-      );
-      messageId = stored.messageId;
-      if (confirmation) {
-        await deps.enqueueStep({
-          confirm: {
-            ...confirmation,
-            sender: decision.sender.routingKey,
-            agent: decision.agent.address,
-            replyId: event.sesMessageId,
-            hop: decision.hop,
-            // Agent-originated mail can never confirm: every mail an agent sends carries this header (G5).
-            agentOriginated: result.mail.headers.some((h) => h.key === "x-postern-recursion"),
-          },
-        });
-      } else if (stored.runId) {
-        runId = stored.runId;
-        await deps.enqueueStep({ runId, round: 1 });
-      }
-    } else if (decision.notify) {
-      // G6: only a proven sender gets a notice, with engine-written text only.
-      const notice = noticeFor(event, recipient, decision);
-      if (notice) await deps.enqueueOutbound(notice);
-    }
-    await deps.inbound.complete(event.sesMessageId, recipient, {
-      verdict: decision.verdict,
-      reason: decision.reason,
-      sender:
-        decision.verdict === "accept" ? decision.sender.routingKey : decision.proven ? decision.sender : null,
-      agent: decision.agent?.address ?? null,
-      messageId,
+        replyId: event.sesMessageId,
+        hop: decision.hop,
+        // Agent-originated mail can never confirm: every mail an agent sends carries this header (G5).
+        agentOriginated: mail.headers.some((h) => h.key === "x-postern-recursion"),
+      },
     });
-    out.push({
-      recipient,
-      verdict: decision.verdict,
-      reason: decision.reason,
-      status: "processed",
-      ...(runId ? { runId } : {}),
-    });
+    return { messageId: stored.messageId };
   }
-  return out;
+  if (!stored.runId) return { messageId: stored.messageId };
+  await deps.enqueueStep({ runId: stored.runId, round: 1 });
+  return { messageId: stored.messageId, runId: stored.runId };
 }
 
 /**

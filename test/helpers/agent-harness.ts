@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { buildStepDeps } from "../../functions/agent-step/deps.ts";
+import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import { routingKey } from "../../shared/gate/address.ts";

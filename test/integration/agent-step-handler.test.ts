@@ -1,6 +1,6 @@
 import type { SQSEvent } from "aws-lambda";
 import { afterEach, describe, expect, it } from "vitest";
-import { createStepHandler } from "../../functions/agent-step/handler.ts";
+import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
 import { type Harness, startHarness } from "../helpers/agent-harness.ts";
 import { quietLogger } from "../helpers/pipeline-stack.ts";
 
@@ -45,7 +45,7 @@ describe("agent-step handler", () => {
     };
     h = await startHarness({ tools: [], toolkits: [], model: throttled });
     const runId = await h.startReplyRun();
-    const handler = createStepHandler(h.deps, quietLogger(), 3);
+    const handler = agentStepSqsHandler(h.deps, quietLogger(), 3);
     expect(await handler(event({ runId, round: 1 }, 1))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
@@ -69,7 +69,7 @@ describe("agent-step handler", () => {
         },
       },
     });
-    expect(await createStepHandler(h.deps, quietLogger(), 3)(event({ hello: 1 }, 1))).toEqual({
+    expect(await agentStepSqsHandler(h.deps, quietLogger(), 3)(event({ hello: 1 }, 1))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
   });

@@ -2,10 +2,10 @@
 
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { createVerifyHandler } from "../../../functions/verify/handler.ts";
 import type { FunctionLogger } from "../../../shared/runtime/logger.ts";
 import { parseNotification, SES_SETUP_OBJECT } from "../../../shared/verify/notification.ts";
 import type { VerifyDeps } from "../../../shared/verify/process.ts";
+import { verifySqsHandler } from "../../../shared/verify/sqs-handler.ts";
 
 const BUCKET = "postern-mail";
 const received = (objectKey = "inbound/abc123") => ({
@@ -60,7 +60,7 @@ describe("parseNotification", () => {
   });
 });
 
-describe("the verify handler", () => {
+describe("the verify SQS handler", () => {
   const logs: string[] = [];
   const logger = {
     info: (m: string) => logs.push(`info ${m}`),
@@ -74,7 +74,7 @@ describe("the verify handler", () => {
     ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body })) }) as unknown as SQSEvent;
 
   it("acknowledges the setup notice (no DLQ, no alarm) and fails only what it cannot use", async () => {
-    const handler = createVerifyHandler({} as VerifyDeps, BUCKET, logger);
+    const handler = verifySqsHandler({} as VerifyDeps, BUCKET, logger);
     const out = await handler(event(sns(SETUP), "not json"));
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
     expect(logs).toContain("info SES setup notification acknowledged");

@@ -1,11 +1,12 @@
 import type { DNSResolver } from "mailauth";
-import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
-import type { Resources } from "../../shared/config/resources.ts";
-import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import { PlanStore } from "../../shared/store/plan-store.ts";
-import { makeStores } from "../../shared/store/stores.ts";
-import type { Logger } from "../../shared/tools/context.ts";
-import type { VerifyDeps } from "../../shared/verify/process.ts";
+import { type AwsClients, makeClients } from "../aws/clients.ts";
+import type { Resources } from "../config/resources.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+import { agentStepMessageSchema } from "../queue/messages.ts";
+import { PlanStore } from "../store/plan-store.ts";
+import { makeStores } from "../store/stores.ts";
+import type { Logger } from "../tools/context.ts";
+import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */
 export function buildVerifyDeps(opts: {
@@ -29,7 +30,9 @@ export function buildVerifyDeps(opts: {
     inbound: stores.inbound,
     blobs: stores.blobs,
     stores,
-    enqueueStep: async (m) => void (await stores.queue.send(resources.queues.agentStep, m)),
+    // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
+    enqueueStep: async (m) =>
+      void (await stores.queue.send(resources.queues.agentStep, agentStepMessageSchema.parse(m))),
     enqueueOutbound: async (r) => void (await stores.queue.send(resources.queues.outbound, r)),
     async claimSignedMessage(agent, key, sesMessageId) {
       // No expiry: a signed message stays replayable for as long as its key is published.

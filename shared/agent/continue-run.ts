@@ -1,0 +1,56 @@
+import type { StepMessage } from "../queue/messages.ts";
+import type { ApplyDeps, OpResult } from "./apply-plan.ts";
+import type { Transcript, TranscriptStore } from "./ports.ts";
+import type { RunTable } from "./store-ports.ts";
+
+/** The original conversation, plus one engine-written turn with what was applied and how each operation went. */
+export function continuationTranscript(
+  original: Transcript,
+  summary: string,
+  results: readonly OpResult[],
+): Transcript {
+  const text = `${summary} The proposed operations were applied. Results:\n${JSON.stringify(
+    results.map((r) => ({
+      tool: r.tool,
+      summary: r.summary,
+      ok: r.result.ok,
+      ...(r.result.ok ? { data: r.result.data } : { error: r.result.reason }),
+    })),
+  )}`;
+  return {
+    ...original,
+    messages: [...original.messages, { role: "user", content: [{ type: "text", text }] }],
+    lastRound: 0,
+  };
+}
+
+/**
+ * After a plan is applied (G14), a new run (`<runId>-applied`) continues the conversation with the results, so the
+ * agent can tell the sender what happened. Idempotent: the run is created once, and its round 1 is claimed once.
+ */
+export function continueRun(deps: {
+  readonly transcripts: TranscriptStore;
+  readonly runs: Pick<RunTable, "get" | "create">;
+  enqueue(message: StepMessage): Promise<void>;
+}): ApplyDeps["continueRun"] {
+  return async (run, agent, summary, results) => {
+    const runId = `${run.runId}-applied`;
+    const original = await deps.transcripts.load(run.runId);
+    if (!original) return;
+    const stored = await deps.runs.get(run.runId);
+    if (!stored) return;
+    const created = await deps.runs.create({
+      runId,
+      agent: agent.address,
+      kind: stored.kind,
+      messageId: stored.messageId,
+      responsibilityId: stored.responsibilityId,
+      sender: stored.sender,
+      threadId: stored.threadId,
+      maxRounds: stored.maxRounds,
+      correlationId: stored.correlationId,
+    });
+    if (created.ok) await deps.transcripts.save(runId, continuationTranscript(original, summary, results));
+    await deps.enqueue({ runId, round: 1 });
+  };
+}

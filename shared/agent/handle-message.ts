@@ -1,0 +1,84 @@
+import type { ConfirmMessage, StepMessage } from "../queue/messages.ts";
+import { parseAgentStepMessage } from "../queue/messages.ts";
+import type { RecordOutcome, RecordScope } from "../queue/partial-batch.ts";
+import type { Logger } from "../tools/context.ts";
+import type { ApplyOutcome } from "./apply-plan.ts";
+import type { StepDeps } from "./ports.ts";
+import { failExhaustedRun, isLastDelivery } from "./retries-exhausted.ts";
+import { runStep } from "./step.ts";
+
+/** The step loop's ports, plus the two other things an agent-step message can ask for. */
+export type StepHandlerDeps = StepDeps & {
+  /** A schedule tick: start the responsibilities due. */
+  startDue(tick: Date): Promise<{ started: string[]; invalid: string[] }>;
+  /** An approver's reply about a plan (G14). */
+  applyConfirm(msg: ConfirmMessage): Promise<ApplyOutcome>;
+};
+
+/** One delivery of a queue message. */
+export interface Delivery {
+  readonly body: string;
+  /** The queue's id of the message, for the logs. */
+  readonly id: string;
+  /** How many times it has been received, this time included. */
+  readonly receiveCount: number;
+}
+
+export interface DeliveryHandling {
+  /** The queue's redrive maxReceiveCount. */
+  readonly maxReceives: number;
+  readonly logger: Logger;
+  readonly scope: RecordScope;
+}
+
+/**
+ * One agent-step message: a tick, an approver's reply, or one model round. `retry` sends it back to the queue
+ * (busy, or a retryable model failure); an exception does too (the batch helper logs it).
+ */
+export async function handleAgentStepMessage(
+  delivery: Delivery,
+  deps: StepHandlerDeps,
+  how: DeliveryHandling,
+): Promise<RecordOutcome> {
+  const { logger } = how;
+  const message = parseAgentStepMessage(delivery.body);
+  if (!message) {
+    logger.error("unusable agent-step message", { sqsMessageId: delivery.id });
+    return "reject";
+  }
+  if ("tick" in message) {
+    logger.info("schedule tick", { tick: message.tick, ...(await deps.startDue(new Date(message.tick))) });
+    return "done";
+  }
+  if ("confirm" in message) {
+    const c = message.confirm;
+    logger.info("plan confirmation", { code: c.code, by: c.sender, ...(await deps.applyConfirm(c)) });
+    return "done";
+  }
+  how.scope.appendKeys({ runId: message.runId });
+  return step(message, delivery, deps, how);
+}
+
+async function step(
+  msg: StepMessage,
+  delivery: Delivery,
+  deps: StepHandlerDeps,
+  how: DeliveryHandling,
+): Promise<RecordOutcome> {
+  let failed: boolean;
+  try {
+    const outcome = await runStep(msg, deps);
+    how.logger.info("agent step", { round: msg.round, ...outcome });
+    // busy (another delivery holds the round) and retryable model failures: back to the queue.
+    failed = outcome.status === "busy" || outcome.status === "retry";
+  } catch (err) {
+    // Logged here, not left to the batch helper: the last delivery's rule below must run after any failure.
+    how.logger.error("agent step failed; SQS will redeliver", {
+      error: String((err as Error)?.stack ?? err),
+    });
+    failed = true;
+  }
+  if (!failed) return "done";
+  if (isLastDelivery(delivery.receiveCount, how.maxReceives)) await failExhaustedRun(msg, deps, how.logger);
+  return "retry";
+}

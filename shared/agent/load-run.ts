@@ -1,0 +1,58 @@
+import type { AdminSnapshot } from "../admin/schema.ts";
+import { shownDisplayName } from "../gate/fence.ts";
+import type { Logger } from "../tools/context.ts";
+import type { RunRecord } from "./ports.ts";
+import type { RunTable, StoredMessage } from "./store-ports.ts";
+
+export interface RunSources {
+  readonly runs: Pick<RunTable, "get" | "finish">;
+  message(agent: string, id: string): Promise<StoredMessage | null>;
+  loadAdmin(): Promise<AdminSnapshot>;
+  readonly logger: Logger;
+}
+
+/**
+ * A run as the step loop sees it: the run table's record with its trigger loaded. A reply run's sender is the
+ * proven sender as verify stored it (G17), never anything the model said. A run whose trigger is gone (a deleted
+ * responsibility, a lost message) ends failed rather than hanging, and reads as missing.
+ */
+export async function loadRun(runId: string, deps: RunSources): Promise<RunRecord | null> {
+  const run = await deps.runs.get(runId);
+  if (!run) return null;
+  const base = {
+    runId: run.runId,
+    agent: run.agent,
+    kind: run.kind,
+    state: run.state,
+    correlationId: run.correlationId,
+    createdAt: run.createdAt,
+  };
+  if (run.kind === "scheduled") {
+    const admin = await deps.loadAdmin();
+    const responsibility = admin.responsibilities.find((r) => r.id === run.responsibilityId);
+    if (!responsibility) return failMissing(run.runId, "responsibility-missing", deps);
+    return { ...base, trigger: { kind: "responsibility", responsibility }, sender: null };
+  }
+  const msg = run.messageId ? await deps.message(run.agent, run.messageId) : null;
+  if (!msg || !run.sender) return failMissing(run.runId, "message-missing", deps);
+  return {
+    ...base,
+    trigger: {
+      kind: "message",
+      message: {
+        id: msg.id,
+        threadId: msg.threadId,
+        subject: msg.subject,
+        headerMessageId: msg.headerMessageId,
+      },
+    },
+    // The proven sender as verify stored it (G17): never anything the model said.
+    sender: { address: msg.from, routingKey: run.sender, displayName: shownDisplayName(msg.fromName ?? "") },
+  };
+}
+
+async function failMissing(runId: string, reason: string, deps: RunSources): Promise<null> {
+  deps.logger.error("run trigger missing; run failed", { runId, reason });
+  await deps.runs.finish(runId, "failed", reason);
+  return null;
+}

@@ -1,0 +1,47 @@
+import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
+import type { DeploymentConfig } from "../config/schema.ts";
+import type { Logger } from "../tools/context.ts";
+import type { Resolver } from "../tools/resolver.ts";
+import { egressCheck } from "./egress.ts";
+import type { RunRecord } from "./ports.ts";
+import { runResolvers } from "./resolvers.ts";
+import type { RunEventLog } from "./store-ports.ts";
+
+/**
+ * Round 1's resolver context (ContextSources.resolve): the operator's resolvers this run may use, each result
+ * through the egress gate (G13) like a tool result; each resolver run is kept in the trace.
+ */
+export function resolveContext(deps: {
+  readonly resolvers: readonly Resolver[];
+  readonly config: DeploymentConfig;
+  loadAdmin(): Promise<AdminSnapshot>;
+  readonly log: RunEventLog;
+  now(): Date;
+  readonly logger: Logger;
+}): (run: RunRecord, agent: AgentItem) => Promise<readonly string[]> {
+  const { resolvers, config } = deps;
+  const byName = new Map(resolvers.map((r) => [r.name, r]));
+  return async (run, agent) => {
+    if (resolvers.length === 0) return [];
+    const admin = await deps.loadAdmin();
+    const out = await runResolvers({
+      resolvers,
+      toolkits: admin.toolkits,
+      ctx: { agent, sender: run.sender, trigger: run.trigger, logger: deps.logger },
+      kind: run.kind,
+      egress: egressCheck({
+        model: config.models.find((m) => m.id === agent.model),
+        policy: config.egress,
+        registry: byName,
+      }),
+    });
+    for (const r of out.runs)
+      await deps.log.append(run.runId, {
+        type: "resolver",
+        round: 1,
+        at: deps.now().toISOString(),
+        data: { ...r },
+      });
+    return out.blocks;
+  };
+}

@@ -1,0 +1,31 @@
+import type { StepMessage } from "../queue/messages.ts";
+import type { Logger } from "../tools/context.ts";
+import type { RunEventSink, RunStore } from "./ports.ts";
+
+/** The reason a run ends with when its step never got through; operators search for it. */
+export const RETRIES_EXHAUSTED = "step-retries-exhausted";
+
+/** This delivery was the queue's last (its redrive maxReceiveCount): failing it sends the message to the DLQ. */
+export function isLastDelivery(receiveCount: number, maxReceives: number): boolean {
+  return receiveCount >= maxReceives;
+}
+
+/**
+ * The last delivery of a step failed too: SQS moves the message to the DLQ (kept as evidence, alarmed on); the run
+ * must not stay `running` for ever, so it ends `failed` with a reason an operator can search for.
+ */
+export async function failExhaustedRun(
+  msg: StepMessage,
+  deps: { readonly runs: Pick<RunStore, "finish">; readonly events: RunEventSink },
+  logger: Logger,
+): Promise<void> {
+  logger.error("agent step retries exhausted; run failed, message goes to the DLQ", { runId: msg.runId });
+  await deps.runs.finish(msg.runId, "failed", RETRIES_EXHAUSTED).catch((err: unknown) => {
+    logger.error("could not mark the run failed", { runId: msg.runId, error: String(err) });
+  });
+  await deps.events.append(msg.runId, {
+    type: "run-finished",
+    round: msg.round,
+    data: { state: "failed", reason: RETRIES_EXHAUSTED },
+  });
+}

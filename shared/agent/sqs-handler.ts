@@ -1,0 +1,35 @@
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { sqsBatchHandler } from "../queue/partial-batch.ts";
+import type { FunctionLogger } from "../runtime/logger.ts";
+import { handleAgentStepMessage, type StepHandlerDeps } from "./handle-message.ts";
+
+/** The queue's redrive maxReceiveCount (set by CDK; the local stack passes its own). */
+export const MAX_RECEIVES_ENV = "POSTERN_MAX_RECEIVES";
+
+export function maxReceivesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return Number(env[MAX_RECEIVES_ENV] ?? 5);
+}
+
+/**
+ * SQS batch in, partial batch response out: each record to handleAgentStepMessage, with its receive count so the
+ * last delivery of a failing step can end its run. Shared by the Lambda handler and the local stack's poller.
+ */
+export function agentStepSqsHandler(
+  deps: StepHandlerDeps,
+  logger: FunctionLogger,
+  maxReceives: number,
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return sqsBatchHandler(
+    (record, scope) =>
+      handleAgentStepMessage(
+        {
+          body: record.body,
+          id: record.messageId,
+          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 0),
+        },
+        deps,
+        { maxReceives, logger, scope },
+      ),
+    { logger, name: "agent-step message" },
+  );
+}

@@ -1,0 +1,265 @@
+import { type AwsClients, makeClients } from "../aws/clients.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import type { Resources } from "../config/resources.ts";
+import { createModel } from "../model/factory.ts";
+import type { SecretSource } from "../model/secret-source.ts";
+import type { ModelProvider } from "../model/types.ts";
+import { type StepMessage, stepMessageSchema } from "../queue/messages.ts";
+import type { BlobStore } from "../store/blob-store.ts";
+import { createFactStore } from "../store/fact-store.ts";
+import { PlanStore } from "../store/plan-store.ts";
+import { DynamoRoundLedger } from "../store/round-ledger.ts";
+import type { RunRepo } from "../store/run-repo.ts";
+import type { StateRepo } from "../store/state-repo.ts";
+import { makeStores, type Stores } from "../store/stores.ts";
+import { ThreadActivity } from "../store/thread-activity.ts";
+import type { Logger, OutboundRequest } from "../tools/context.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { Resolver } from "../tools/resolver.ts";
+import type { ToolResult } from "../tools/tool.ts";
+import { applyConfirmation } from "./apply-plan.ts";
+import { budgetNoticeRequest } from "./budget-notice.ts";
+import { createBudgetGate } from "./budgets.ts";
+import { planCallChecks, runCallChecks } from "./call-checks.ts";
+import { confirmNoticeRequest } from "./confirm-notice.ts";
+import { createContextBuilder } from "./context-builder.ts";
+import { continueRun } from "./continue-run.ts";
+import type { ToolResultCache } from "./dispatch.ts";
+import type { StepHandlerDeps } from "./handle-message.ts";
+import { loadRun } from "./load-run.ts";
+import { createMailbox } from "./mailbox.ts";
+import { sendPlanCard } from "./plan-card.ts";
+import type { StepDeps, Transcript, TranscriptStore } from "./ports.ts";
+import { proposeOperation } from "./propose-operation.ts";
+import { resolveContext } from "./resolve-context.ts";
+import { createRunEventSink } from "./run-event-sink.ts";
+import { startDueRuns } from "./start-scheduled.ts";
+import type { RunTable } from "./store-ports.ts";
+import { toolContextFactory } from "./tool-context.ts";
+
+/**
+ * The agent-step function's composition root: the store's repositories adapted to the agent's ports, and the
+ * agent's rules assembled into StepHandlerDeps. The same function in Lambda and in the local stack. The rules take
+ * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/verify/wiring.ts) are where store classes
+ * are named.
+ */
+export interface StepWiringOptions {
+  readonly resources: Resources;
+  readonly loaded: LoadedConfig;
+  readonly registry: ToolRegistry;
+  readonly secrets: SecretSource;
+  readonly logger: Logger;
+  readonly clients?: AwsClients;
+  /** Overrides the catalog (tests hand in a scripted or adversarial model). */
+  readonly models?: (id: string) => ModelProvider | null;
+  readonly leaseMs?: number;
+  readonly now?: () => Date;
+  /** Operator resolvers (tools/index.ts): context added before the first model call. */
+  readonly resolvers?: readonly Resolver[];
+}
+
+/** What every part of the wiring shares. */
+interface Wired {
+  readonly opts: StepWiringOptions;
+  readonly clients: AwsClients;
+  readonly stores: Stores;
+  readonly runs: RunTable;
+  readonly now: () => Date;
+  loadAdmin: StepDeps["loadAdmin"];
+  sendOutbound(request: OutboundRequest): Promise<void>;
+  enqueue(message: StepMessage): Promise<void>;
+}
+
+const transcriptKey = (runId: string) => `transcripts/${runId}.json`;
+
+/** The run repository as the agent's run table; a run's transcript key is derived from its id. */
+function runTable(runs: RunRepo): RunTable {
+  return {
+    get: (runId) => runs.get(runId),
+    create: (run) => runs.create({ ...run, transcriptKey: transcriptKey(run.runId) }),
+    async finish(runId, state, reason) {
+      await runs.finish(runId, state, reason);
+    },
+    noteRound: (runId, round) => runs.noteRound(runId, round),
+  };
+}
+
+function transcriptStore(blobs: BlobStore): TranscriptStore {
+  return {
+    load: async (runId) => (await blobs.getJson(transcriptKey(runId))) as Transcript | null,
+    save: (runId, t) => blobs.putJson(transcriptKey(runId), t),
+  };
+}
+
+/** Tool results by idempotency key, kept 30 days in the state table. */
+function toolResultCache(state: StateRepo): ToolResultCache {
+  return {
+    async get(key) {
+      const item = await state.get(`toolres#${key}`, "result");
+      return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
+    },
+    async put(key, result) {
+      await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
+    },
+  };
+}
+
+/** The deployment's models, each built once per container on first use. */
+function modelCatalog(loaded: LoadedConfig, secrets: SecretSource): (id: string) => ModelProvider | null {
+  const providers = new Map<string, ModelProvider>();
+  return (id) => {
+    const entry = loaded.config.models.find((m) => m.id === id);
+    if (!entry) return null;
+    let p = providers.get(id);
+    if (!p) {
+      p = createModel(entry, { baseDir: loaded.baseDir, secrets });
+      providers.set(id, p);
+    }
+    return p;
+  };
+}
+
+function wire(opts: StepWiringOptions): Wired {
+  const { resources } = opts;
+  const clients = opts.clients ?? makeClients(resources);
+  const stores = makeStores(clients, resources, opts.logger);
+  return {
+    opts,
+    clients,
+    stores,
+    runs: runTable(stores.runs),
+    now: opts.now ?? (() => new Date()),
+    loadAdmin: () => stores.admin.snapshot(),
+    sendOutbound: async (req) => void (await stores.queue.send(resources.queues.outbound, req)),
+    // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
+    enqueue: async (m) =>
+      void (await stores.queue.send(resources.queues.agentStep, stepMessageSchema.parse(m))),
+  };
+}
+
+/** The step loop's ports (StepDeps) over the store. */
+function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
+  const { opts, stores, clients, now, runs, loadAdmin } = w;
+  const { config } = opts.loaded;
+  const { logger, resources } = opts;
+  return {
+    config,
+    registry: opts.registry,
+    loadAdmin,
+    model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
+    runs: {
+      // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
+      get: (runId) =>
+        loadRun(runId, { runs, message: (a, id) => stores.messages.get(a, id), loadAdmin, logger }),
+      finish: (runId, state, reason) => runs.finish(runId, state, reason),
+      noteRound: (runId, round) => runs.noteRound(runId, round),
+    },
+    ledger: new DynamoRoundLedger({ dynamo: clients.dynamo, tables: resources.tables }),
+    transcripts: transcriptStore(stores.blobs),
+    events: createRunEventSink({ log: stores.runEvents, runs, activity, now, logger }),
+    budgets: createBudgetGate({
+      counters: stores.state,
+      config,
+      now,
+      notify: async (run, agent, reason) => {
+        const notice = budgetNoticeRequest(run, agent, reason, now());
+        if (notice) await w.sendOutbound(notice);
+      },
+    }),
+    context: createContextBuilder({
+      getMessage: (agent, id) => stores.messages.get(agent, id),
+      listThread: (agent, threadId) => stores.messages.listByThread(agent, threadId),
+      getText: (key) => stores.blobs.getText(key),
+      activity: (agent, threadId) => activity.list(agent, threadId),
+      responsibility: () => null,
+      resolve: resolveContext({
+        resolvers: opts.resolvers ?? [],
+        config,
+        loadAdmin,
+        log: stores.runEvents,
+        now,
+        logger,
+      }),
+    }),
+    cache: toolResultCache(stores.state),
+    enqueue: w.enqueue,
+    makeToolContext: toolContextFactory({
+      config,
+      logger,
+      facts: (agent, scope) =>
+        createFactStore({
+          state: stores.state,
+          dynamo: clients.dynamo,
+          tables: resources.tables,
+          agent,
+          scope,
+          now,
+        }),
+      mailbox: (s) =>
+        createMailbox({ ...s, messages: stores.messages, blobs: stores.blobs, files: stores.state }),
+      sendOutbound: w.sendOutbound,
+    }),
+    checks: runCallChecks({ config, registry: opts.registry }),
+    logger,
+    leaseMs: opts.leaseMs ?? 15 * 60_000,
+  };
+}
+
+/** G14: proposing, the card when a run ends, and an approver's reply, over the plan store. */
+function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "afterRun" | "applyConfirm"> {
+  const { opts, stores, clients, now } = w;
+  const plans = new PlanStore({ dynamo: clients.dynamo, tables: opts.resources.tables, state: stores.state });
+  const checkSources = { config: opts.loaded.config, registry: opts.registry };
+  return {
+    propose: proposeOperation({ plans, registry: opts.registry }),
+    afterRun: sendPlanCard({
+      plans,
+      loadAdmin: w.loadAdmin,
+      events: step.events,
+      sendOutbound: w.sendOutbound,
+      now,
+    }),
+    applyConfirm: (msg) =>
+      applyConfirmation(msg, {
+        plans,
+        loadAdmin: w.loadAdmin,
+        registry: opts.registry,
+        getRun: (id) => step.runs.get(id),
+        checks: planCallChecks(checkSources),
+        budgets: step.budgets,
+        cache: step.cache,
+        makeToolContext: (run, agent, call, key) => step.makeToolContext(run, agent, 0, call, key),
+        events: step.events,
+        now,
+        notify: (msg, reason) => w.sendOutbound(confirmNoticeRequest(msg, reason)),
+        continueRun: continueRun({ transcripts: step.transcripts, runs: w.runs, enqueue: step.enqueue }),
+      }),
+  };
+}
+
+/** Wire the step loop to real adapters: the same function in Lambda and in the local stack. */
+export function buildStepDeps(opts: StepWiringOptions): StepHandlerDeps & { readonly stores: Stores } {
+  const w = wire(opts);
+  const { stores, clients, runs } = w;
+  // Tool outcomes are also kept per thread, so a later run in the thread sees what the agent already did.
+  const activity = new ThreadActivity({
+    state: stores.state,
+    dynamo: clients.dynamo,
+    tables: opts.resources.tables,
+  });
+  const step = loopDeps(w, activity);
+  return {
+    ...step,
+    ...planDeps(w, step),
+    stores,
+    startDue: (tick) =>
+      startDueRuns(tick, {
+        config: opts.loaded.config,
+        loadAdmin: w.loadAdmin,
+        enqueue: w.enqueue,
+        logger: opts.logger,
+        createRun: (r) =>
+          runs.create({ ...r, kind: "scheduled", messageId: null, sender: null, threadId: null }),
+      }),
+  };
+}

@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/**
+ * The agent-step queue's messages, declared once: producers (verify, the scheduled-run starter, the step loop, the
+ * local timer) send these types, and the agent-step function parses with these schemas, so a producer cannot send
+ * what the consumer refuses.
+ */
+
+/** One model round of a run. */
+export const stepMessageSchema = z.object({
+  runId: z.string().min(1).max(200),
+  round: z.number().int().min(1).max(1000),
+});
+
+/** EventBridge Scheduler (and the local timer) send one tick a minute: start the responsibilities due. */
+export const tickMessageSchema = z.object({ tick: z.iso.datetime({ offset: true }) });
+
+/** What the approver's own words held, when they held no single decision (G14). */
+export const UNCLEAR = ["nothing", "conflicting", "several-codes"] as const;
+
+/**
+ * An approver's reply, forwarded by verify (G14): a decision read from the approver's fresh text (`approve`,
+ * `cancel`), or `unclear` (a reply to a card without exactly one decision), which applies nothing and tells the
+ * approver what to send.
+ */
+export const confirmMessageSchema = z.object({
+  code: z.string().min(1).max(40),
+  action: z.enum(["approve", "cancel", "unclear"]),
+  understood: z.enum(UNCLEAR).optional(),
+  /** The reply's SES message id and hop count: a notice about it is sent once, stamped hop + 1. */
+  replyId: z.string().min(1).max(200),
+  hop: z.number().int().min(0).max(1_000_000),
+  /** Routing key of the DKIM-proven sender of the reply. */
+  sender: z.string().min(3).max(320),
+  /** The agent the reply was addressed to. */
+  agent: z.string().min(3).max(320),
+  /** The reply carried X-Postern-Recursion: it came from an agent, which can never confirm. */
+  agentOriginated: z.boolean(),
+});
+
+export const confirmEnvelopeSchema = z.object({ confirm: confirmMessageSchema });
+
+/** Tried in this order: a body that is a valid tick is a tick, whatever else it carries. */
+export const agentStepMessageSchema = z.union([tickMessageSchema, confirmEnvelopeSchema, stepMessageSchema]);
+
+export type StepMessage = Readonly<z.infer<typeof stepMessageSchema>>;
+export type TickMessage = Readonly<z.infer<typeof tickMessageSchema>>;
+export type ConfirmMessage = Readonly<z.infer<typeof confirmMessageSchema>>;
+export type Unclear = (typeof UNCLEAR)[number];
+export type ConfirmEnvelope = { readonly confirm: ConfirmMessage };
+export type AgentStepMessage = TickMessage | ConfirmEnvelope | StepMessage;
+
+/** A queue body → the message it holds, or null when it is not JSON or none of the three. */
+export function parseAgentStepMessage(body: string): AgentStepMessage | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const parsed = agentStepMessageSchema.safeParse(json);
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,34 @@
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { sqsBatchHandler } from "../queue/partial-batch.ts";
+import type { FunctionLogger } from "../runtime/logger.ts";
+import { parseNotification } from "./notification.ts";
+import { processInbound, type VerifyDeps } from "./process.ts";
+
+/** SES receipt notifications in, partial batch response out; everything else is the core's. */
+export function verifySqsHandler(
+  deps: VerifyDeps,
+  bucket: string,
+  logger: FunctionLogger,
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return sqsBatchHandler(
+    async (record, scope) => {
+      const parsed = parseNotification(record.body, bucket);
+      if (parsed.ok === "setup") {
+        logger.info("SES setup notification acknowledged", {
+          sqsMessageId: record.messageId,
+          reason: parsed.reason,
+        });
+        return "done";
+      }
+      if (!parsed.ok) {
+        // Retrying cannot fix it; failing it sends it to the DLQ, where it is kept and alarmed on.
+        logger.error("unusable SES notification", { sqsMessageId: record.messageId, reason: parsed.reason });
+        return "reject";
+      }
+      scope.appendKeys({ correlationId: parsed.event.sesMessageId });
+      await processInbound(parsed.event, deps);
+      return "done";
+    },
+    { logger, name: "verify" },
+  );
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { OpResult } from "../../../shared/agent/apply-plan.ts";
+import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
+import type { Transcript } from "../../../shared/agent/ports.ts";
+import type { StepMessage } from "../../../shared/queue/messages.ts";
+import { failure, success } from "../../../shared/tools/tool.ts";
+import { agent, memoryRunTable, replyRun, storedRun } from "./step-fakes.ts";
+
+const original: Transcript = {
+  system: "Help.",
+  messages: [
+    { role: "user", content: [{ type: "text", text: "Refund order 1234" }] },
+    { role: "assistant", text: "", toolCalls: [] },
+  ],
+  lastRound: 2,
+  untrustedText: "refund order 1234",
+};
+const results: OpResult[] = [
+  { tool: "refund", summary: "Refund: 1234", result: success({ refunded: 12 }) },
+  { tool: "notify", summary: "Notify", result: failure("tool-error", "down") },
+];
+
+describe("continuing a run after its plan is applied (G14)", () => {
+  it("the transcript gains one engine-written turn with each operation's outcome, and restarts at round 1", () => {
+    const t = continuationTranscript(original, "Approved by boss@example.com.", results);
+    expect(t.messages.slice(0, 2)).toEqual(original.messages);
+    expect(t).toMatchObject({ system: "Help.", untrustedText: "refund order 1234", lastRound: 0 });
+    expect(t.messages[2]).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "text",
+          text: `Approved by boss@example.com. The proposed operations were applied. Results:\n${JSON.stringify(
+            [
+              { tool: "refund", summary: "Refund: 1234", ok: true, data: { refunded: 12 } },
+              { tool: "notify", summary: "Notify", ok: false, error: "tool-error" },
+            ],
+          )}`,
+        },
+      ],
+    });
+  });
+
+  it("creates `<run>-applied` like the original once, and enqueues its round 1 on every call", async () => {
+    const runs = memoryRunTable([storedRun({ maxRounds: 5 })]);
+    const saved = new Map<string, Transcript>([["run-1", original]]);
+    const enqueued: StepMessage[] = [];
+    const go = continueRun({
+      transcripts: {
+        load: async (id) => saved.get(id) ?? null,
+        save: async (id, t) => void saved.set(id, t),
+      },
+      runs,
+      enqueue: async (m) => void enqueued.push(m),
+    });
+    await go(replyRun(), agent(), "Approved.", results);
+    saved.set("run-1-applied", original); // a redelivery must not overwrite the continuation's progress
+    await go(replyRun(), agent(), "Approved.", results);
+    expect(runs.rows.get("run-1-applied")).toMatchObject({
+      kind: "reply",
+      sender: "alice@example.com",
+      threadId: "t-1",
+      maxRounds: 5,
+    });
+    expect(saved.get("run-1-applied")).toBe(original);
+    expect(enqueued).toEqual([
+      { runId: "run-1-applied", round: 1 },
+      { runId: "run-1-applied", round: 1 },
+    ]);
+  });
+
+  it("without the original transcript or run, nothing is continued", async () => {
+    const enqueued: StepMessage[] = [];
+    await continueRun({
+      transcripts: { load: async () => null, save: async () => undefined },
+      runs: memoryRunTable([storedRun()]),
+      enqueue: async (m) => void enqueued.push(m),
+    })(replyRun(), agent(), "Approved.", results);
+    expect(enqueued).toEqual([]);
+  });
+});

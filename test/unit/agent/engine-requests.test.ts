@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
+import { confirmNoticeRequest } from "../../../shared/agent/confirm-notice.ts";
+import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
+import { parseConfig } from "../../../shared/config/load.ts";
+import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
+import type { FactStore, Mailbox, OutboundRequest } from "../../../shared/tools/context.ts";
+import { recordingLogger } from "../outbound/fakes.ts";
+import { AGENT, agent, replyRun, SENDER } from "./step-fakes.ts";
+
+const CONFIG = parseConfig({
+  domains: ["agents.example.net"],
+  models: [{ id: "demo", provider: "scripted", script: "unused.json", egress: "internal" }],
+});
+
+describe("what the engine asks the outbound function to send", () => {
+  it("a budget notice goes to the proven sender, once a day (its request id is the sender and the day)", () => {
+    const at = (iso: string) =>
+      budgetNoticeRequest(replyRun(), agent(), "sender-runs-per-day", new Date(iso));
+    expect(at("2026-11-29T08:00:00Z")).toMatchObject({
+      agent: AGENT,
+      mode: "new",
+      to: [SENDER],
+      kind: "notice",
+    });
+    expect(at("2026-11-29T08:00:00Z")?.requestId).toBe(at("2026-11-29T23:59:00Z")?.requestId);
+    expect(at("2026-11-29T08:00:00Z")?.requestId).not.toBe(at("2026-11-30T00:00:00Z")?.requestId);
+    expect(
+      budgetNoticeRequest(replyRun({ sender: null }), agent(), "agent-runs-per-day", new Date()),
+    ).toBeNull();
+  });
+
+  it("a confirm notice answers the reply once, from the agent, one hop further, naming the code", () => {
+    const msg: ConfirmMessage = {
+      code: "K7Q2M9XT4Z",
+      action: "unclear",
+      understood: "nothing",
+      replyId: "ses-2",
+      hop: 3,
+      sender: "boss@example.com",
+      agent: AGENT,
+      agentOriginated: false,
+    };
+    const notice = confirmNoticeRequest(msg, "confirm-no-decision");
+    expect(notice).toMatchObject({
+      agent: AGENT,
+      to: ["boss@example.com"],
+      correlationId: "ses-2",
+      notice: { reason: "confirm-no-decision", inboundHop: 3, code: "K7Q2M9XT4Z" },
+    });
+    expect(confirmNoticeRequest(msg, "confirm-expired").requestId).toBe(notice.requestId);
+    expect(confirmNoticeRequest({ ...msg, replyId: "ses-3" }, "confirm-no-decision").requestId).not.toBe(
+      notice.requestId,
+    );
+  });
+
+  it("a tool's context is frozen, bound to the run's agent and thread; a send is keyed by the call (G12, G17)", async () => {
+    const sent: OutboundRequest[] = [];
+    const scopes: string[] = [];
+    const make = toolContextFactory({
+      config: CONFIG,
+      logger: recordingLogger(),
+      facts: (a, scope) => {
+        scopes.push(`facts ${a} ${scope}`);
+        return {} as FactStore;
+      },
+      mailbox: (s) => {
+        scopes.push(`mailbox ${s.agent} ${s.threadId} ${s.runId}`);
+        return {} as Mailbox;
+      },
+      sendOutbound: async (r) => void sent.push(r),
+    });
+    const call = { id: "c1", name: "send_email", input: {} };
+    const ctx = make(replyRun(), agent(), 2, call, "run-1:2:c1");
+    expect(Object.isFrozen(ctx)).toBe(true);
+    expect(ctx).toMatchObject({ runId: "run-1", round: 2, callId: "c1", idempotencyKey: "run-1:2:c1" });
+    const reply = { mode: "reply" as const, to: [], cc: [], bcc: [], body: "hi", attachmentIds: [] };
+    const first = await ctx.deliver(reply);
+    const again = await make(replyRun(), agent(), 2, call, "run-1:2:c1").deliver(reply);
+    expect(first).toEqual(again);
+    expect(sent[0]).toMatchObject({ agent: AGENT, correlationId: "ses-1", runId: "run-1", body: "hi" });
+    const scheduled = replyRun({
+      trigger: {
+        kind: "responsibility",
+        responsibility: { id: "d", agent: AGENT, schedule: "rate(1 day)", prompt: "p", enabled: true },
+      },
+    });
+    make(scheduled, agent(), 1, call, "k");
+    expect(scopes).toEqual([
+      `facts ${AGENT} t-1`,
+      `mailbox ${AGENT} t-1 run-1`,
+      `facts ${AGENT} t-1`,
+      `mailbox ${AGENT} t-1 run-1`,
+      `facts ${AGENT} run-1`,
+      `mailbox ${AGENT} null run-1`,
+    ]);
+  });
+});
