@@ -4,6 +4,7 @@ import type { Construct } from "constructs";
 import { ENV } from "../shared/config/resources.ts";
 import { SES_SEND_TIMEOUT_MS } from "../shared/outbound/ses-sender.ts";
 import type { ShippedFiles } from "./bundling.ts";
+import { PosternConsole } from "./constructs/console.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
 import { ModelAccess } from "./constructs/model-access.ts";
@@ -67,6 +68,8 @@ export class PosternStack extends Stack {
   };
   readonly intake: MailIntake;
   readonly sending: SendingIdentities;
+  /** The operator console, when the config enables it (`console.enabled`). */
+  readonly console?: PosternConsole;
 
   constructor(scope: Construct, id: string, props: PosternStackProps) {
     super(scope, id, props);
@@ -149,6 +152,19 @@ export class PosternStack extends Stack {
       }),
     };
     this.grantLeastPrivilege(new ModelAccess(this, "Models", { models: config.models }));
+    if (config.console.enabled) {
+      this.console = new PosternConsole(this, "Console", {
+        tables: this.tables,
+        store: this.store,
+        agentStepQueue: this.queues.agentStep,
+        projectRoot: props.projectRoot,
+        files,
+        environment,
+        ...(config.console.domainPrefix ? { domainPrefix: config.console.domainPrefix } : {}),
+        threatProtection: config.console.threatProtection,
+        sessionMinutes: config.console.sessionMinutes,
+      });
+    }
 
     new ResponsibilityTicks(this, "Responsibilities", { agentStepQueue: this.queues.agentStep });
     const ops = new Operations(this, "Operations", {

@@ -8,8 +8,9 @@
  *   mail before it runs, with exactly the arguments shown on the card.
  */
 import { z } from "zod";
+import { fail } from "../shared/result.ts";
 import { defineResolver, type Resolver } from "../shared/tools/resolver.ts";
-import { defineTool, failure, success, type Tool } from "../shared/tools/tool.ts";
+import { defineTool, success, type Tool, toolFailure } from "../shared/tools/tool.ts";
 
 export interface Order {
   readonly id: string;
@@ -89,7 +90,7 @@ export function orderTools(backend: OrderBackend): Tool[] {
       sideEffects: { kind: "none" },
       async use(ctx, input) {
         const order = await ownOrder(input.order, ctx.sender?.routingKey);
-        if (!order) return failure("order-not-found", `no order ${input.order} for this sender`);
+        if (!order) return toolFailure("order-not-found", `no order ${input.order} for this sender`);
         return success({
           order: order.id,
           status: order.status,
@@ -114,9 +115,9 @@ export function orderTools(backend: OrderBackend): Tool[] {
       sideEffects: { kind: "external", confirm: true },
       async use(ctx, input) {
         const order = await ownOrder(input.order, ctx.sender?.routingKey);
-        if (!order) return failure("order-not-found", `no order ${input.order} for this sender`);
+        if (!order) return toolFailure("order-not-found", `no order ${input.order} for this sender`);
         if (input.amountCents > order.totalCents)
-          return failure("refund-too-large", "more than the order total");
+          return toolFailure("refund-too-large", "more than the order total");
         const done = await backend.refund(order, input.amountCents, input.reason, ctx.idempotencyKey);
         return success({ refundId: done.refundId, order: order.id, amountCents: input.amountCents });
       },
@@ -141,7 +142,7 @@ export function customerProfileResolver(
       classifyResult: () => ["customer-record"],
     },
     async resolve(ctx) {
-      if (!ctx.sender || !backend.list) return { ok: false, reason: "no-sender" };
+      if (!ctx.sender || !backend.list) return fail("no-sender");
       const orders = await backend.list(ctx.sender.routingKey);
       return {
         ok: true,

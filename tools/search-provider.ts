@@ -12,6 +12,7 @@ import { z } from "zod";
 import { decodeText } from "../shared/net/readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "../shared/net/safe-fetch.ts";
 import type { SearchOutcome, SearchProvider } from "../shared/net/search.ts";
+import { fail } from "../shared/result.ts";
 import { defineSearchTool } from "../shared/tools/builtin/web-search.ts";
 import type { Tool } from "../shared/tools/tool.ts";
 
@@ -51,36 +52,21 @@ export function braveSearchProvider(opts: BraveOptions): SearchProvider {
         headers: { accept: "application/json", "x-subscription-token": opts.apiKey },
         acceptMediaType: (t) => t === "application/json",
       });
-      if (!fetched.ok) return { ok: false, reason: "search-unavailable", message: fetched.message };
+      if (!fetched.ok) return fail("search-unavailable", fetched.detail);
       const { status, body, charset } = fetched.response;
       if (status === 401 || status === 403) {
-        return {
-          ok: false,
-          reason: "search-auth-failed",
-          message: `the search provider refused the key (HTTP ${status})`,
-        };
+        return fail("search-auth-failed", `the search provider refused the key (HTTP ${status})`);
       }
-      if (status === 429)
-        return { ok: false, reason: "search-rate-limited", message: "the search provider is rate-limiting" };
-      if (status !== 200)
-        return {
-          ok: false,
-          reason: "search-unavailable",
-          message: `the search provider answered HTTP ${status}`,
-        };
+      if (status === 429) return fail("search-rate-limited", "the search provider is rate-limiting");
+      if (status !== 200) return fail("search-unavailable", `the search provider answered HTTP ${status}`);
       let json: unknown;
       try {
         json = JSON.parse(decodeText(body, charset));
       } catch {
-        return {
-          ok: false,
-          reason: "search-unavailable",
-          message: "the search provider returned invalid JSON",
-        };
+        return fail("search-unavailable", "the search provider returned invalid JSON");
       }
       const parsed = braveResponse.safeParse(json);
-      if (!parsed.success)
-        return { ok: false, reason: "search-unavailable", message: "unexpected response shape" };
+      if (!parsed.success) return fail("search-unavailable", "unexpected response shape");
       const results = (parsed.data.web?.results ?? []).map((r) => ({
         title: r.title,
         url: r.url,

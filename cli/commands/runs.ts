@@ -1,6 +1,10 @@
 import { type Command, Option } from "commander";
+import { PlanStore } from "../../shared/store/plan-store.ts";
 import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
 import { RunRepo } from "../../shared/store/run-repo.ts";
+import { StateRepo } from "../../shared/store/state-repo.ts";
+import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
+import { defaultRegistry } from "../../tools/index.ts";
 import { renderRunTree } from "../runs-tree.ts";
 import { openTarget, type Target } from "../target.ts";
 import { type AdminIo, json, processIo, table } from "./admin-io.ts";
@@ -59,7 +63,13 @@ export async function runsShow(runId: string, flags: Flags, io: AdminIo = proces
     const run = await new RunRepo(deps).get(runId);
     if (!run) throw new Error(`no run ${runId}`);
     const events = await new RunEventRepo(deps).list(runId);
-    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events));
+    // The run's plan names the calls that were proposals (G14): they read "proposed", not "ok".
+    const plan = await new PlanStore({ ...deps, state: new StateRepo(deps) }).get(runId);
+    const ctx = {
+      proposedCallIds: new Set(plan?.ops.map((o) => o.callId) ?? []),
+      isConfirmTool: confirmToolPredicate(defaultRegistry()),
+    };
+    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events, ctx));
   });
 }
 

@@ -3,7 +3,13 @@ import type { Command } from "commander";
 import type { HandlerContext, LocalStack } from "../local/stack.ts";
 
 /** Fixed local ports (configurable), so a restarted stack keeps its addresses. */
-export const START_DEFAULTS = { smtpPort: 2525, awsPort: 4566, dynamoPort: 4567, sesPort: 4568 } as const;
+export const START_DEFAULTS = {
+  smtpPort: 2525,
+  awsPort: 4566,
+  dynamoPort: 4567,
+  sesPort: 4568,
+  consolePort: 4570,
+} as const;
 
 interface StartOptions {
   dir: string;
@@ -12,6 +18,9 @@ interface StartOptions {
   awsPort: string;
   dynamodbPort: string;
   sesPort: string;
+  consolePort: string;
+  consoleEmail: string;
+  console: boolean;
 }
 
 export function registerStartCommand(program: Command): void {
@@ -33,6 +42,17 @@ export function registerStartCommand(program: Command): void {
     .option("--aws-port <port>", "S3/SQS/SNS emulator port", String(START_DEFAULTS.awsPort))
     .option("--dynamodb-port <port>", "DynamoDB emulator port", String(START_DEFAULTS.dynamoPort))
     .option("--ses-port <port>", "SES capture port", String(START_DEFAULTS.sesPort))
+    .option(
+      "--console-port <port>",
+      "operator console port (127.0.0.1 only)",
+      String(START_DEFAULTS.consolePort),
+    )
+    .option(
+      "--console-email <address>",
+      "the local console operator's address (make it an approver to apply plans in the console)",
+      "operator@localhost",
+    )
+    .option("--no-console", "do not serve the operator console")
     .action(async (o: StartOptions) => {
       // Loaded here, not at the top: `postern --help` and the admin commands should not pay for the emulators.
       const [{ startLocalStack }, demo, { pipelineHandlers }] = await Promise.all([
@@ -54,8 +74,17 @@ export function registerStartCommand(program: Command): void {
       });
       const { startScheduleTimer } = await import("../local/schedule-timer.ts");
       const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
+      const consoleApp = o.console
+        ? await (await import("../local/console.ts")).startStackConsole(stack, {
+            port: port(o.consolePort, "--console-port"),
+            email: o.consoleEmail,
+            logger: consoleLogger,
+          })
+        : undefined;
       console.log(describeStack(stack, demo));
+      if (consoleApp) console.log(consoleApp.banner);
       await untilSignal();
+      await consoleApp?.stop();
       timer.stop();
       process.stdout.write("\nstopping...");
       await stack.stop();

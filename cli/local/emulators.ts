@@ -1,12 +1,19 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
+  type AttributeValue,
   CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  PutItemCommand,
+  ScanCommand,
   waitUntilTableExists,
+  waitUntilTableNotExists,
 } from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
@@ -67,7 +74,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
   try {
     await listen(dynamo, opts.dynamoPort ?? 0);
     const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
-    await createTables(dynamoEndpoint, region);
+    await createTables(dynamoEndpoint, region, opts.dataDir);
 
     const maxReceiveCount = String(opts.maxReceiveCount ?? 3);
     const visibility = String(opts.visibilityTimeout ?? 30);
@@ -127,8 +134,12 @@ function listen(server: Server, port: number): Promise<void> {
   });
 }
 
-/** Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly). */
-export async function createTables(endpoint: string, region: string): Promise<void> {
+/**
+ * Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly), with
+ * its indexes. A persisted table created before an index existed is rebuilt with it (dynalite cannot add an index
+ * to an existing table): its items are read, kept in `<backupDir>/<table>.migrating.json` until the copy is back.
+ */
+export async function createTables(endpoint: string, region: string, backupDir?: string): Promise<void> {
   const client = new DynamoDBClient({
     region,
     endpoint,
@@ -138,25 +149,76 @@ export async function createTables(endpoint: string, region: string): Promise<vo
     const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
     for (const key of TABLE_KEYS) {
       const name = tableName(key);
-      if (existing.has(name)) continue;
       const spec: TableSpec = TABLES[key];
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          BillingMode: "PAY_PER_REQUEST",
-          KeySchema: [
-            { AttributeName: spec.partitionKey, KeyType: "HASH" },
-            ...(spec.sortKey ? [{ AttributeName: spec.sortKey, KeyType: "RANGE" as const }] : []),
-          ],
-          AttributeDefinitions: [
-            { AttributeName: spec.partitionKey, AttributeType: "S" },
-            ...(spec.sortKey ? [{ AttributeName: spec.sortKey, AttributeType: spec.sortType ?? "S" }] : []),
-          ],
-        }),
-      );
+      if (existing.has(name)) {
+        await addMissingIndexes(client, name, spec, backupDir);
+        continue;
+      }
+      await client.send(new CreateTableCommand(tableInput(name, spec)));
       await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 1 }, { TableName: name });
     }
   } finally {
     client.destroy();
   }
+}
+
+function tableInput(name: string, spec: TableSpec): CreateTableCommandInput {
+  const attrs = new Map<string, "S" | "N">([[spec.partitionKey, "S"]]);
+  if (spec.sortKey) attrs.set(spec.sortKey, spec.sortType ?? "S");
+  for (const ix of spec.indexes ?? []) {
+    if (!attrs.has(ix.partitionKey)) attrs.set(ix.partitionKey, "S");
+    if (!attrs.has(ix.sortKey)) attrs.set(ix.sortKey, "S");
+  }
+  return {
+    TableName: name,
+    BillingMode: "PAY_PER_REQUEST",
+    KeySchema: [
+      { AttributeName: spec.partitionKey, KeyType: "HASH" },
+      ...(spec.sortKey ? [{ AttributeName: spec.sortKey, KeyType: "RANGE" as const }] : []),
+    ],
+    AttributeDefinitions: [...attrs].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType,
+    })),
+    ...(spec.indexes?.length
+      ? {
+          GlobalSecondaryIndexes: spec.indexes.map((ix) => ({
+            IndexName: ix.name,
+            KeySchema: [
+              { AttributeName: ix.partitionKey, KeyType: "HASH" as const },
+              { AttributeName: ix.sortKey, KeyType: "RANGE" as const },
+            ],
+            Projection: { ProjectionType: "ALL" as const },
+          })),
+        }
+      : {}),
+  };
+}
+
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  name: string,
+  spec: TableSpec,
+  backupDir: string | undefined,
+): Promise<void> {
+  const wanted = (spec.indexes ?? []).map((i) => i.name);
+  if (wanted.length === 0) return;
+  const d = await client.send(new DescribeTableCommand({ TableName: name }));
+  const have = new Set((d.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  if (wanted.every((w) => have.has(w))) return;
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: name, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const backup = backupDir ? join(backupDir, `${name}.migrating.json`) : undefined;
+  if (backup) writeFileSync(backup, JSON.stringify(items));
+  await client.send(new DeleteTableCommand({ TableName: name }));
+  await waitUntilTableNotExists({ client, maxWaitTime: 10, minDelay: 1 }, { TableName: name });
+  await client.send(new CreateTableCommand(tableInput(name, spec)));
+  await waitUntilTableExists({ client, maxWaitTime: 10, minDelay: 1 }, { TableName: name });
+  for (const item of items) await client.send(new PutItemCommand({ TableName: name, Item: item }));
+  if (backup) rmSync(backup, { force: true });
 }

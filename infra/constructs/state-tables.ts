@@ -1,5 +1,5 @@
 import { RemovalPolicy } from "aws-cdk-lib";
-import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import { tableEnvName } from "../../shared/config/resources.ts";
@@ -13,6 +13,8 @@ export interface StateTablesProps {
 
 export const ADMIN_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "admin");
 export const RUNTIME_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "runtime");
+/** The console's audit log: no pipeline function reads or writes it. */
+export const AUDIT_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "audit");
 
 /**
  * Every table of shared/store/tables.ts: on-demand, point-in-time recovery, encrypted with an AWS managed key,
@@ -44,6 +46,14 @@ export class StateTables extends Construct {
         ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
         removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       });
+      // The console's paged lists (shared/store/index-reads.ts). All attributes projected: pages show items whole.
+      for (const ix of spec.indexes ?? [])
+        tables[key].addGlobalSecondaryIndex({
+          indexName: ix.name,
+          partitionKey: { name: ix.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: ix.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType.ALL,
+        });
     }
     this.tables = tables;
   }

@@ -4,7 +4,7 @@ import type { ConfirmMessage, Unclear } from "../queue/messages.ts";
 import type { PlanRecord, StoredOperation } from "../store/plan-store.ts";
 import type { ToolContext } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { failure, type ToolResult } from "../tools/tool.ts";
+import { type ToolResult, toolFailure } from "../tools/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import { planHash } from "./plan.ts";
 import type { PlanPort } from "./plan-ports.ts";
@@ -47,10 +47,23 @@ export interface OpResult {
   readonly result: ToolResult;
 }
 
+/** Why a confirmation moved nothing (G14); recorded by the caller, and some answered with a ConfirmNotice. */
+export type ApplyRefusal =
+  | "confirm-agent-originated"
+  | "confirm-code-unknown"
+  | "confirm-wrong-agent"
+  | "confirm-from-agent"
+  | "confirm-not-approver"
+  | "confirm-not-pending"
+  | "confirm-expired"
+  | "confirm-unclear"
+  | "plan-tampered"
+  | "agent-missing";
+
 export type ApplyOutcome =
   | { readonly status: "applied"; readonly results: readonly OpResult[] }
   | { readonly status: "cancelled" }
-  | { readonly status: "refused"; readonly reason: string };
+  | { readonly status: "refused"; readonly reason: ApplyRefusal };
 
 /** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
 export function approversFor(plan: PlanRecord, run: RunRecord, admin: AdminSnapshot): Set<string> {
@@ -67,7 +80,7 @@ export function approversFor(plan: PlanRecord, run: RunRecord, admin: AdminSnaps
  * are not applied; every gate is re-run for each operation, in order, with idempotency keys.
  */
 export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): Promise<ApplyOutcome> {
-  const refused = (reason: string): ApplyOutcome => ({ status: "refused", reason });
+  const refused = (reason: ApplyRefusal): ApplyOutcome => ({ status: "refused", reason });
   if (msg.agentOriginated) return refused("confirm-agent-originated");
   const loc = await deps.plans.runForCode(msg.code);
   if (!loc) return refused("confirm-code-unknown");
@@ -158,15 +171,15 @@ async function applyOne(
     },
     op.tool,
   );
-  if (!gate.allowed) return failure(gate.reason, `${op.tool} is no longer granted`);
+  if (!gate.allowed) return toolFailure(gate.reason, `${op.tool} is no longer granted`);
   const parsed = gate.tool.input.safeParse(op.input);
-  if (!parsed.success) return failure("tool-input-invalid", "stored arguments no longer validate");
+  if (!parsed.success) return toolFailure("tool-input-invalid", "stored arguments no longer validate");
   for (const check of deps.checks(run, agent)) {
     const v = await check("input", { name: op.tool, input: parsed.data });
-    if (!v.ok) return failure(v.reason, v.message);
+    if (!v.ok) return toolFailure(v.reason, v.detail);
   }
   const budget = await deps.budgets.beforeInference(run, agent, 2);
-  if (!budget.ok) return failure(budget.reason, "budget exceeded");
+  if (!budget.ok) return toolFailure(budget.reason, "budget exceeded");
   const key = `plan:${run.runId}:${index}`;
   const cached = await deps.cache.get(key);
   if (cached) return cached;
@@ -175,7 +188,7 @@ async function applyOne(
   try {
     result = await gate.tool.use(deps.makeToolContext(run, agent, call, key), parsed.data);
   } catch (err) {
-    result = failure(
+    result = toolFailure(
       "tool-error",
       `${op.tool} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
     );
@@ -184,7 +197,7 @@ async function applyOne(
     for (const check of deps.checks(run, agent)) {
       const v = await check("result", { name: op.tool, input: parsed.data, result });
       if (!v.ok) {
-        result = failure(v.reason, v.message);
+        result = toolFailure(v.reason, v.detail);
         break;
       }
     }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AgentItem } from "../admin/schema.ts";
 import type { OutboundRequest } from "../tools/context.ts";
-import type { RunRecord } from "./ports.ts";
+import type { BudgetReason, RunRecord } from "./ports.ts";
 
 /**
  * The "budget exceeded" notice (G10) to a run's proven sender; a scheduled run has nobody to tell. Its request id
@@ -10,7 +10,7 @@ import type { RunRecord } from "./ports.ts";
 export function budgetNoticeRequest(
   run: RunRecord,
   agent: AgentItem,
-  reason: string,
+  reason: BudgetReason,
   now: Date,
 ): OutboundRequest | null {
   if (!run.sender) return null;

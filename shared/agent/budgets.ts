@@ -1,7 +1,8 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Usage } from "../model/types.ts";
-import type { BudgetGate, BudgetVerdict, RunRecord } from "./ports.ts";
+import { type Fail, fail, type Ok, ok } from "../result.ts";
+import type { BudgetGate, BudgetReason, BudgetVerdict, RunRecord } from "./ports.ts";
 
 /** The slice of the state repository budgets need: atomic bounded counters and once-only markers. */
 export interface CounterStore {
@@ -10,7 +11,7 @@ export interface CounterStore {
     sk: string,
     by: number,
     opts?: { limit?: number; ttlSeconds?: number },
-  ): Promise<{ ok: true; value: number } | { ok: false; reason: "limit-reached"; value: number }>;
+  ): Promise<Ok<{ value: number }> | Fail<"limit-reached", { value: number }>>;
   putIfAbsent(
     pk: string,
     sk: string,
@@ -31,7 +32,7 @@ export function createBudgetGate(opts: {
   config: DeploymentConfig;
   now: () => Date;
   /** Sends the "budget exceeded" notice; called at most once per sender per day. */
-  notify(run: RunRecord, agent: AgentItem, reason: string): Promise<void>;
+  notify(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }): BudgetGate {
   const { counters, config } = opts;
   const caps = (agent: AgentItem) => ({
@@ -48,10 +49,10 @@ export function createBudgetGate(opts: {
     sk: string,
     by: number,
     limit: number,
-    reason: string,
+    reason: BudgetReason,
   ): Promise<BudgetVerdict> => {
     const r = await counters.increment(pk, sk, by, { limit, ttlSeconds: DAY_TTL });
-    return r.ok ? { ok: true } : { ok: false, reason };
+    return r.ok ? ok() : fail(reason);
   };
   return {
     async beforeInference(run, agent, round) {
@@ -96,7 +97,7 @@ export function createBudgetGate(opts: {
           c.senderTokens - 1,
           "sender-tokens-per-day",
         );
-      return { ok: true };
+      return ok();
     },
     async afterInference(run, agent, usage: Usage) {
       const d = day(opts.now());

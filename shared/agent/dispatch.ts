@@ -1,6 +1,9 @@
+import type { FailWithDetail, Ok } from "../result.ts";
 import type { ToolContext } from "../tools/context.ts";
-import { failure, type ToolResult } from "../tools/tool.ts";
-import { checkToolCall, type RunGateInput } from "./toolkits.ts";
+import { type ToolResult, toolFailure } from "../tools/tool.ts";
+import type { EgressReason } from "./egress.ts";
+import type { QuoteReason } from "./quote-check.ts";
+import { checkToolCall, type RunGateInput, type ToolGateReason } from "./toolkits.ts";
 
 /** A tool call exactly as the model emitted it: nothing here is trusted. */
 export interface ToolCallRequest {
@@ -15,8 +18,26 @@ export interface ToolResultCache {
   put(key: string, result: ToolResult): Promise<void>;
 }
 
+/** Why a call was refused before its tool ran: the id, the toolkit gate (G11), the input's size and schema, a check. */
+export type DispatchRefusal =
+  | "tool-call-id-invalid"
+  | ToolGateReason
+  | "tool-input-too-large"
+  | "tool-input-invalid"
+  | CheckReason;
+
+/** Every failure the dispatcher writes itself; a tool's own failures carry the tool's codes. */
+export type DispatchReason =
+  | DispatchRefusal
+  | "tool-confirm-unavailable"
+  | "tool-error"
+  | "tool-result-too-large";
+
 export type DispatchEvent =
-  | { readonly type: "tool-refused"; readonly data: { callId: string; name: string; reason: string } }
+  | {
+      readonly type: "tool-refused";
+      readonly data: { callId: string; name: string; reason: DispatchRefusal };
+    }
   | {
       readonly type: "tool-call";
       readonly data: { callId: string; name: string; toolkits: readonly string[]; input: unknown };
@@ -27,13 +48,16 @@ export type DispatchEvent =
       readonly data: { callId: string; name: string; ok: boolean; reason?: string };
     };
 
+/** What refuses a call on its input or its result: the egress gate (G13) and the quote check (G15). */
+export type CheckReason = EgressReason | QuoteReason;
+/** A refusal's detail is what the model reads, so it is always there. */
+export type CheckVerdict = Ok | FailWithDetail<CheckReason>;
+
 /** A check run on validated input before the tool, or on its result after: egress (G13), quote (G15), ... */
 export type CallCheck = (
   phase: "input" | "result",
   call: { readonly name: string; readonly input: unknown; readonly result?: ToolResult },
-) => Promise<
-  { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string }
->;
+) => Promise<CheckVerdict>;
 
 export interface DispatchDeps {
   readonly gate: RunGateInput;
@@ -64,12 +88,12 @@ const MAX_TRACE_INPUT_BYTES = 8 * 1024;
  * (a failure the model can read, with a stable reason) and an event: never an exception, never a bypass.
  */
 export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps): Promise<ToolResult> {
-  const refuse = async (reason: string, message: string): Promise<ToolResult> => {
+  const refuse = async (reason: DispatchRefusal, detail: string): Promise<ToolResult> => {
     await deps.record({
       type: "tool-refused",
       data: { callId: traceCallId(call.id), name: String(call.name).slice(0, 100), reason },
     });
-    return failure(reason, message);
+    return toolFailure(reason, detail);
   };
   if (typeof call.id !== "string" || call.id.length === 0 || call.id.length > MAX_CALL_ID_CHARS)
     return refuse("tool-call-id-invalid", `tool call ids must be 1-${MAX_CALL_ID_CHARS} characters`);
@@ -93,7 +117,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   }
   for (const check of deps.checks ?? []) {
     const verdict = await check("input", { name: tool.name, input: parsed.data });
-    if (!verdict.ok) return refuse(verdict.reason, verdict.message);
+    if (!verdict.ok) return refuse(verdict.reason, verdict.detail);
   }
   const key = `${deps.runId}:${deps.round}:${call.id}`;
   const cached = await deps.cache.get(key);
@@ -115,7 +139,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     // operation to the run's plan, which an approver must confirm by mail.
     const proposed = deps.propose
       ? await deps.propose(call, parsed.data, decision.toolkits)
-      : failure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
+      : toolFailure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
     await deps.cache.put(key, proposed);
     await deps.record({
       type: "tool-result",
@@ -133,7 +157,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     result = await tool.use(deps.makeContext(call, key), parsed.data);
   } catch (err) {
     // A tool's exception is the model's failure to read, not a crashed round.
-    result = failure(
+    result = toolFailure(
       "tool-error",
       `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
     );
@@ -142,13 +166,13 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     const maxResult = deps.limits?.maxResultBytes ?? DEFAULT_MAX_RESULT;
     const size = jsonSize({ data: result.data, content: result.content ?? [] });
     if (size === null || size > maxResult)
-      result = failure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
+      result = toolFailure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
   }
   if (result.ok) {
     for (const check of deps.checks ?? []) {
       const verdict = await check("result", { name: tool.name, input: parsed.data, result });
       if (!verdict.ok) {
-        result = failure(verdict.reason, verdict.message);
+        result = toolFailure(verdict.reason, verdict.detail);
         break;
       }
     }

@@ -1,4 +1,5 @@
 import type { DeploymentConfig, ModelEntry } from "../config/schema.ts";
+import { fail, ok } from "../result.ts";
 import type { EgressDeclaration, ToolResult } from "../tools/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
 
@@ -22,20 +23,18 @@ export function egressCheck(opts: {
   registry: { get(name: string): { readonly egress: EgressDeclaration } | undefined };
 }): CallCheck {
   const restricted = new Set(opts.policy.restrictedClasses);
-  const refuse = (reason: EgressReason, message: string) => ({ ok: false as const, reason, message });
   return async (phase, call) => {
     // An unknown model is treated as external: fail closed.
-    if (opts.model?.egress === "internal") return { ok: true };
+    if (opts.model?.egress === "internal") return ok();
     const tool = opts.registry.get(call.name);
     const egress = tool?.egress;
-    if (!egress) return refuse("egress-unclassified", `${call.name} declares no egress classification`);
-    if (egress.kind === "structure" || egress.kind === "exempt") return { ok: true };
-    if (egress.kind !== "classified")
-      return refuse("egress-unclassified", `${call.name}: unknown egress kind`);
+    if (!egress) return fail("egress-unclassified", `${call.name} declares no egress classification`);
+    if (egress.kind === "structure" || egress.kind === "exempt") return ok();
+    if (egress.kind !== "classified") return fail("egress-unclassified", `${call.name}: unknown egress kind`);
     // Record content never goes to an external model under the default policy: refuse before running, so
     // not even the result's shape (counts, hits) leaks.
     if (egress.record && !opts.policy.externalRecordContent) {
-      return refuse(
+      return fail(
         "egress-record-content",
         `${call.name} returns record content, which this model may not receive`,
       );
@@ -48,18 +47,15 @@ export function egressCheck(opts: {
           : await egress.classifyResult(resultData(call.result));
       if (!Array.isArray(classes)) throw new Error("classifier returned no list");
     } catch (err) {
-      return refuse(
+      return fail(
         "egress-classifier-error",
         `${call.name}: classification failed (${(err as Error)?.message ?? "error"})`,
       );
     }
     const hit = classes.find((c) => restricted.has(c));
     if (hit)
-      return refuse(
-        "egress-restricted-class",
-        `${call.name}: data of class "${hit}" may not reach this model`,
-      );
-    return { ok: true };
+      return fail("egress-restricted-class", `${call.name}: data of class "${hit}" may not reach this model`);
+    return ok();
   };
 }
 

@@ -51,7 +51,11 @@ export async function loadRun(runId: string, deps: RunSources): Promise<RunRecor
   };
 }
 
-async function failMissing(runId: string, reason: string, deps: RunSources): Promise<null> {
+async function failMissing(
+  runId: string,
+  reason: "responsibility-missing" | "message-missing",
+  deps: RunSources,
+): Promise<null> {
   deps.logger.error("run trigger missing; run failed", { runId, reason });
   await deps.runs.finish(runId, "failed", reason);
   return null;

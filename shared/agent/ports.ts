@@ -1,13 +1,29 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
-import type { Message, ModelProvider, Usage } from "../model/types.ts";
+import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
 import type { StepMessage } from "../queue/messages.ts";
+import type { Fail, Ok } from "../result.ts";
 import type { Logger, RunTrigger, ToolContext, VerifiedSender } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 
 export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
+
+/**
+ * Why a run ended, as the run table and the `run-finished` event record it; operators search for these. The step
+ * loop's own codes, a spent budget, the model's failure, and the trigger or agent found missing.
+ */
+export type RunEndReason =
+  | "model-stopped"
+  | `reached ${number} rounds`
+  | "model-unknown"
+  | "agent-missing"
+  | "responsibility-missing"
+  | "message-missing"
+  | "step-retries-exhausted"
+  | BudgetReason
+  | ModelFailureReason;
 
 /** A run as the step loop needs it (the run repository's record, narrowed). */
 export interface RunRecord {
@@ -48,7 +64,7 @@ export interface RoundLedger {
 
 export interface RunStore {
   get(runId: string): Promise<RunRecord | null>;
-  finish(runId: string, state: Exclude<RunState, "running">, reason: string): Promise<void>;
+  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
 }
@@ -65,14 +81,20 @@ export interface RunEventSink {
   ): Promise<void>;
 }
 
-export type BudgetVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/** G10: the daily cap that stopped a run (shared/agent/budgets.ts). */
+export type BudgetReason =
+  | "agent-runs-per-day"
+  | "sender-runs-per-day"
+  | "agent-tokens-per-day"
+  | "sender-tokens-per-day";
+export type BudgetVerdict = Ok | Fail<BudgetReason>;
 
 /** Per-sender and per-agent budgets (G10), atomic counters checked before inference. */
 export interface BudgetGate {
   beforeInference(run: RunRecord, agent: AgentItem, round: number): Promise<BudgetVerdict>;
   afterInference(run: RunRecord, agent: AgentItem, usage: Usage): Promise<void>;
   /** At most one notice per sender per day; called when a budget stops a run. */
-  notifyExceeded(run: RunRecord, agent: AgentItem, reason: string): Promise<void>;
+  notifyExceeded(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }
 
 /** Builds round 1's conversation: the agent's instructions + standing rules, and the fenced untrusted input. */

@@ -1,5 +1,5 @@
 import type { ToolRegistry } from "../tools/registry.ts";
-import { failure, success } from "../tools/tool.ts";
+import { success, toolFailure } from "../tools/tool.ts";
 import { canonicalJson } from "./plan.ts";
 import type { PlanBook } from "./plan-ports.ts";
 import type { StepDeps } from "./ports.ts";
@@ -22,7 +22,8 @@ export function proposeOperation(deps: {
       summary,
       toolkits,
     });
-    if (added === "closed") return failure("plan-closed", "this run's plan was already sent for approval");
+    if (added === "closed")
+      return toolFailure("plan-closed", "this run's plan was already sent for approval");
     return success({
       status: "proposed",
       summary,

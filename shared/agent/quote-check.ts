@@ -1,6 +1,9 @@
 import { normaliseUntrusted } from "../gate/fence.ts";
+import { fail, ok } from "../result.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { CallCheck } from "./dispatch.ts";
+
+export type QuoteReason = "evidence-missing" | "evidence-too-short" | "evidence-not-quoted";
 
 /** Shorter spans match by accident ("the", "order"): not evidence of anything the sender wrote. */
 export const MIN_QUOTE_CHARS = 8;
@@ -13,30 +16,22 @@ export const MIN_QUOTE_CHARS = 8;
 export function quoteCheck(opts: { registry: ToolRegistry; untrustedText: string }): CallCheck {
   const corpus = collapse(normaliseUntrusted(opts.untrustedText));
   return async (phase, call) => {
-    if (phase !== "input") return { ok: true };
+    if (phase !== "input") return ok();
     const fields = opts.registry.get(call.name)?.evidenceFields ?? [];
     for (const field of fields) {
       const value = (call.input as Record<string, unknown> | null)?.[field];
       if (typeof value !== "string") {
-        return { ok: false, reason: "evidence-missing", message: `${field} must quote the message` };
+        return fail("evidence-missing", `${field} must quote the message`);
       }
       const quote = collapse(normaliseUntrusted(value));
       if (quote.length < MIN_QUOTE_CHARS) {
-        return {
-          ok: false,
-          reason: "evidence-too-short",
-          message: `${field} must quote at least ${MIN_QUOTE_CHARS} characters`,
-        };
+        return fail("evidence-too-short", `${field} must quote at least ${MIN_QUOTE_CHARS} characters`);
       }
       if (!corpus.includes(quote)) {
-        return {
-          ok: false,
-          reason: "evidence-not-quoted",
-          message: `${field} is not a quote of the accepted message text`,
-        };
+        return fail("evidence-not-quoted", `${field} is not a quote of the accepted message text`);
       }
     }
-    return { ok: true };
+    return ok();
   };
 }
 

@@ -1,12 +1,17 @@
 import type { ToolkitItem } from "../admin/schema.ts";
 import { evaluateLayer } from "../gate/access.ts";
 import { renderUntrusted } from "../gate/fence.ts";
+import { fail } from "../result.ts";
 import type { Resolver, ResolverContext } from "../tools/resolver.ts";
 import type { CallCheck } from "./dispatch.ts";
 
 /** Resolver output larger than this is cut: context is for facts, not dumps. */
 const MAX_RESOLVER_CHARS = 8000;
 
+/**
+ * One resolver's run, as the trace's `resolver` event shows it. `reason`: the resolver's own code, the egress gate's
+ * (CheckReason), or `resolver-error: <message>` when it threw.
+ */
 export interface ResolverRun {
   readonly name: string;
   readonly ok: boolean;
@@ -42,7 +47,7 @@ export async function runResolvers(opts: {
     try {
       result = await r.resolve(ctx);
     } catch (err) {
-      result = { ok: false, reason: `resolver-error: ${(err as Error)?.message ?? err}`.slice(0, 200) };
+      result = fail(`resolver-error: ${(err as Error)?.message ?? err}`.slice(0, 200));
     }
     if (!result.ok) {
       runs.push({ name: r.name, ok: false, reason: result.reason });

@@ -1,9 +1,9 @@
 import type { StepMessage } from "../queue/messages.ts";
 import type { Logger } from "../tools/context.ts";
-import type { RunEventSink, RunStore } from "./ports.ts";
+import type { RunEndReason, RunEventSink, RunStore } from "./ports.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */
-export const RETRIES_EXHAUSTED = "step-retries-exhausted";
+export const RETRIES_EXHAUSTED = "step-retries-exhausted" satisfies RunEndReason;
 
 /** This delivery was the queue's last (its redrive maxReceiveCount): failing it sends the message to the DLQ. */
 export function isLastDelivery(receiveCount: number, maxReceives: number): boolean {

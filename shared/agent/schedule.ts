@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { type Fail, fail, type Ok } from "../result.ts";
 
 /**
  * Responsibility schedules in EventBridge Scheduler syntax, evaluated against a minute tick. AWS cron has six
@@ -6,9 +7,15 @@ import { Cron } from "croner";
  * first and 0-6 = SUN-SAT, so the expression is translated, and anything we cannot translate exactly is refused
  * rather than run on a guessed schedule.
  */
-export type Schedule =
-  | { readonly ok: true; isDue(at: Date, windowMs: number): Date | null }
-  | { readonly ok: false; readonly reason: string };
+export type ScheduleReason =
+  | "rate-unit-plural-mismatch"
+  | "schedule-syntax"
+  | "cron-needs-six-fields"
+  | "cron-year-unsupported"
+  | "cron-day-of-week"
+  | "cron-invalid";
+
+export type Schedule = Ok<{ isDue(at: Date, windowMs: number): Date | null }> | Fail<ScheduleReason>;
 
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
@@ -20,7 +27,7 @@ export function parseSchedule(expr: string): Schedule {
     const unit = rate[2]?.replace(/s$/, "") as keyof typeof UNIT_MS;
     // EventBridge insists on "1 minute" but "5 minutes": accept exactly what it accepts.
     if (n < 1 || (n === 1) !== (rate[2] === unit)) {
-      return { ok: false, reason: "rate-unit-plural-mismatch" };
+      return fail("rate-unit-plural-mismatch");
     }
     const period = n * UNIT_MS[unit];
     return {
@@ -33,13 +40,13 @@ export function parseSchedule(expr: string): Schedule {
     };
   }
   const cron = /^cron\((.+)\)$/.exec(expr);
-  if (!cron?.[1]) return { ok: false, reason: "schedule-syntax" };
+  if (!cron?.[1]) return fail("schedule-syntax");
   const fields = cron[1].trim().split(/\s+/);
-  if (fields.length !== 6) return { ok: false, reason: "cron-needs-six-fields" };
+  if (fields.length !== 6) return fail("cron-needs-six-fields");
   const [min, hour, dom, mon, dow, year] = fields as [string, string, string, string, string, string];
-  if (year !== "*") return { ok: false, reason: "cron-year-unsupported" };
+  if (year !== "*") return fail("cron-year-unsupported");
   const dowCroner = dow === "?" ? "*" : dow.replace(/\d+/g, (d) => String(Number(d) - 1));
-  if (/(^|[^A-Z])-1/.test(dowCroner)) return { ok: false, reason: "cron-day-of-week" };
+  if (/(^|[^A-Z])-1/.test(dowCroner)) return fail("cron-day-of-week");
   let job: Cron;
   try {
     job = new Cron(`0 ${min} ${hour} ${dom === "?" ? "*" : dom} ${mon} ${dowCroner}`, {
@@ -48,7 +55,7 @@ export function parseSchedule(expr: string): Schedule {
       legacyMode: false,
     });
   } catch {
-    return { ok: false, reason: "cron-invalid" };
+    return fail("cron-invalid");
   }
   return {
     ok: true,

@@ -2,13 +2,14 @@ import type { AgentItem } from "../admin/schema.ts";
 import type {
   AssistantMessage,
   Message,
+  ModelFailureReason,
   ToolResult as ModelToolResult,
   ToolResultsMessage,
 } from "../model/types.ts";
 import type { StepMessage } from "../queue/messages.ts";
-import type { ToolResult } from "../tools/tool.ts";
+import { type ToolResult, toolFailure } from "../tools/tool.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
-import type { RunRecord, StepDeps, Transcript } from "./ports.ts";
+import type { RunEndReason, RunRecord, StepDeps, Transcript } from "./ports.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
 
@@ -18,13 +19,16 @@ export type StepOutcome =
       readonly reason: "run-missing" | "run-not-running" | "round-done" | "agent-missing";
     }
   | { readonly status: "busy" }
-  | { readonly status: "retry"; readonly reason: string }
+  | { readonly status: "retry"; readonly reason: ModelFailureReason }
   | { readonly status: "continued"; readonly next: number }
   | {
       readonly status: "finished";
       readonly state: "completed" | "turn-limit" | "budget-exceeded" | "failed";
-      readonly reason: string;
+      readonly reason: RunEndReason;
     };
+
+/** Calls answered with an error before the dispatcher sees them: too many in a turn, a repeated id, bad JSON. */
+type TurnRefusal = "tool-call-limit" | "tool-call-id-duplicate" | "tool-input-malformed";
 
 /** More calls than this in one turn are answered with an error instead of being run (a runaway model). */
 export const MAX_CALLS_PER_ROUND = 16;
@@ -260,8 +264,8 @@ function lastAssistant(messages: readonly Message[]): AssistantMessage {
   throw new Error("transcript has no assistant turn to resume");
 }
 
-function errorResult(id: string, reason: string, message: string): ModelToolResult {
-  return { toolCallId: id, isError: true, content: { type: "json", value: { error: reason, message } } };
+function errorResult(id: string, reason: TurnRefusal, detail: string): ModelToolResult {
+  return toModelToolResult(id, toolFailure(reason, detail));
 }
 
 async function finish(
@@ -270,7 +274,7 @@ async function finish(
   agent: AgentItem,
   round: number,
   state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
-  reason: string,
+  reason: RunEndReason,
 ): Promise<StepOutcome> {
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent).
   await deps.afterRun?.(run, agent, state);

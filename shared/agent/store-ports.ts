@@ -1,4 +1,5 @@
-import type { RunState } from "./ports.ts";
+import type { Fail, Ok } from "../result.ts";
+import type { RunEndReason, RunState } from "./ports.ts";
 
 /**
  * The records the agent's rules read and write below the step loop's own ports (ports.ts): runs as the run table
@@ -27,7 +28,7 @@ export interface RunTable {
   get(runId: string): Promise<StoredRun | null>;
   /** Conditional: `ok: false` when the run already exists. */
   create(run: NewStoredRun): Promise<{ readonly ok: boolean }>;
-  finish(runId: string, state: Exclude<RunState, "running">, reason: string): Promise<void>;
+  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
 }
@@ -52,12 +53,12 @@ export interface TraceEvent {
   readonly data: Record<string, unknown>;
 }
 
+/** Why the trace refused an event (the store's run-event repository): no such run, or an event over 32 KB. */
+export type RunEventRefusal = "missing-run" | "too-large";
+
 /** The run's trace, append-only. An append can be refused (an event too large to store, a missing run). */
 export interface RunEventLog {
-  append(
-    runId: string,
-    event: TraceEvent,
-  ): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string }>;
+  append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
 }
 
 /** One tool call of an agent in a thread, as a later run in the thread is shown it. */

@@ -7,7 +7,7 @@ export function toModelToolResult(callId: string, result: ToolResult): ModelTool
     return {
       toolCallId: callId,
       isError: true,
-      content: { type: "json", value: { error: result.reason, message: result.message } },
+      content: { type: "json", value: { error: result.reason, message: result.detail } },
     };
   }
   const attachments: MediaBlock[] = [];

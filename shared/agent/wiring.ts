@@ -16,7 +16,7 @@ import { ThreadActivity } from "../store/thread-activity.ts";
 import type { Logger, OutboundRequest } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Resolver } from "../tools/resolver.ts";
-import type { ToolResult } from "../tools/tool.ts";
+import { type ToolResult, toolFailure } from "../tools/tool.ts";
 import { applyConfirmation } from "./apply-plan.ts";
 import { budgetNoticeRequest } from "./budget-notice.ts";
 import { createBudgetGate } from "./budgets.ts";
@@ -96,12 +96,21 @@ function toolResultCache(state: StateRepo): ToolResultCache {
   return {
     async get(key) {
       const item = await state.get(`toolres#${key}`, "result");
-      return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
+      return item ? cachedToolResult(JSON.parse(String(item.result))) : null;
     },
     async put(key, result) {
       await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
     },
   };
+}
+
+/**
+ * A cached result as stored. Failures written before results had one shape carry `message` where they now carry
+ * `detail`; the item lives 30 days, so a round redelivered across a deploy still replays what the model was told.
+ */
+function cachedToolResult(stored: ToolResult | { ok: false; reason: string; message: string }): ToolResult {
+  if (stored.ok || "detail" in stored) return stored;
+  return toolFailure(stored.reason, stored.message);
 }
 
 /** The deployment's models, each built once per container on first use. */

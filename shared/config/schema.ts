@@ -198,6 +198,36 @@ export const receiptRuleSet = z
   .strict()
   .prefault({});
 
+/**
+ * The operator console (docs/console.md): off unless enabled. In AWS it brings an invite-only Cognito user pool
+ * (no self sign-up, MFA required) and the console on Lambda behind an HTTPS function URL.
+ */
+export const consoleOptions = z
+  .object({
+    enabled: z.boolean().default(false),
+    /**
+     * Prefix of the Cognito sign-in domain (`<prefix>.auth.<region>.amazoncognito.com`), unique in the region.
+     * Default `postern-<account id>`.
+     */
+    domainPrefix: z
+      .string()
+      .regex(
+        /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+        "must be lower-case letters, digits and hyphens (1-63), not starting or ending with a hyphen",
+      )
+      .refine(
+        (p) => !/aws|amazon|cognito/.test(p),
+        "must not contain aws, amazon or cognito (Cognito refuses it)",
+      )
+      .optional(),
+    /** Cognito threat protection (the Plus feature plan, billed per user): blocks compromised credentials. */
+    threatProtection: z.boolean().default(false),
+    /** Minutes a sign-in lasts before Cognito asks again (the ID token's validity, 5-1440). */
+    sessionMinutes: z.number().int().min(5).max(1440).default(60),
+  })
+  .strict()
+  .prefault({});
+
 export const deploymentConfig = z
   .object({
     $schema: z.string().optional(),
@@ -213,6 +243,7 @@ export const deploymentConfig = z
     senderProof: senderProofOptions,
     outbound: outboundOptions,
     receiptRuleSet,
+    console: consoleOptions,
   })
   .strict()
   .superRefine((cfg, ctx) => {

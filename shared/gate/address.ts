@@ -10,6 +10,7 @@
 // strings and RFC 2047 encoded-words. The display name is decoded for showing; it is untrusted
 // text, never identity.
 
+import { type Fail, fail, type Ok } from "../result.ts";
 import { type Token, tokenize } from "./address-tokens.ts";
 
 // The routing key lives with the other address primitives in shared/mail, which the gate builds on (a mail
@@ -48,7 +49,7 @@ export type Mailbox = {
   displayName: string;
 };
 
-export type ParseFromResult = { ok: true; mailbox: Mailbox } | { ok: false; reason: AddressRefusal };
+export type ParseFromResult = Ok<{ mailbox: Mailbox }> | Fail<AddressRefusal>;
 
 export type ParseFromOptions = { allowNonAsciiLocalParts?: boolean };
 
@@ -64,23 +65,21 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 // the start of an RFC 2047 encoded-word, `=?charset?Q?` / `=?charset?B?`
 const ENCODED_WORD_START = /=\?[^?]+\?[bq]\?/i;
 
-const refuse = (reason: AddressRefusal): ParseFromResult => ({ ok: false, reason });
-
 export function parseFromHeader(value: string, opts: ParseFromOptions = {}): ParseFromResult {
-  if (value.trim() === "") return refuse("address-empty");
-  if (value.length > MAX_VALUE_LENGTH) return refuse("address-too-long");
-  if (CONTROL.test(value)) return refuse("address-control-char");
+  if (value.trim() === "") return fail("address-empty");
+  if (value.length > MAX_VALUE_LENGTH) return fail("address-too-long");
+  if (CONTROL.test(value)) return fail("address-control-char");
 
   const tokens = tokenize(value);
-  if (tokens === null) return refuse("address-syntax");
+  if (tokens === null) return fail("address-syntax");
 
   const structural = structuralRefusal(tokens);
-  if (structural !== null) return refuse(structural);
+  if (structural !== null) return fail(structural);
 
   const opens = tokens.filter((t) => t.kind === "special" && t.text === "<").length;
   const closes = tokens.filter((t) => t.kind === "special" && t.text === ">").length;
-  if (opens > 1) return refuse("address-multiple");
-  if (opens !== closes) return refuse("address-syntax");
+  if (opens > 1) return fail("address-multiple");
+  if (opens !== closes) return fail("address-syntax");
 
   let displayTokens: Token[] = [];
   let specTokens = trimSpace(tokens);
@@ -89,7 +88,7 @@ export function parseFromHeader(value: string, opts: ParseFromOptions = {}): Par
     const open = tokens.findIndex((t) => t.kind === "special" && t.text === "<");
     const close = tokens.findIndex((t) => t.kind === "special" && t.text === ">");
     // after ">" only whitespace may follow: `<a@b> c` is not a mailbox
-    if (close < open || trimSpace(tokens.slice(close + 1)).length > 0) return refuse("address-syntax");
+    if (close < open || trimSpace(tokens.slice(close + 1)).length > 0) return fail("address-syntax");
     displayTokens = trimSpace(tokens.slice(0, open));
     specTokens = tokens.slice(open + 1, close);
     angled = true;
@@ -99,13 +98,13 @@ export function parseFromHeader(value: string, opts: ParseFromOptions = {}): Par
   if (!spec.ok) return spec;
 
   const local = checkLocalPart(spec.local, opts.allowNonAsciiLocalParts === true);
-  if (!local.ok) return refuse(local.reason);
+  if (!local.ok) return fail(local.reason);
 
   const domain = normaliseDomain(spec.domain);
-  if (domain === null) return refuse("address-domain-invalid");
+  if (domain === null) return fail("address-domain-invalid");
 
   const displayName = decodeDisplayName(displayTokens);
-  if (displayName === null) return refuse("address-display-name-invalid");
+  if (displayName === null) return fail("address-display-name-invalid");
 
   return {
     ok: true,
@@ -134,10 +133,9 @@ function structuralRefusal(tokens: Token[]): AddressRefusal | null {
   return null;
 }
 
-type SpecResult = { ok: true; local: string; domain: string } | { ok: false; reason: AddressRefusal };
+type SpecResult = Ok<{ local: string; domain: string }> | Fail<AddressRefusal>;
 
 function readAddrSpec(tokens: Token[], angled: boolean): SpecResult {
-  const fail = (reason: AddressRefusal): SpecResult => ({ ok: false, reason });
   if (tokens.length === 0) return fail("address-empty");
   const ats = tokens.flatMap((t, i) => (t.kind === "special" && t.text === "@" ? [i] : []));
   // no "@" outside quotes: a display name alone (`"Test User"`) is no mailbox

@@ -4,6 +4,7 @@
 
 import { createHash } from "node:crypto";
 import type { DKIMResult } from "mailauth";
+import { type Fail, fail, type Ok } from "../result.ts";
 
 export type DkimRefusal =
   | "dkim-none"
@@ -32,7 +33,7 @@ export type ProvenSignature = {
   signedHeaders: string[];
 };
 
-export type SignatureVerdict = { ok: true; signature: ProvenSignature } | { ok: false; reason: DkimRefusal };
+export type SignatureVerdict = Ok<{ signature: ProvenSignature }> | Fail<DkimRefusal>;
 
 // RFC 8301 §3.1 (no rsa-sha1) and RFC 8463: the only algorithms we accept
 const ACCEPTED_ALGORITHMS = new Set(["rsa-sha256", "ed25519-sha256"]);
@@ -49,7 +50,6 @@ export function parseTagList(value: string): Map<string, string> {
 }
 
 const withoutSpace = (s: string) => s.replace(/\s+/g, "");
-const fail = (reason: DkimRefusal): SignatureVerdict => ({ ok: false, reason });
 
 /**
  * How far ahead of our clock a signature's t= may be. RFC 6376 §3.5 lets verifiers ignore

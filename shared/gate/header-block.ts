@@ -4,6 +4,8 @@
 // Lines that are neither a field nor a fold are refused rather than glued onto the field above
 // (mailauth glues them, MUAs differ): a From that readers could disagree about is no From at all.
 
+import { type Fail, fail, type Ok } from "../result.ts";
+
 export type HeaderField = {
   /** lower-case field name */
   name: string;
@@ -13,7 +15,8 @@ export type HeaderField = {
   value: string;
 };
 
-export type HeaderBlock = { ok: true; fields: HeaderField[] } | { ok: false };
+/** `header-malformed`: a line that is neither a field nor a fold, a lone CR or a NUL (sender proof's code). */
+export type HeaderBlock = Ok<{ fields: HeaderField[] }> | Fail<"header-malformed">;
 
 // RFC 5322 §3.6.8 field-name = 1*ftext (printable ASCII except ":"), then obs-optional WSP (§4.5)
 const FIELD_START = /^([\x21-\x39\x3b-\x7e]+)[ \t]*:/;
@@ -26,15 +29,15 @@ export function readHeaderBlock(raw: Buffer): HeaderBlock {
   const rows: string[][] = [];
   for (const row of header.split(/\r?\n/)) {
     // a lone CR or a NUL inside the header section is a known smuggling vector
-    if (row.includes("\r") || row.includes("\0")) return { ok: false };
+    if (row.includes("\r") || row.includes("\0")) return fail("header-malformed");
     const last = rows.at(-1);
     if (row.startsWith(" ") || row.startsWith("\t")) {
-      if (last === undefined) return { ok: false };
+      if (last === undefined) return fail("header-malformed");
       last.push(row);
     } else if (FIELD_START.test(row)) {
       rows.push([row]);
     } else {
-      return { ok: false };
+      return fail("header-malformed");
     }
   }
   return { ok: true, fields: rows.map(toField) };

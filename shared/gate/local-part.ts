@@ -1,9 +1,13 @@
 // Local-part rules beyond dot-atom syntax: length, and non-ASCII (RFC 6532) only when the operator
 // allows it, and then never mixed-script (`pаypal` with a Cyrillic "а" looks like `paypal`).
 
-export type LocalPartCheck =
-  | { ok: true }
-  | { ok: false; reason: "address-local-invalid" | "address-local-non-ascii" | "address-local-mixed-script" };
+import { type Fail, fail, type Ok, ok } from "../result.ts";
+
+export type LocalPartRefusal =
+  | "address-local-invalid"
+  | "address-local-non-ascii"
+  | "address-local-mixed-script";
+export type LocalPartCheck = Ok | Fail<LocalPartRefusal>;
 
 // RFC 5321 §4.5.3.1.1: a local part is at most 64 octets
 const MAX_LOCAL_OCTETS = 64;
@@ -48,16 +52,15 @@ const ALLOWED_MIXES = [
 ];
 
 export function checkLocalPart(local: string, allowNonAscii: boolean): LocalPartCheck {
-  if (Buffer.byteLength(local, "utf8") > MAX_LOCAL_OCTETS)
-    return { ok: false, reason: "address-local-invalid" };
+  if (Buffer.byteLength(local, "utf8") > MAX_LOCAL_OCTETS) return fail("address-local-invalid");
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
-  if (!/[^\x00-\x7f]/.test(local)) return { ok: true };
-  if (!allowNonAscii) return { ok: false, reason: "address-local-non-ascii" };
+  if (!/[^\x00-\x7f]/.test(local)) return ok();
+  if (!allowNonAscii) return fail("address-local-non-ascii");
   // only letters, marks and digits beyond ASCII, in NFC: no invisible or look-alike punctuation
   if (local.normalize("NFC") !== local || /[^\x20-\x7e\p{L}\p{M}\p{N}]/u.test(local)) {
-    return { ok: false, reason: "address-local-invalid" };
+    return fail("address-local-invalid");
   }
-  return isSingleScript(local) ? { ok: true } : { ok: false, reason: "address-local-mixed-script" };
+  return isSingleScript(local) ? ok() : fail("address-local-mixed-script");
 }
 
 function isSingleScript(s: string): boolean {

@@ -3,6 +3,8 @@
  * forges them can get their own mail dropped, never admitted.
  */
 
+import { type Fail, fail, type Ok } from "../result.ts";
+
 export interface HeaderField {
   /** Lower-case field name. */
   readonly key: string;
@@ -16,9 +18,7 @@ export type LoopReason =
   | "auto-reply-marker"
   | "bulk-precedence"
   | "list-mail";
-export type LoopVerdict =
-  | { readonly ok: true; readonly hop: number }
-  | { readonly ok: false; readonly reason: LoopReason };
+export type LoopVerdict = Ok<{ readonly hop: number }> | Fail<LoopReason>;
 
 /** What an agent opted in to (admin item fields of the same names). Neither lifts the hop limit. */
 export interface LoopGuardOptions {
@@ -166,15 +166,15 @@ export function loopGuard(
   opts: LoopGuardOptions,
 ): LoopVerdict {
   const hop = inboundHop(headers);
-  if (hop === null || hop >= recursionLimit) return { ok: false, reason: "hop-limit" };
+  if (hop === null || hop >= recursionLimit) return fail("hop-limit");
   if (!opts.acceptAutoSubmitted) {
-    if (isBounce(headers, envelopeMailFrom)) return { ok: false, reason: "bounce" };
-    if (isAutoSubmitted(headers)) return { ok: false, reason: "auto-submitted" };
-    if (isAutoReplyMarker(headers)) return { ok: false, reason: "auto-reply-marker" };
+    if (isBounce(headers, envelopeMailFrom)) return fail("bounce");
+    if (isAutoSubmitted(headers)) return fail("auto-submitted");
+    if (isAutoReplyMarker(headers)) return fail("auto-reply-marker");
     const precedence = bulkPrecedence(headers);
     if (precedence === "bulk" || (precedence === "list" && !opts.acceptListMail))
-      return { ok: false, reason: "bulk-precedence" };
+      return fail("bulk-precedence");
   }
-  if (!opts.acceptListMail && isListMail(headers)) return { ok: false, reason: "list-mail" };
+  if (!opts.acceptListMail && isListMail(headers)) return fail("list-mail");
   return { ok: true, hop };
 }

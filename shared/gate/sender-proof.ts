@@ -11,6 +11,7 @@
 // their keys are looked up together, each within `keyLookupTimeoutMs`, at most one per signature.
 
 import type { DKIMResult, DNSResolver } from "mailauth";
+import { type Fail, fail, type Ok } from "../result.ts";
 import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
 import { boundedResolver } from "./bounded-resolver.ts";
 import { type BoundedVerify, boundedDkimVerify } from "./dkim-bounded-verify.ts";
@@ -37,8 +38,7 @@ export type SenderRefusal =
   | "sender-proof-error"; // an exception inside verification: fail closed
 
 export type SenderProof =
-  | {
-      ok: true;
+  | Ok<{
       address: string;
       routingKey: string;
       domain: string;
@@ -46,8 +46,9 @@ export type SenderProof =
       signature: ProvenSignature;
       /** The To and Cc addresses the proven signature covers (who the signer addressed). */
       signedRecipients: SignedRecipients;
-    }
-  | { ok: false; reason: SenderRefusal; address: string | null };
+    }>
+  /** `address`: the From address reduced to address characters, for the refusal line (G4), or null. */
+  | Fail<SenderRefusal, { address: string | null }>;
 
 export type ProveSenderOptions = {
   resolver: DNSResolver;
@@ -67,10 +68,10 @@ export const DEFAULT_KEY_LOOKUP_TIMEOUT_MS = 2000;
 
 export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promise<SenderProof> {
   let address: string | null = null;
-  const refuse = (reason: SenderRefusal): SenderProof => ({ ok: false, reason, address });
+  const refuse = (reason: SenderRefusal): SenderProof => ({ ...fail(reason), address });
   try {
     const block = readHeaderBlock(raw);
-    if (!block.ok) return refuse("header-malformed");
+    if (!block.ok) return refuse(block.reason);
     // counted on our own reading: postal-mime shows the top From while DKIM verifies the bottom one
     const froms = block.fields.filter((f) => f.name === "from");
     if (froms.length === 0) return refuse("from-missing");

@@ -1,5 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
 import type { AttachmentLimits } from "../config/schema.ts";
+import { type Fail, fail, type Ok } from "../result.ts";
 import type { Recipients } from "./recipients.ts";
 import {
   cleanHeaderText,
@@ -81,9 +82,7 @@ export type ComposeFailureReason =
   | "attachments-too-large"
   | "message-too-large";
 
-export type ComposeResult =
-  | ({ readonly ok: true } & ComposedMail)
-  | { readonly ok: false; readonly reason: ComposeFailureReason };
+export type ComposeResult = Ok<ComposedMail> | Fail<ComposeFailureReason>;
 
 /** A MIME type we pass through; anything else (stored metadata is sender-written) becomes octet-stream. */
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
@@ -116,7 +115,7 @@ export function autoSubmittedValue(origin: MailOrigin, mode: ComposeMode): Compo
 
 export async function composeMime(input: ComposeInput): Promise<ComposeResult> {
   const limitFailure = attachmentLimitFailure(input.attachments, input.limits);
-  if (limitFailure) return { ok: false, reason: limitFailure };
+  if (limitFailure) return fail(limitFailure);
 
   const { mode, origin } = input;
   const threading = mode.kind === "reply" ? replyThreading(mode.parent) : { inReplyTo: null, references: [] };
@@ -152,7 +151,7 @@ export async function composeMime(input: ComposeInput): Promise<ComposeResult> {
     })),
   });
   const raw = await composer.compile().build();
-  if (raw.byteLength > input.limits.maxMessageBytes) return { ok: false, reason: "message-too-large" };
+  if (raw.byteLength > input.limits.maxMessageBytes) return fail("message-too-large");
   return {
     ok: true,
     raw,

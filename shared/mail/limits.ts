@@ -1,4 +1,5 @@
 import type { AttachmentLimits } from "../config/schema.ts";
+import { type FailWithDetail, fail, type Ok, ok } from "../result.ts";
 
 /**
  * Size and shape limits (G7), checked at the edge before anything is stored for an agent. The structure check
@@ -18,9 +19,9 @@ export type LimitReason =
   | "attachments-too-large"
   | "mime-unparseable";
 
-export type LimitVerdict =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: LimitReason; readonly detail: string };
+/** A refusal always says which limit and by how much (`detail`), for the operator's log. */
+export type LimitFailure = FailWithDetail<LimitReason>;
+export type LimitVerdict = Ok | LimitFailure;
 
 /** What the structural pre-scan measured (see shared/mail/mime-scan.ts). */
 export interface MimeShape {
@@ -34,55 +35,51 @@ export interface MimeShape {
   readonly parts: number;
 }
 
-const OK: LimitVerdict = { ok: true };
-
-function refuse(reason: LimitReason, detail: string): LimitVerdict {
-  return { ok: false, reason, detail };
-}
+const OK: LimitVerdict = ok();
 
 /** Checked first and alone: it needs no scan, so an oversized message costs nothing to refuse. */
 export function checkMessageSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
   if (bytes > limits.maxMessageBytes)
-    return refuse("message-too-large", `${bytes} bytes > maxMessageBytes ${limits.maxMessageBytes}`);
+    return fail("message-too-large", `${bytes} bytes > maxMessageBytes ${limits.maxMessageBytes}`);
   return OK;
 }
 
 /** The top-level header section, measured before any of it is read as text or parsed. */
 export function checkHeaderSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
   if (bytes > limits.maxHeaderBytes)
-    return refuse("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+    return fail("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
   return OK;
 }
 
 export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitVerdict {
   if (shape.headerBytes > limits.maxHeaderBytes)
-    return refuse("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+    return fail("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
   if (shape.maxPartHeaderBytes > limits.maxHeaderBytes)
-    return refuse("headers-too-large", `a part's header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
+    return fail("headers-too-large", `a part's header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
   if (shape.depth > limits.maxMimeDepth)
-    return refuse("mime-too-deep", `nesting > maxMimeDepth ${limits.maxMimeDepth}`);
+    return fail("mime-too-deep", `nesting > maxMimeDepth ${limits.maxMimeDepth}`);
   if (shape.parts > limits.maxMimeParts)
-    return refuse("mime-too-many-parts", `parts > maxMimeParts ${limits.maxMimeParts}`);
+    return fail("mime-too-many-parts", `parts > maxMimeParts ${limits.maxMimeParts}`);
   return OK;
 }
 
 export function checkAttachments(sizes: readonly number[], limits: AttachmentLimits): LimitVerdict {
   if (sizes.length > limits.maxAttachments)
-    return refuse(
+    return fail(
       "too-many-attachments",
       `${sizes.length} attachments > maxAttachments ${limits.maxAttachments}`,
     );
   let total = 0;
   for (const [i, size] of sizes.entries()) {
     if (size > limits.maxAttachmentBytes)
-      return refuse(
+      return fail(
         "attachment-too-large",
         `attachment ${i + 1}: ${size} bytes > maxAttachmentBytes ${limits.maxAttachmentBytes}`,
       );
     total += size;
   }
   if (total > limits.maxTotalAttachmentBytes)
-    return refuse(
+    return fail(
       "attachments-too-large",
       `${total} bytes in attachments > maxTotalAttachmentBytes ${limits.maxTotalAttachmentBytes}`,
     );

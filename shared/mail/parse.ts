@@ -1,6 +1,7 @@
 import PostalMime, { type Address, type Email, type PostalMimeOptions } from "postal-mime";
 import type { AttachmentLimits } from "../config/schema.ts";
-import { checkAttachments, checkMessageSize, checkShape, type LimitReason } from "./limits.ts";
+import { fail, type Ok } from "../result.ts";
+import { checkAttachments, checkMessageSize, checkShape, type LimitFailure } from "./limits.ts";
 import { scanMime } from "./mime-scan.ts";
 
 /**
@@ -41,9 +42,7 @@ export interface ParsedMail {
   readonly headers: { key: string; value: string }[];
 }
 
-export type ParseResult =
-  | { readonly ok: true; readonly mail: ParsedMail }
-  | { readonly ok: false; readonly reason: LimitReason; readonly detail: string };
+export type ParseResult = Ok<{ readonly mail: ParsedMail }> | LimitFailure;
 
 export type MimeParser = (raw: Uint8Array, options: PostalMimeOptions) => Promise<Email>;
 
@@ -134,11 +133,7 @@ export async function parseMail(
     email = await parser(raw, parserOptions(limits, shape.encodedEmbeddedMessage));
   } catch (err) {
     // postal-mime rejects only on its own limits or malformed input: the message is refused, not retried.
-    return {
-      ok: false,
-      reason: "mime-unparseable",
-      detail: err instanceof Error ? err.message : String(err),
-    };
+    return fail("mime-unparseable", err instanceof Error ? err.message : String(err));
   }
   const mail = toParsedMail(email);
   const attachments = checkAttachments(

@@ -1,3 +1,4 @@
+import { type Fail, fail, type Ok } from "../result.ts";
 import { routingKey } from "./routing-key.ts";
 
 /**
@@ -6,15 +7,9 @@ import { routingKey } from "./routing-key.ts";
  * is the agent too); the total is capped and an over-cap list is refused, never silently truncated.
  */
 
-export type RecipientFailure =
-  | { readonly ok: false; readonly reason: "recipient-invalid"; readonly address: string }
-  | {
-      readonly ok: false;
-      readonly reason: "too-many-recipients";
-      readonly count: number;
-      readonly max: number;
-    }
-  | { readonly ok: false; readonly reason: "no-recipients" };
+export type RecipientReason = "recipient-invalid" | "too-many-recipients" | "no-recipients";
+/** `detail`: the refused address (reduced to printable ASCII), or the count over the cap. */
+export type RecipientFailure = Fail<RecipientReason>;
 
 export interface Recipients {
   readonly to: readonly string[];
@@ -22,9 +17,7 @@ export interface Recipients {
   readonly bcc: readonly string[];
 }
 
-export type RecipientsResult =
-  | ({ readonly ok: true } & Recipients & { readonly dropped: readonly string[] })
-  | RecipientFailure;
+export type RecipientsResult = Ok<Recipients & { readonly dropped: readonly string[] }> | RecipientFailure;
 
 /** RFC 5321 §4.5.3.1: 64 octets of local part, 254 for the whole path. */
 const MAX_LOCAL = 64;
@@ -38,19 +31,20 @@ const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~
 const DOMAIN =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
-export type AddrSpecResult = { readonly ok: true; readonly address: string } | { readonly ok: false };
+export type AddrSpecResult = Ok<{ readonly address: string }> | Fail<"recipient-invalid">;
 
 /** A strict plain addr-spec; the domain is lower-cased (it is case-insensitive), the local part kept as given. */
 export function parseAddrSpec(input: string): AddrSpecResult {
   const value = input.trim();
-  if (value.length === 0 || value.length > MAX_ADDRESS) return { ok: false };
+  if (value.length === 0 || value.length > MAX_ADDRESS) return fail("recipient-invalid");
   const at = value.lastIndexOf("@");
-  if (at <= 0) return { ok: false };
+  if (at <= 0) return fail("recipient-invalid");
   const local = value.slice(0, at);
   const domain = value.slice(at + 1);
-  if (local.length > MAX_LOCAL || !LOCAL.test(local) || !DOMAIN.test(domain)) return { ok: false };
+  if (local.length > MAX_LOCAL || !LOCAL.test(local) || !DOMAIN.test(domain))
+    return fail("recipient-invalid");
   // `=?...?=` is atext, but MUAs may decode it as an RFC 2047 encoded-word and show something else (G2's lesson).
-  if (local.includes("=?")) return { ok: false };
+  if (local.includes("=?")) return fail("recipient-invalid");
   return { ok: true, address: `${local}@${domain.toLowerCase()}` };
 }
 
@@ -69,16 +63,11 @@ function add(c: Collector, field: keyof Recipients, address: string): void {
 }
 
 /** Validate model-supplied lists: one bad address refuses the whole send (the model can fix and retry). */
-function strictList(list: readonly string[] | undefined): { ok: true; list: string[] } | RecipientFailure {
+function strictList(list: readonly string[] | undefined): Ok<{ list: string[] }> | RecipientFailure {
   const out: string[] = [];
   for (const raw of list ?? []) {
     const parsed = parseAddrSpec(raw);
-    if (!parsed.ok)
-      return {
-        ok: false,
-        reason: "recipient-invalid",
-        address: raw.replace(/[^\x20-\x7e]/g, "?").slice(0, 100),
-      };
+    if (!parsed.ok) return fail(parsed.reason, raw.replace(/[^\x20-\x7e]/g, "?").slice(0, 100));
     out.push(parsed.address);
   }
   return { ok: true, list: out };
@@ -86,9 +75,9 @@ function strictList(list: readonly string[] | undefined): { ok: true; list: stri
 
 function finish(c: Collector, dropped: string[], max: number): RecipientsResult {
   const { to, cc, bcc } = c.fields;
-  if (to.length === 0) return { ok: false, reason: "no-recipients" };
+  if (to.length === 0) return fail("no-recipients");
   const count = to.length + cc.length + bcc.length;
-  if (count > max) return { ok: false, reason: "too-many-recipients", count, max };
+  if (count > max) return fail("too-many-recipients", `${count} recipients > ${max}`);
   return { ok: true, to, cc, bcc, dropped };
 }
 

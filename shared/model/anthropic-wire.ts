@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { assistantText, isPlainObject, replayInput, toolResultText } from "./content.ts";
 import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
-import { describeIssues, type ParsedTurn } from "./wire.ts";
+import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";
 
 /** Anthropic Messages API (`anthropic-version: 2023-06-01`) request body. */
 export function toAnthropicBody(model: string, request: ModelRequest): Record<string, unknown> {
@@ -94,18 +94,17 @@ const toolUseWire = z.object({
 
 export function parseAnthropicResponse(json: unknown): ParsedTurn {
   const parsed = responseWire.safeParse(json);
-  if (!parsed.success)
-    return { ok: false, detail: `unexpected response shape: ${describeIssues(parsed.error)}` };
+  if (!parsed.success) return malformed(`unexpected response shape: ${describeIssues(parsed.error)}`);
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const [i, block] of parsed.data.content.entries()) {
     if (block.type === "text") {
       const t = textWire.safeParse(block);
-      if (!t.success) return { ok: false, detail: `content.${i}: ${describeIssues(t.error)}` };
+      if (!t.success) return malformed(`content.${i}: ${describeIssues(t.error)}`);
       texts.push(t.data.text);
     } else if (block.type === "tool_use") {
       const u = toolUseWire.safeParse(block);
-      if (!u.success) return { ok: false, detail: `content.${i}: ${describeIssues(u.error)}` };
+      if (!u.success) return malformed(`content.${i}: ${describeIssues(u.error)}`);
       toolCalls.push(
         isPlainObject(u.data.input)
           ? { id: u.data.id, name: u.data.name, input: u.data.input }

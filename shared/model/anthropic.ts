@@ -1,5 +1,5 @@
 import { parseAnthropicResponse, toAnthropicBody } from "./anthropic-wire.ts";
-import { failure } from "./failure.ts";
+import { modelFailure } from "./failure.ts";
 import { type FetchLike, joinUrl, postTurn } from "./http.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { ApiKeySource } from "./secret-source.ts";
@@ -28,8 +28,8 @@ export function anthropicModel(options: AnthropicOptions): ModelProvider {
     capabilities: { supportsImages: true, supportsDocuments: true },
     async generate(request) {
       const key = await options.apiKey();
-      if (!key.ok) return failure("model-config", key.detail, false);
-      if (key.key === undefined) return failure("model-config", "the Anthropic API needs a key", false);
+      if (!key.ok) return modelFailure(key.reason, key.detail);
+      if (key.key === undefined) return modelFailure("model-config", "the Anthropic API needs a key");
       const secrets = [key.key];
       const headers = { "x-api-key": key.key, "anthropic-version": ANTHROPIC_VERSION };
       const body = toAnthropicBody(options.model, request);

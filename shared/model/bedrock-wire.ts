@@ -8,7 +8,7 @@ import type {
 } from "@aws-sdk/client-bedrock-runtime";
 import { assistantText, isPlainObject, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
 import type { MediaBlock, Message, ModelCapabilities, ModelRequest, StopReason, ToolCall } from "./types.ts";
-import type { ParsedTurn } from "./wire.ts";
+import { malformed, type ParsedTurn } from "./wire.ts";
 
 /** The SDK's JSON document type, taken from the SDK itself rather than its transitive `@smithy/types`. */
 type DocumentType = NonNullable<ToolUseBlock["input"]>;
@@ -131,7 +131,7 @@ function mergeRoles(messages: ConverseMessage[]): ConverseMessage[] {
 export function parseConverseOutput(output: ConverseCommandOutput): ParsedTurn {
   const message = output.output?.message;
   if (message === undefined || !Array.isArray(message.content))
-    return { ok: false, detail: "unexpected response shape: output.message.content is missing" };
+    return malformed("unexpected response shape: output.message.content is missing");
   const texts: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const [i, block] of message.content.entries()) {
@@ -139,7 +139,7 @@ export function parseConverseOutput(output: ConverseCommandOutput): ParsedTurn {
     else if (block.toolUse !== undefined) {
       const { toolUseId, name, input } = block.toolUse;
       if (typeof toolUseId !== "string" || typeof name !== "string" || name === "")
-        return { ok: false, detail: `content.${i}.toolUse: toolUseId and name are required` };
+        return malformed(`content.${i}.toolUse: toolUseId and name are required`);
       toolCalls.push(
         isPlainObject(input)
           ? { id: toolUseId, name, input }

@@ -1,6 +1,6 @@
 import { type BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
 import { parseConverseOutput, toConverseInput } from "./bedrock-wire.ts";
-import { failure, networkCode } from "./failure.ts";
+import { modelFailure, networkCode } from "./failure.ts";
 import { type Attempt, type RetryOptions, withRetry } from "./retry.ts";
 import type { ModelCapabilities, ModelFailure, ModelProvider } from "./types.ts";
 
@@ -35,13 +35,13 @@ export function bedrockModel(options: BedrockOptions): ModelProvider {
         try {
           const output = await options.client.send(new ConverseCommand(input), { abortSignal: signal });
           const parsed = parseConverseOutput(output);
-          return { result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false) };
+          return { result: parsed.ok ? parsed : modelFailure(parsed.reason, parsed.detail) };
         } catch (err) {
           if (signal.aborted) {
             const why = timeout.aborted
               ? `no response within ${options.timeoutMs ?? 120_000} ms`
               : "aborted by the caller";
-            return { result: failure("model-timeout", `bedrock ${options.modelId}: ${why}`, true) };
+            return { result: modelFailure("model-timeout", `bedrock ${options.modelId}: ${why}`) };
           }
           return { result: classifyError(err, options.modelId) };
         }
@@ -76,18 +76,18 @@ export function classifyError(err: unknown, modelId: string): ModelFailure {
   const status = e.$metadata?.httpStatusCode;
   const detail = `bedrock ${modelId}: ${name}${status ? ` (HTTP ${status})` : ""}: ${message}`;
   if (e.$fault === "client" || e.$fault === "server") {
-    if (THROTTLED.has(name) || status === 429) return failure("model-throttled", detail, true);
-    if (AUTH.has(name) || status === 401 || status === 403) return failure("model-auth", detail, false);
-    if (name === "ModelTimeoutException" || status === 408) return failure("model-timeout", detail, true);
-    return failure("model-http-error", detail, status === undefined || status >= 500);
+    if (THROTTLED.has(name) || status === 429) return modelFailure("model-throttled", detail);
+    if (AUTH.has(name) || status === 401 || status === 403) return modelFailure("model-auth", detail);
+    if (name === "ModelTimeoutException" || status === 408) return modelFailure("model-timeout", detail);
+    return modelFailure("model-http-error", detail, { status });
   }
   // The SDK reports an unparseable 2xx body as a SyntaxError carrying the response metadata.
   if (status !== undefined && status >= 200 && status < 300)
-    return failure("model-malformed-response", `${detail.slice(0, 300)}`, false);
+    return modelFailure("model-malformed-response", `${detail.slice(0, 300)}`);
   const code = networkCode(err) ?? http2Code(err);
-  if (code !== undefined) return failure("model-network", `bedrock ${modelId}: network error ${code}`, true);
+  if (code !== undefined) return modelFailure("model-network", `bedrock ${modelId}: network error ${code}`);
   // No credentials in the environment (a local run without an AWS profile) is an auth problem, not a bug.
-  if (name === "CredentialsProviderError") return failure("model-auth", detail, false);
+  if (name === "CredentialsProviderError") return modelFailure("model-auth", detail);
   throw err;
 }
 

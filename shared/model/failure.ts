@@ -1,3 +1,4 @@
+import { fail } from "../result.ts";
 import type { ModelFailure, ModelFailureReason } from "./types.ts";
 
 const MAX_DETAIL = 1000;
@@ -29,19 +30,43 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** Build a failure whose detail is redacted and bounded. */
-export function failure(
+/**
+ * Whether the same request may succeed later, so the loop lets the queue redeliver the round: throttling,
+ * timeouts, network errors and server errors (5xx, or a service fault with no status) may; auth, configuration,
+ * a malformed response, any other 4xx and a spent script never will. The rule lives here so no caller re-derives it.
+ */
+export function isRetryable(reason: ModelFailureReason, status?: number): boolean {
+  switch (reason) {
+    case "model-throttled":
+    case "model-timeout":
+    case "model-network":
+      return true;
+    case "model-http-error":
+      return status === undefined || status >= 500;
+    default:
+      return false;
+  }
+}
+
+export interface ModelFailureOptions {
+  /** The HTTP status, when there was one: a `model-http-error` is retryable only for 5xx. */
+  readonly status?: number | undefined;
+  /** Values to cut from the detail (the API key). */
+  readonly secrets?: readonly string[];
+  /** Overrides the rule, for a script that drills a failure as it is written. */
+  readonly retryable?: boolean;
+}
+
+/** The model's failure: detail redacted and bounded, `retryable` computed from the reason (and status). */
+export function modelFailure(
   reason: ModelFailureReason,
   detail: string,
-  retryable: boolean,
-  secrets: readonly string[] = [],
+  opts: ModelFailureOptions = {},
 ): ModelFailure {
-  const clean = redact(detail, secrets);
+  const clean = redact(detail, opts.secrets ?? []);
   return {
-    ok: false,
-    reason,
-    detail: clean.length > MAX_DETAIL ? `${clean.slice(0, MAX_DETAIL)}...` : clean,
-    retryable,
+    ...fail(reason, clean.length > MAX_DETAIL ? `${clean.slice(0, MAX_DETAIL)}...` : clean),
+    retryable: opts.retryable ?? isRetryable(reason, opts.status),
   };
 }
 

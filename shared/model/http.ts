@@ -1,6 +1,7 @@
-import { failure } from "./failure.ts";
-import { type Attempt, parseRetryAfter, type RetryOptions, withRetry } from "./retry.ts";
-import type { ModelFailure, ModelResult } from "./types.ts";
+import type { Ok } from "../result.ts";
+import { type ModelFailureOptions, modelFailure } from "./failure.ts";
+import { parseRetryAfter, type RetryOptions, withRetry } from "./retry.ts";
+import type { ModelFailure, ModelFailureReason, ModelResult } from "./types.ts";
 import type { ParsedTurn } from "./wire.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -16,9 +17,10 @@ export interface JsonPost {
   readonly secrets: readonly string[];
 }
 
+/** A failed POST is the model's failure, with the server's retry-after hint when it gave one. */
 export type JsonOutcome =
-  | { readonly ok: true; readonly json: unknown }
-  | { readonly ok: false; readonly attempt: Attempt };
+  | Ok<{ readonly json: unknown }>
+  | (ModelFailure & { readonly retryAfterMs?: number });
 
 /**
  * POST a JSON body and classify the outcome the way every HTTP model API needs: throttling (429, Anthropic's 529
@@ -29,10 +31,15 @@ export async function postJson(call: JsonPost): Promise<JsonOutcome> {
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
   const where = describeUrl(call.url);
-  const fail = (f: ModelFailure, retryAfterMs?: number): JsonOutcome => ({
-    ok: false,
-    attempt: retryAfterMs === undefined ? { result: f } : { result: f, retryAfterMs },
-  });
+  const failPost = (
+    reason: ModelFailureReason,
+    detail: string,
+    opts: ModelFailureOptions = {},
+    retryAfterMs?: number,
+  ): JsonOutcome => {
+    const f = modelFailure(reason, detail, opts);
+    return retryAfterMs === undefined ? f : { ...f, retryAfterMs };
+  };
   let status: number;
   let headers: Headers;
   let text: string;
@@ -49,30 +56,25 @@ export async function postJson(call: JsonPost): Promise<JsonOutcome> {
   } catch (err) {
     if (signal.aborted) {
       const why = timeout.aborted ? `no response within ${call.timeoutMs} ms` : "aborted by the caller";
-      return fail(failure("model-timeout", `${where}: ${why}`, true));
+      return failPost("model-timeout", `${where}: ${why}`);
     }
-    return fail(failure("model-network", `${where}: ${describeNetworkError(err)}`, true, call.secrets));
+    return failPost("model-network", `${where}: ${describeNetworkError(err)}`, { secrets: call.secrets });
   }
   if (status >= 200 && status < 300) {
     try {
       return { ok: true, json: JSON.parse(text) };
     } catch {
-      return fail(
-        failure(
-          "model-malformed-response",
-          `${where}: HTTP ${status} body is not JSON: ${text.slice(0, 200)}`,
-          false,
-          call.secrets,
-        ),
-      );
+      const body = `${where}: HTTP ${status} body is not JSON: ${text.slice(0, 200)}`;
+      return failPost("model-malformed-response", body, { secrets: call.secrets });
     }
   }
   const detail = `${where}: HTTP ${status}: ${errorMessage(text)}`;
+  const opts = { status, secrets: call.secrets };
   if (status === 429 || status === 529 || status === 503)
-    return fail(failure("model-throttled", detail, true, call.secrets), parseRetryAfter(headers));
-  if (status === 401 || status === 403) return fail(failure("model-auth", detail, false, call.secrets));
-  if (status === 408) return fail(failure("model-timeout", detail, true, call.secrets));
-  return fail(failure("model-http-error", detail, status >= 500, call.secrets));
+    return failPost("model-throttled", detail, opts, parseRetryAfter(headers));
+  if (status === 401 || status === 403) return failPost("model-auth", detail, opts);
+  if (status === 408) return failPost("model-timeout", detail, opts);
+  return failPost("model-http-error", detail, opts);
 }
 
 /** OpenAI and Anthropic put the reason in `error.message`; Ollama and llama.cpp sometimes in a string `error`. */
@@ -123,10 +125,13 @@ export async function postTurn(
 ): Promise<ModelResult> {
   return withRetry(async () => {
     const out = await postJson(call);
-    if (!out.ok) return out.attempt;
+    if (!out.ok) {
+      const { retryAfterMs, ...result } = out;
+      return retryAfterMs === undefined ? { result } : { result, retryAfterMs };
+    }
     const parsed = call.parse(out.json);
     return {
-      result: parsed.ok ? parsed : failure("model-malformed-response", parsed.detail, false, call.secrets),
+      result: parsed.ok ? parsed : modelFailure(parsed.reason, parsed.detail, { secrets: call.secrets }),
     };
   }, call.retry);
 }

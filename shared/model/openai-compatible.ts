@@ -1,4 +1,4 @@
-import { failure } from "./failure.ts";
+import { modelFailure } from "./failure.ts";
 import { type FetchLike, joinUrl, postTurn } from "./http.ts";
 import { parseOpenAiResponse, toOpenAiBody } from "./openai-wire.ts";
 import type { RetryOptions } from "./retry.ts";
@@ -28,7 +28,7 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): ModelPr
     capabilities: { supportsImages: false, supportsDocuments: false },
     async generate(request) {
       const key = await apiKey();
-      if (!key.ok) return failure("model-config", key.detail, false);
+      if (!key.ok) return modelFailure(key.reason, key.detail);
       const secrets = key.key === undefined ? [] : [key.key];
       const headers: Record<string, string> =
         key.key === undefined ? {} : { authorization: `Bearer ${key.key}` };

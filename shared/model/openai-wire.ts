@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { assistantText, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
 import type { Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
-import { describeIssues, type ParsedTurn } from "./wire.ts";
+import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";
 
 /**
  * OpenAI chat completions wire format (also spoken by Ollama, vLLM and llama.cpp's server). Images and documents
@@ -64,10 +64,9 @@ const responseWire = z.object({
 
 export function parseOpenAiResponse(json: unknown): ParsedTurn {
   const parsed = responseWire.safeParse(json);
-  if (!parsed.success)
-    return { ok: false, detail: `unexpected response shape: ${describeIssues(parsed.error)}` };
+  if (!parsed.success) return malformed(`unexpected response shape: ${describeIssues(parsed.error)}`);
   const choice = parsed.data.choices[0];
-  if (choice === undefined) return { ok: false, detail: "no choices" };
+  if (choice === undefined) return malformed("no choices");
   const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => toToolCall(c, i));
   return {
     ok: true,

@@ -1,17 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { formatIssues } from "../config/load.ts";
-
-const failureReasons = [
-  "model-throttled",
-  "model-http-error",
-  "model-auth",
-  "model-timeout",
-  "model-network",
-  "model-malformed-response",
-  "model-config",
-  "script-exhausted",
-] as const;
+import { MODEL_FAILURE_REASONS } from "./types.ts";
 
 const scriptToolCall = z
   .object({
@@ -39,7 +29,7 @@ const scriptTurn = z
     /** Makes this turn a failure instead (drills: throttling, malformed output, ...). */
     fail: z
       .object({
-        reason: z.enum(failureReasons),
+        reason: z.enum(MODEL_FAILURE_REASONS),
         detail: z.string().default("scripted failure"),
         retryable: z.boolean().default(false),
       })

@@ -1,4 +1,4 @@
-import { failure } from "./failure.ts";
+import { modelFailure } from "./failure.ts";
 import type { ModelScript, ScriptTurn } from "./script.ts";
 import type { ModelProvider, ModelRequest, ModelResult, ToolCall } from "./types.ts";
 
@@ -27,13 +27,12 @@ function replay(script: ModelScript, request: ModelRequest): ModelResult {
   const index = scriptTurnIndex(request);
   const turn = script.turns[index];
   if (turn === undefined) {
-    return failure(
+    return modelFailure(
       "script-exhausted",
       `the script has ${script.turns.length} turn(s); turn ${index} was requested (${index} assistant turns in the transcript)`,
-      false,
     );
   }
-  if (turn.fail) return failure(turn.fail.reason, turn.fail.detail, turn.fail.retryable);
+  if (turn.fail) return modelFailure(turn.fail.reason, turn.fail.detail, { retryable: turn.fail.retryable });
   const toolCalls = turn.toolCalls.map((c, i): ToolCall => {
     const id = c.id ?? `call_${index}_${i}`;
     if (c.malformedInput !== undefined)

@@ -1,3 +1,5 @@
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
+
 /**
  * Where model API keys come from (G16): an env var named by the catalog entry's `apiKeyEnv`, or a Secrets
  * Manager / SSM reference in `apiKeySecret`. The admin tables never hold keys.
@@ -25,9 +27,7 @@ export function envSecretSource(
   };
 }
 
-export type ApiKeyResult =
-  | { readonly ok: true; readonly key: string | undefined }
-  | { readonly ok: false; readonly detail: string };
+export type ApiKeyResult = Ok<{ readonly key: string | undefined }> | FailWithDetail<"model-config">;
 
 /** Resolves the key for one call; failures name the reference, never a value. */
 export type ApiKeySource = () => Promise<ApiKeyResult>;
@@ -41,12 +41,12 @@ export function apiKeyFrom(ref: SecretRef, secrets: SecretSource): ApiKeySource 
     try {
       const key = await secrets.get(ref);
       if (key === undefined || key === "")
-        return { ok: false, detail: `API key not found: ${name} is unset or empty` };
+        return fail("model-config", `API key not found: ${name} is unset or empty`);
       return { ok: true, key };
     } catch (err) {
       // The error's name only: an SDK message could quote the request, and this string reaches traces.
       const kind = err instanceof Error ? err.name : "unknown error";
-      return { ok: false, detail: `API key unavailable: reading ${name} failed (${kind})` };
+      return fail("model-config", `API key unavailable: reading ${name} failed (${kind})`);
     }
   };
 }

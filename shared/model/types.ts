@@ -3,6 +3,8 @@
  * maps these to and from its own wire format, so the agent loop never sees a provider's shapes.
  */
 
+import type { FailWithDetail, Ok } from "../result.ts";
+
 /** A tool the model may call. `inputSchema` is a JSON Schema object (e.g. from `z.toJSONSchema`). */
 export interface ToolSpec {
   readonly name: string;
@@ -116,26 +118,25 @@ export interface ModelTurn {
  * - `script-exhausted`: the scripted provider was asked for a turn past the end of its script
  * (A script may also replay any of these codes on purpose, for drills.)
  */
-export type ModelFailureReason =
-  | "model-throttled"
-  | "model-http-error"
-  | "model-auth"
-  | "model-timeout"
-  | "model-network"
-  | "model-malformed-response"
-  | "model-config"
-  | "script-exhausted";
+export const MODEL_FAILURE_REASONS = [
+  "model-throttled",
+  "model-http-error",
+  "model-auth",
+  "model-timeout",
+  "model-network",
+  "model-malformed-response",
+  "model-config",
+  "script-exhausted",
+] as const;
+export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number];
 
-export interface ModelFailure {
-  readonly ok: false;
-  readonly reason: ModelFailureReason;
-  /** Human-readable, secret-free (keys are redacted), at most ~1 KB. */
-  readonly detail: string;
-  /** True when the same request may succeed later (the loop may let the queue redeliver). */
-  readonly retryable: boolean;
-}
+/**
+ * `detail`: human-readable, secret-free (keys are redacted), at most ~1 KB. `retryable`: the same request may
+ * succeed later (the loop may let the queue redeliver); computed once, by `modelFailure` (failure.ts).
+ */
+export type ModelFailure = FailWithDetail<ModelFailureReason, { readonly retryable: boolean }>;
 
-export type ModelResult = { readonly ok: true; readonly turn: ModelTurn } | ModelFailure;
+export type ModelResult = Ok<{ readonly turn: ModelTurn }> | ModelFailure;
 
 export interface ModelCapabilities {
   readonly supportsImages: boolean;

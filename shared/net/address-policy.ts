@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
 import ipaddr from "ipaddr.js";
+import { type Fail, fail, type Ok, ok } from "../result.ts";
 
 /**
  * Which IP addresses a server-side fetch may connect to. The threat is SSRF: a model (or a page it was told to
@@ -8,7 +9,17 @@ import ipaddr from "ipaddr.js";
  * special-purpose range (IANA registries, RFC 6890) is refused, and IPv6 forms that embed an IPv4 address are
  * judged by the IPv4 address they reach.
  */
-export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: string };
+export type AddressVerdict = Ok | Fail<NonPublicRange>;
+
+/** The range a refused address is in, named after ipaddr.js's ranges (`ipv4-loopback`, `6to4-ipv4-private`). */
+export type NonPublicRange =
+  | "invalid"
+  | V4Range
+  | `ipv6-${Exclude<ReturnType<ipaddr.IPv6["range"]>, "unicast">}`
+  | "ipv6-not-global"
+  | `${Via}-${V4Range}`;
+type V4Range = `ipv4-${Exclude<ReturnType<ipaddr.IPv4["range"]>, "unicast">}`;
+type Via = "ipv4-mapped" | "nat64" | "6to4";
 
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
 
@@ -18,21 +29,21 @@ export function checkAddress(address: string): AddressVerdict {
   // Strict forms only: DNS answers and URL hosts arrive canonical, and a legacy form here ("0x7f.1") would
   // mean something upstream did not normalise — refuse rather than guess what the socket layer makes of it.
   if (isIPv4(bare) && ipaddr.IPv4.isValidFourPartDecimal(bare)) return checkV4(ipaddr.IPv4.parse(bare));
-  if (!isIPv6(bare)) return { ok: false, range: "invalid" };
+  if (!isIPv6(bare)) return fail("invalid");
   // Re-serialise with the WHATWG URL parser before ipaddr.js reads it: ipaddr.js 2.5 reads the IPv4-compatible
   // "::127.0.0.1" as the mapped "::ffff:127.0.0.1", and the guard must see the address the socket will use.
   const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-  if (!ipaddr.IPv6.isValid(canonical)) return { ok: false, range: "invalid" };
+  if (!ipaddr.IPv6.isValid(canonical)) return fail("invalid");
   return checkV6(ipaddr.IPv6.parse(canonical));
 }
 
 export const isPublicAddress = (address: string): boolean => checkAddress(address).ok;
 
-function checkV4(addr: ipaddr.IPv4): AddressVerdict {
+function checkV4(addr: ipaddr.IPv4): Ok | Fail<V4Range> {
   // ipaddr.js names loopback, private (RFC 1918), linkLocal (incl. metadata), carrierGradeNat, unspecified (0/8),
   // multicast, broadcast, reserved (documentation, benchmarking, 240/4), as112, amt. Only `unicast` is public.
   const range = addr.range();
-  return range === "unicast" ? { ok: true } : { ok: false, range: `ipv4-${range}` };
+  return range === "unicast" ? ok() : fail(`ipv4-${range}`);
 }
 
 function checkV6(addr: ipaddr.IPv6): AddressVerdict {
@@ -48,14 +59,14 @@ function checkV6(addr: ipaddr.IPv6): AddressVerdict {
   if (range === "6to4") return embedded(v4FromWords(parts[1] ?? 0, parts[2] ?? 0), "6to4");
   // Everything else must be plain global unicast inside 2000::/3. That excludes ::/8 wholesale, including the
   // deprecated IPv4-compatible ::a.b.c.d (RFC 4291 §2.5.5.1), which ipaddr.js reports as `unicast`.
-  if (range !== "unicast") return { ok: false, range: `ipv6-${range}` };
-  if (!addr.match(IPV6_GLOBAL_UNICAST)) return { ok: false, range: "ipv6-not-global" };
-  return { ok: true };
+  if (range !== "unicast") return fail(`ipv6-${range}`);
+  if (!addr.match(IPV6_GLOBAL_UNICAST)) return fail("ipv6-not-global");
+  return ok();
 }
 
-function embedded(v4: ipaddr.IPv4, via: string): AddressVerdict {
+function embedded(v4: ipaddr.IPv4, via: Via): AddressVerdict {
   const verdict = checkV4(v4);
-  return verdict.ok ? verdict : { ok: false, range: `${via}-${verdict.range}` };
+  return verdict.ok ? verdict : fail(`${via}-${verdict.reason}`);
 }
 
 function v4FromWords(hi: number, lo: number): ipaddr.IPv4 {

@@ -1,4 +1,5 @@
 import { parse } from "node-html-parser";
+import { fail } from "../result.ts";
 import { decodeText } from "./readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 import type { SearchOutcome, SearchProvider, SearchResult } from "./search.ts";
@@ -76,23 +77,15 @@ export function duckDuckGoProvider(opts: DuckDuckGoOptions = {}): SearchProvider
         ...opts.fetch,
         acceptMediaType: (t) => t === "text/html",
       });
-      if (!fetched.ok) return { ok: false, reason: "search-unavailable", message: fetched.message };
+      if (!fetched.ok) return fail("search-unavailable", fetched.detail);
       const r = fetched.response;
       if (r.status !== 200) {
-        return {
-          ok: false,
-          reason: "search-unavailable",
-          message: `the search service answered HTTP ${r.status}`,
-        };
+        return fail("search-unavailable", `the search service answered HTTP ${r.status}`);
       }
       const page = parseResultsPage(decodeText(r.body, r.charset), r.url);
       if (page.kind === "unrecognised") {
         // A challenge page or a markup change: say so rather than pretend nothing matched.
-        return {
-          ok: false,
-          reason: "search-unavailable",
-          message: "the search service returned no result page",
-        };
+        return fail("search-unavailable", "the search service returned no result page");
       }
       return { ok: true, results: page.kind === "results" ? tidyResults(page.results, limit) : [] };
     },

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import { pinnedGet } from "./pinned-request.ts";
 import { type HostResolver, systemResolver } from "./resolver.ts";
 import { type VetFailure, vetTarget } from "./vet-target.ts";
@@ -43,9 +44,7 @@ export type SafeFetchFailure =
   | "content-type-not-allowed"
   | "content-encoding-unsupported";
 
-export type SafeFetchResult =
-  | { readonly ok: true; readonly response: FetchedResponse }
-  | { readonly ok: false; readonly reason: SafeFetchFailure; readonly message: string };
+export type SafeFetchResult = Ok<{ readonly response: FetchedResponse }> | FailWithDetail<SafeFetchFailure>;
 
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -202,5 +201,3 @@ function baseHeaders(): Record<string, string> {
     "accept-encoding": "gzip, deflate, br",
   };
 }
-
-const fail = (reason: SafeFetchFailure, message: string): SafeFetchResult => ({ ok: false, reason, message });

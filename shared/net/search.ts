@@ -1,3 +1,5 @@
+import type { FailWithDetail, Ok } from "../result.ts";
+
 /** One web search hit, whichever provider found it. */
 export interface SearchResult {
   readonly title: string;
@@ -5,9 +7,14 @@ export interface SearchResult {
   readonly snippet: string;
 }
 
-export type SearchOutcome =
-  | { readonly ok: true; readonly results: readonly SearchResult[] }
-  | { readonly ok: false; readonly reason: string; readonly message: string };
+/**
+ * Why a search gave nothing (docs/tools/web_search.md): a keyless provider can only be unavailable; a keyed one
+ * maps HTTP 401/403 to `search-auth-failed` and 429 to `search-rate-limited`. The model reads the detail, so it
+ * never carries the key.
+ */
+export type SearchReason = "search-unavailable" | "search-auth-failed" | "search-rate-limited";
+
+export type SearchOutcome = Ok<{ readonly results: readonly SearchResult[] }> | FailWithDetail<SearchReason>;
 
 /**
  * A search backend: the keyless DuckDuckGo one built in, or an operator's keyed provider in `tools/` (Brave,

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import { checkAddress } from "./address-policy.ts";
 import type { HostResolver } from "./resolver.ts";
 
@@ -17,17 +18,13 @@ export type VetFailure =
   | "dns-failed"
   | "address-not-public";
 
-export type VetResult =
-  | { readonly ok: true; readonly target: VettedTarget }
-  | { readonly ok: false; readonly reason: VetFailure; readonly message: string };
+export type VetResult = Ok<{ readonly target: VettedTarget }> | FailWithDetail<VetFailure>;
 
 export interface VetOptions {
   readonly resolve: HostResolver;
   /** Replaces the public-address policy. For tests that must reach a loopback server; never set in production. */
   readonly allow?: (address: string) => boolean;
 }
-
-const fail = (reason: VetFailure, message: string): VetResult => ({ ok: false, reason, message });
 
 /**
  * Parse with the WHATWG URL parser (what browsers do: `http://2130706433/` and `http://0x7f.1/` become
@@ -65,7 +62,7 @@ export async function vetTarget(raw: string | URL, opts: VetOptions): Promise<Ve
     // Any one non-public answer refuses the host: the socket layer may pick any of them.
     if (!allowed(address)) {
       const verdict = checkAddress(address);
-      const range = verdict.ok ? "not-allowed" : verdict.range;
+      const range = verdict.ok ? "not-allowed" : verdict.reason;
       return fail("address-not-public", `${host} resolves to a non-public address (${range})`);
     }
   }

@@ -1,6 +1,7 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { AttachmentMeta, Logger } from "../tools/context.ts";
+import type { SendStateReason } from "./reasons.ts";
 
 /**
  * The outbound core's I/O, as small interfaces. The core knows neither DynamoDB nor SES; adapters live next to
@@ -48,7 +49,7 @@ export interface SendRecord {
   readonly sesMessageId?: string;
   readonly headerMessageId?: string;
   readonly sentAt?: string;
-  readonly reason?: string;
+  readonly reason?: SendStateReason;
 }
 
 export type SendRecordFields = Partial<Omit<SendRecord, "requestId" | "state" | "claimedAt" | "updatedAt">>;

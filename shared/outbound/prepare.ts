@@ -1,44 +1,21 @@
-import {
-  type ComposeFailureReason,
-  type ComposeMode,
-  composeMime,
-  type MailOrigin,
-  type SendingIdentity,
-} from "../mail/compose.ts";
+import { type ComposeMode, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
 import { derivedId, requestMessageId, sentMailboxId } from "../mail/message-id.ts";
 import { composeNotice, noticeReasonFor, postmasterOf } from "../mail/notice.ts";
-import {
-  newMailRecipients,
-  parseAddrSpec,
-  type RecipientFailure,
-  replyAllRecipients,
-} from "../mail/recipients.ts";
+import { newMailRecipients, parseAddrSpec, replyAllRecipients } from "../mail/recipients.ts";
+import { type Fail, fail, type Ok } from "../result.ts";
 import { PREFIXES } from "../store/tables.ts";
 import type { AttachmentMeta } from "../tools/context.ts";
 import type { OutboundDeps, SendPlan } from "./ports.ts";
+import type { PrepareFailureReason } from "./reasons.ts";
 import type { OutboundMessage } from "./request.ts";
 
-/** Why a request can never be sent; stable codes, recorded on the state item and logged. */
-export type PrepareFailureReason =
-  | "agent-unknown"
-  | "agent-disabled"
-  | "domain-unregistered"
-  | "reply-target-not-found"
-  | "reply-target-not-inbound"
-  | "reply-target-missing"
-  | "subject-on-reply"
-  | "notice-malformed"
-  | "attachment-not-found"
-  | RecipientFailure["reason"]
-  | ComposeFailureReason;
+export type { PrepareFailureReason };
 
 export type Prepared =
-  | { readonly ok: true; readonly raw: Buffer; readonly plan: SendPlan; readonly body: string }
-  | { readonly ok: false; readonly reason: PrepareFailureReason };
+  | Ok<{ readonly raw: Buffer; readonly plan: SendPlan; readonly body: string }>
+  | Fail<PrepareFailureReason>;
 
-const fail = (reason: PrepareFailureReason): Prepared => ({ ok: false, reason });
-
-type Identity = { ok: true; identity: SendingIdentity } | { ok: false; reason: PrepareFailureReason };
+type Identity = Ok<{ identity: SendingIdentity }> | Fail<PrepareFailureReason>;
 
 /**
  * The From identity comes from the admin table (or, for notices, the domain's postmaster), looked up by the
@@ -48,15 +25,15 @@ async function sendingIdentity(message: OutboundMessage, deps: OutboundDeps): Pr
   const address = message.agent.toLowerCase();
   const domain = address.slice(address.lastIndexOf("@") + 1);
   // Never send From a domain this deployment does not own, whatever an admin item says.
-  if (!deps.config.domains.includes(domain)) return { ok: false, reason: "domain-unregistered" };
+  if (!deps.config.domains.includes(domain)) return fail("domain-unregistered");
   const agent = await deps.agents.get(address);
   if (agent) {
-    if (!agent.enabled && message.kind !== "notice") return { ok: false, reason: "agent-disabled" };
+    if (!agent.enabled && message.kind !== "notice") return fail("agent-disabled");
     return { ok: true, identity: { address: agent.address, name: agent.name } };
   }
   // A notice about no agent (an unknown address at our domain) comes from that domain's postmaster.
   if (message.kind === "notice") return { ok: true, identity: postmasterOf(domain) };
-  return { ok: false, reason: "agent-unknown" };
+  return fail("agent-unknown");
 }
 
 /** Resolve the request into raw MIME and the plan that will be recorded. Pure apart from the reads it makes. */
@@ -75,7 +52,7 @@ export async function prepareSend(
   let body = message.body;
 
   if (message.kind === "notice") {
-    const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : { ok: false as const };
+    const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : fail("recipient-invalid");
     // The text is rendered here from a reason code; a notice can carry nothing a sender wrote (G6). Requests
     // that put the gate's reason code in `body` (shared/verify) are read the same way.
     const reason = message.notice?.reason ?? noticeReasonFor(message.body.trim());

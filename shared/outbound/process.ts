@@ -1,6 +1,7 @@
 import type { MailOrigin } from "../mail/compose.ts";
 import type { OutboundDeps, SendRecord } from "./ports.ts";
-import { type PrepareFailureReason, prepareSend } from "./prepare.ts";
+import { prepareSend } from "./prepare.ts";
+import type { PrepareFailureReason } from "./reasons.ts";
 import type { OutboundMessage } from "./request.ts";
 
 /**

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { OutboundRequest } from "../tools/context.ts";
+import type { RequestRefusal } from "./reasons.ts";
 
 /**
  * The outbound queue message: an OutboundRequest (shared/tools/context.ts), plus, for engine notices, the reason
@@ -50,19 +52,20 @@ export const outboundMessageSchema = z
   .refine((m) => m.notice === undefined || m.kind === "notice", "only a notice carries notice details")
   .refine((m) => m.mode === "new" || m.replyTo !== undefined, "a reply needs replyTo");
 
+/** `detail`: what is wrong with the body, for the operator's log. */
 export function parseOutboundMessage(
   body: string,
-): { ok: true; message: OutboundMessage } | { ok: false; error: string } {
+): Ok<{ message: OutboundMessage }> | FailWithDetail<RequestRefusal> {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { ok: false, error: "not JSON" };
+    return fail("request-not-json", "not JSON");
   }
   const parsed = outboundMessageSchema.safeParse(json);
   return parsed.success
     ? { ok: true, message: parsed.data }
-    : { ok: false, error: z.prettifyError(parsed.error) };
+    : fail("request-invalid", z.prettifyError(parsed.error));
 }
 
 /**

@@ -122,24 +122,27 @@ export class InboundRepo {
   }
 
   async complete(sesMessageId: string, recipient: string, outcome: InboundOutcome): Promise<CompleteResult> {
+    // Refusals and drops join the console's per-day index (sparse: accepted mail never carries the attribute).
+    const refusal = outcome.verdict !== "accept";
+    const now = this.#now().toISOString();
     try {
       await this.#dynamo.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: { sesMessageId, recipient },
-          UpdateExpression:
-            "SET #status = :done, completedAt = :now, verdict = :verdict, #reason = :reason, sender = :sender, #agent = :agent, messageId = :messageId",
+          UpdateExpression: `SET #status = :done, completedAt = :now, verdict = :verdict, #reason = :reason, sender = :sender, #agent = :agent, messageId = :messageId${refusal ? ", refusalDay = :day, refusalAt = :now" : ""}`,
           ConditionExpression: "#status = :claimed",
           ExpressionAttributeNames: { "#status": "status", "#reason": "reason", "#agent": "agent" },
           ExpressionAttributeValues: {
             ":done": "done",
             ":claimed": "claimed",
-            ":now": this.#now().toISOString(),
+            ":now": now,
             ":verdict": outcome.verdict,
             ":reason": outcome.reason,
             ":sender": outcome.sender,
             ":agent": outcome.agent,
             ":messageId": outcome.messageId,
+            ...(refusal ? { ":day": now.slice(0, 10) } : {}),
           },
         }),
       );

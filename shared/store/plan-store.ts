@@ -27,6 +27,10 @@ export interface PlanRecord {
   readonly code?: string;
   readonly hash?: string;
   readonly expiresAtIso?: string;
+  /** When the first operation was proposed (absent on plans written before the console's index). */
+  readonly planAt?: string;
+  /** Who decided it (the approver's routing key), once decided. */
+  readonly decidedBy?: string;
 }
 
 const key = (runId: string) => ({ pk: `plan#${runId}`, sk: "plan" });
@@ -52,7 +56,7 @@ export class PlanStore {
           TableName: this.#table,
           Key: key(runId),
           UpdateExpression:
-            "SET ops = list_append(if_not_exists(ops, :none), :op), opIds = list_append(if_not_exists(opIds, :none), :id), #agent = :agent, #state = if_not_exists(#state, :open), expiresAt = if_not_exists(expiresAt, :exp)",
+            "SET ops = list_append(if_not_exists(ops, :none), :op), opIds = list_append(if_not_exists(opIds, :none), :id), #agent = :agent, #state = if_not_exists(#state, :open), planState = if_not_exists(planState, :open), planAt = if_not_exists(planAt, :at), expiresAt = if_not_exists(expiresAt, :exp)",
           ConditionExpression:
             "(attribute_not_exists(#state) OR #state = :open) AND NOT contains(opIds, :cid)",
           ExpressionAttributeNames: { "#state": "state", "#agent": "agent" },
@@ -64,6 +68,7 @@ export class PlanStore {
             ":agent": agent,
             ":open": "open",
             ":exp": Math.floor(Date.now() / 1000) + PLAN_TTL_SECONDS,
+            ":at": new Date().toISOString(),
           },
         }),
       );
@@ -89,6 +94,8 @@ export class PlanStore {
       ...(i.code ? { code: String(i.code) } : {}),
       ...(i.hash ? { hash: String(i.hash) } : {}),
       ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
+      ...(i.planAt ? { planAt: String(i.planAt) } : {}),
+      ...(i.decidedBy ? { decidedBy: String(i.decidedBy) } : {}),
     };
   }
 
@@ -98,7 +105,10 @@ export class PlanStore {
     agent: string,
     sealed: { code: string; hash: string; expiresAtIso: string },
   ): Promise<boolean> {
-    const moved = await this.#state.transition(key(runId).pk, "plan", "open", "pending", sealed);
+    const moved = await this.#state.transition(key(runId).pk, "plan", "open", "pending", {
+      ...sealed,
+      planState: "pending",
+    });
     if (!moved.ok) return false;
     await this.#state.putIfAbsent(`plancode#${sealed.code}`, "plan", { runId, agent }, PLAN_TTL_SECONDS);
     return true;
@@ -116,6 +126,7 @@ export class PlanStore {
     to: PlanState,
     attrs: Record<string, unknown> = {},
   ): Promise<boolean> {
-    return (await this.#state.transition(key(runId).pk, "plan", from, to, attrs)).ok;
+    // `planState` mirrors `state` for the console's plansByState index; every move goes through here or seal().
+    return (await this.#state.transition(key(runId).pk, "plan", from, to, { ...attrs, planState: to })).ok;
   }
 }

@@ -9,8 +9,23 @@ export interface TableSpec {
   readonly sortType?: "S" | "N";
   /** Attribute holding an epoch-seconds expiry; CDK enables DynamoDB TTL on it. */
   readonly ttlAttribute?: string;
-  /** Admin tables are operator-edited configuration; runtime tables are engine state. */
-  readonly kind: "admin" | "runtime";
+  /**
+   * Admin tables are operator-edited configuration; runtime tables are engine state; the audit table is the
+   * console's record of admin changes (no pipeline function reads or writes it).
+   */
+  readonly kind: "admin" | "runtime" | "audit";
+  /**
+   * Global secondary indexes (all attributes projected; keys are strings). The console's paged lists read through
+   * them instead of scanning. CloudFormation adds at most one new index per existing table per deployment, so a
+   * table gains at most one index per release.
+   */
+  readonly indexes?: readonly IndexSpec[];
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
 }
 
 export const TABLES = {
@@ -21,17 +36,52 @@ export const TABLES = {
   responsibilities: { partitionKey: "id", kind: "admin" },
   approvers: { partitionKey: "toolkit", sortKey: "address", kind: "admin" },
   /** One item per (SES message id, envelope recipient): the gate verdict, the dedupe marker and the evidence. */
-  inbound: { partitionKey: "sesMessageId", sortKey: "recipient", kind: "runtime" },
+  inbound: {
+    partitionKey: "sesMessageId",
+    sortKey: "recipient",
+    kind: "runtime",
+    /**
+     * Refused and dropped mail per UTC day of the verdict, newest first (sparse: only refusals carry `refusalDay`
+     * and `refusalAt`, set when verify completes). Day partitions keep a flood of refusals off one index key.
+     */
+    indexes: [{ name: "refusalsByDay", partitionKey: "refusalDay", sortKey: "refusalAt" }],
+  },
   /** The agent's mailbox: accepted inbound and sent outbound mail; sk is the message id. */
-  messages: { partitionKey: "agent", sortKey: "id", kind: "runtime" },
-  threads: { partitionKey: "agent", sortKey: "threadId", kind: "runtime" },
-  runs: { partitionKey: "runId", kind: "runtime" },
+  messages: {
+    partitionKey: "agent",
+    sortKey: "id",
+    kind: "runtime",
+    /** A thread's messages in order (ids sort by time) without reading the agent's whole mailbox. */
+    indexes: [{ name: "byThread", partitionKey: "threadId", sortKey: "id" }],
+  },
+  threads: {
+    partitionKey: "agent",
+    sortKey: "threadId",
+    kind: "runtime",
+    /** An agent's threads, most recently active first. */
+    indexes: [{ name: "byActivity", partitionKey: "agent", sortKey: "lastMessageAt" }],
+  },
+  runs: {
+    partitionKey: "runId",
+    kind: "runtime",
+    /** An agent's runs, newest first. */
+    indexes: [{ name: "byAgent", partitionKey: "agent", sortKey: "createdAt" }],
+  },
   runEvents: { partitionKey: "runId", sortKey: "seq", sortType: "N", kind: "runtime" },
   /**
    * Counters (budgets), idempotency keys, send state machines, pending plans: small conditional items.
    * Families by pk prefix, e.g. `msgid#<agent>` (sk = a Message-ID, → threadId: the per-agent threading index).
    */
-  state: { partitionKey: "pk", sortKey: "sk", ttlAttribute: "expiresAt", kind: "runtime" },
+  state: {
+    partitionKey: "pk",
+    sortKey: "sk",
+    ttlAttribute: "expiresAt",
+    kind: "runtime",
+    /** Plans by state (sparse: only plan items carry `planState`), newest first: the console's pending list. */
+    indexes: [{ name: "plansByState", partitionKey: "planState", sortKey: "planAt" }],
+  },
+  /** Every admin change made in the console: who, when, before and after. sk `at` = `<ISO time>#<random>`. */
+  audit: { partitionKey: "stream", sortKey: "at", kind: "audit" },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

@@ -1,5 +1,6 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { Fail, Ok } from "../result.ts";
 
 /** Structured logger (Powertools Logger satisfies it); tests pass a recorder. */
 export interface Logger {
@@ -49,9 +50,11 @@ export interface OutboundRequest {
   readonly kind?: "agent" | "notice";
 }
 
-export type DeliverResult =
-  | { readonly ok: true; readonly requestId: string }
-  | { readonly ok: false; readonly reason: string };
+/**
+ * The runtime's deliver never refuses: a queue error throws, and the dispatcher makes it `tool-error`. A refusal is
+ * an implementation's own code (a test double's, another runtime's), which send_email passes through to the model.
+ */
+export type DeliverResult = Ok<{ readonly requestId: string }> | Fail<string>;
 
 export interface AttachmentMeta {
   readonly id: string;

@@ -1,4 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
+import type { Fail, Ok } from "../result.ts";
 import type { Logger, RunTrigger, VerifiedSender } from "./context.ts";
 import type { EgressDeclaration } from "./tool.ts";
 
@@ -10,9 +11,8 @@ export interface ResolverContext {
   readonly logger: Logger;
 }
 
-export type ResolverResult =
-  | { readonly ok: true; readonly data: unknown }
-  | { readonly ok: false; readonly reason: string };
+/** `R`: the resolver's own codes (an operator's resolver names them); the run's trace records the code. */
+export type ResolverResult<R extends string = string> = Ok<{ readonly data: unknown }> | Fail<R>;
 
 /**
  * A resolver adds context before the first model call, e.g. the verified sender's customer record. Resolvers are

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DocumentMediaType, ImageMediaType } from "../model/types.ts";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { ToolContext } from "./context.ts";
 
 /**
@@ -41,15 +42,23 @@ export type ToolContent =
       readonly name?: string;
     };
 
-export type ToolResult =
-  | { readonly ok: true; readonly data: unknown; readonly content?: readonly ToolContent[] }
-  | { readonly ok: false; readonly reason: string; readonly message: string };
+/**
+ * A tool's failure: a stable reason code (each tool's are listed in docs/tools/, and typed as its `R`) and a detail
+ * the model reads, so it can correct the call. The model sees `{ error: reason, message: detail }`.
+ */
+export type ToolFailure<R extends string = string> = FailWithDetail<R>;
 
-export const success = (data: unknown, content?: readonly ToolContent[]): ToolResult =>
+/** `R`: the tool's own reason codes. A registered tool is `ToolResult<string>`: operators' tools name their own. */
+export type ToolResult<R extends string = string> = ToolSuccess | ToolFailure<R>;
+export type ToolSuccess = Ok<{ readonly data: unknown; readonly content?: readonly ToolContent[] }>;
+
+export const success = (data: unknown, content?: readonly ToolContent[]): ToolSuccess =>
   content ? { ok: true, data, content } : { ok: true, data };
-export const failure = (reason: string, message: string): ToolResult => ({ ok: false, reason, message });
+/** The one way a tool (or the dispatcher, for it) fails a call. */
+export const toolFailure = <R extends string>(reason: R, detail: string): ToolFailure<R> =>
+  fail(reason, detail);
 
-export interface ToolSpec<S extends z.ZodType = z.ZodType> {
+export interface ToolSpec<S extends z.ZodType = z.ZodType, R extends string = string> {
   /** snake_case id the model calls. */
   readonly name: string;
   /** For operators (CLI, traces); defaults to the titled id. */
@@ -65,7 +74,7 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly evidenceFields?: readonly string[];
   /** Reads stored mail or files: must scope by the context's agent (and thread). Tripwire-checked. */
   readonly readsStoredMail?: boolean;
-  use(ctx: ToolContext, input: z.output<S>): Promise<ToolResult>;
+  use(ctx: ToolContext, input: z.output<S>): Promise<ToolResult<R>>;
 }
 
 export interface Tool extends ToolSpec {
@@ -77,7 +86,7 @@ export interface Tool extends ToolSpec {
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Define a tool; rejects at load time what would otherwise fail at dispatch or slip past a gate. */
-export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
+export function defineTool<S extends z.ZodType, R extends string = string>(spec: ToolSpec<S, R>): Tool {
   if (!TOOL_NAME.test(spec.name))
     throw new Error(`tool name ${JSON.stringify(spec.name)} must be snake_case`);
   if (!spec.egress) throw new Error(`tool ${spec.name} declares no egress classification (G13)`);

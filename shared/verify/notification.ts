@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Fail, fail, type Ok } from "../result.ts";
 import { PREFIXES } from "../store/tables.ts";
 
 /**
@@ -45,34 +46,39 @@ export interface InboundEvent {
   readonly virusVerdict: string | null;
 }
 
+/** Not a usable notification: retrying cannot fix it (it goes to the DLQ). `detail` names the invalid fields. */
+export type NotificationReason =
+  | "notification-not-json"
+  | "notification-invalid"
+  | "notification-foreign-object";
+
 export type NotificationResult =
-  | { readonly ok: true; readonly event: InboundEvent }
+  | Ok<{ readonly event: InboundEvent }>
   /** SES's setup notice, not mail: acknowledged, never retried. */
-  | { readonly ok: "setup"; readonly reason: "ses-setup-notification" }
-  | { readonly ok: false; readonly reason: string };
+  | Ok<{ readonly event: null; readonly setup: "ses-setup-notification" }>
+  | Fail<NotificationReason>;
+
+const SETUP: NotificationResult = { ok: true, event: null, setup: "ses-setup-notification" };
 
 export function parseNotification(body: string, expectedBucket: string): NotificationResult {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { ok: false, reason: "notification-not-json" };
+    return fail("notification-not-json");
   }
   const wrapped = snsEnvelope.safeParse(json);
   if (wrapped.success) {
     try {
       json = JSON.parse(wrapped.data.Message);
     } catch {
-      return { ok: false, reason: "notification-not-json" };
+      return fail("notification-not-json");
     }
   }
-  if (SETUP_NOTIFICATION.safeParse(json).success) return { ok: "setup", reason: "ses-setup-notification" };
+  if (SETUP_NOTIFICATION.safeParse(json).success) return SETUP;
   const parsed = sesNotification.safeParse(json);
   if (!parsed.success) {
-    return {
-      ok: false,
-      reason: `notification-invalid: ${parsed.error.issues.map((i) => i.path.join(".")).join(", ")}`,
-    };
+    return fail("notification-invalid", parsed.error.issues.map((i) => i.path.join(".")).join(", "));
   }
   const n = parsed.data;
   // Only our own bucket and prefix: a forged notification must not make verify read (and show) other objects.
@@ -80,10 +86,9 @@ export function parseNotification(body: string, expectedBucket: string): Notific
     n.receipt.action.bucketName !== expectedBucket ||
     !n.receipt.action.objectKey.startsWith(PREFIXES.inbound)
   ) {
-    return { ok: false, reason: "notification-foreign-object" };
+    return fail("notification-foreign-object");
   }
-  if (n.receipt.action.objectKey === `${PREFIXES.inbound}${SES_SETUP_OBJECT}`)
-    return { ok: "setup", reason: "ses-setup-notification" };
+  if (n.receipt.action.objectKey === `${PREFIXES.inbound}${SES_SETUP_OBJECT}`) return SETUP;
   return {
     ok: true,
     event: {

@@ -10,7 +10,7 @@ import type { ParsedMail } from "../mail/parse.ts";
 import { noticeRequest } from "../outbound/request.ts";
 import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../queue/messages.ts";
 import type { BlobStore } from "../store/blob-store.ts";
-import type { InboundRepo } from "../store/inbound-repo.ts";
+import type { InboundOutcome, InboundRepo } from "../store/inbound-repo.ts";
 import type { Logger, OutboundRequest } from "../tools/context.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
@@ -36,10 +36,19 @@ export interface VerifyDeps {
   readonly logger: Logger;
 }
 
+/**
+ * What verify records and logs per recipient: the gate's decision code (`accepted`, or a GateReason), or
+ * `replayed` when the same signed message reached the agent before (G2). Operators and traces key on these.
+ */
+export type InboundReason = Decision["reason"] | "replayed";
+
+/** The inbound record as verify completes it: the store keeps `reason` as a string; verify writes only these. */
+type InboundCompletion = Omit<InboundOutcome, "reason"> & { readonly reason: InboundReason };
+
 export interface InboundSummary {
   readonly recipient: string;
   readonly verdict: Decision["verdict"];
-  readonly reason: string;
+  readonly reason: InboundReason;
   readonly status: "processed" | "duplicate";
   readonly runId?: string;
 }
@@ -100,7 +109,7 @@ async function actOn(
       reason: "replayed",
       sender: decision.sender.routingKey,
     });
-    await deps.inbound.complete(event.sesMessageId, recipient, {
+    await complete(deps, event, recipient, {
       verdict: "drop",
       reason: "replayed",
       sender: decision.sender.routingKey,
@@ -117,7 +126,7 @@ async function actOn(
     const notice = noticeFor(event, recipient, decision);
     if (notice) await deps.enqueueOutbound(notice);
   }
-  await deps.inbound.complete(event.sesMessageId, recipient, {
+  await complete(deps, event, recipient, {
     verdict: decision.verdict,
     reason: decision.reason,
     sender:
@@ -132,6 +141,16 @@ async function actOn(
     status: "processed",
     ...(handed.runId ? { runId: handed.runId } : {}),
   };
+}
+
+/** Close the (SES message, recipient) claim with the decision: typed here, where the store takes any string. */
+async function complete(
+  deps: VerifyDeps,
+  event: InboundEvent,
+  recipient: string,
+  outcome: InboundCompletion,
+): Promise<void> {
+  await deps.inbound.complete(event.sesMessageId, recipient, outcome);
 }
 
 /** Store an accepted mail and hand it to agent-step: as a reply about a plan (G14), or as a new run. */

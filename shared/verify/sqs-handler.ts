@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { sqsBatchHandler } from "../queue/partial-batch.ts";
+import { failureText } from "../result.ts";
 import type { FunctionLogger } from "../runtime/logger.ts";
 import { parseNotification } from "./notification.ts";
 import { processInbound, type VerifyDeps } from "./process.ts";
@@ -13,17 +14,21 @@ export function verifySqsHandler(
   return sqsBatchHandler(
     async (record, scope) => {
       const parsed = parseNotification(record.body, bucket);
-      if (parsed.ok === "setup") {
+      if (!parsed.ok) {
+        // Retrying cannot fix it; failing it sends it to the DLQ, where it is kept and alarmed on. The log line
+        // keeps its one-field form (`notification-invalid: <fields>`): alarms and searches match on it.
+        logger.error("unusable SES notification", {
+          sqsMessageId: record.messageId,
+          reason: failureText(parsed),
+        });
+        return "reject";
+      }
+      if (parsed.event === null) {
         logger.info("SES setup notification acknowledged", {
           sqsMessageId: record.messageId,
-          reason: parsed.reason,
+          reason: parsed.setup,
         });
         return "done";
-      }
-      if (!parsed.ok) {
-        // Retrying cannot fix it; failing it sends it to the DLQ, where it is kept and alarmed on.
-        logger.error("unusable SES notification", { sqsMessageId: record.messageId, reason: parsed.reason });
-        return "reject";
       }
       scope.appendKeys({ correlationId: parsed.event.sesMessageId });
       await processInbound(parsed.event, deps);

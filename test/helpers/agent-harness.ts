@@ -8,11 +8,11 @@ import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
-import type { Logger } from "../../shared/tools/context.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
 import type { Resolver } from "../../shared/tools/resolver.ts";
 import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
 import { acceptedIds } from "../../shared/verify/store-accepted.ts";
+import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
 export const AGENT = "helpdesk@agents.example.net";
 export const SENDER = "alice@example.com";
@@ -33,15 +33,12 @@ export function counterTool(name: string, counts: Map<string, number>): Tool {
   });
 }
 
-export interface Recorder extends Logger {
-  readonly lines: { level: string; message: string; extra?: Record<string, unknown> }[];
-}
-export function recorder(): Recorder {
-  const lines: Recorder["lines"] = [];
-  const at = (level: string) => (message: string, extra?: Record<string, unknown>) =>
-    void lines.push({ level, message, ...(extra ? { extra } : {}) });
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
+/**
+ * The one recording logger (test/fakes/recording-logger.ts) under its old name, for the console's tests (test/console,
+ * owned by the console work) until they import it directly. New tests import recordingLogger.
+ */
+export { recordingLogger as recorder };
+export type Recorder = RecordingLogger;
 
 /** Counts model calls around any provider. */
 export function counting(provider: ModelProvider): ModelProvider & { calls: ModelRequest[] } {
@@ -60,7 +57,7 @@ export interface Harness {
   readonly emulators: Emulators;
   /** The real wiring: StepDeps plus `startDue(tick)` and the stores. */
   readonly deps: ReturnType<typeof buildStepDeps>;
-  readonly logger: Recorder;
+  readonly logger: RecordingLogger;
   /** Seeds a received message and its reply run, as verify would; returns the run id. */
   startReplyRun(opts?: {
     sesMessageId?: string;
@@ -105,7 +102,7 @@ export async function startHarness(opts: {
     }),
     baseDir: process.cwd(),
   };
-  const logger = recorder();
+  const logger = recordingLogger();
   const deps = buildStepDeps({
     resources: emulators.resources,
     loaded,

@@ -5,7 +5,7 @@ import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
 import type { FunctionLogger } from "../../shared/runtime/logger.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
-import { recorder } from "./agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 
 /** Poll until `probe` returns something (not undefined), or fail naming what never happened. */
 export async function waitFor<T>(
@@ -22,7 +22,8 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export const quietLogger = (): FunctionLogger => ({ ...recorder(), appendKeys() {}, removeKeys() {} });
+/** Each function's logger in the local pipeline: recorded, so nothing reaches the test output. */
+export const quietLogger = (): FunctionLogger => recordingLogger();
 
 /**
  * The whole local pipeline (SMTP intake → verify → agent-step → outbound → SES capture) in memory on free ports,

@@ -45,6 +45,8 @@ const VARIANTS: readonly Variant[] = [
     agentStepConcurrency: 2,
   },
   { name: "env-agnostic", config: join(FIXTURES, "create-mode.config.json") },
+  // The operator console on: Cognito user pool, groups, domain, client, function URL, SSM parameter.
+  { name: "console", config: join(FIXTURES, "console.config.json"), region: "eu-west-1" },
 ];
 
 /** A cfn-lint warning we keep, keyed by rule id and the resources it names; `reason` says why it stays. */
@@ -59,9 +61,10 @@ const ALLOWED: readonly Allowance[] = [
   {
     rule: "W3005",
     type: "AWS::Lambda::Function",
-    // Postern's three functions; in create mode also the rule-set activation's onEvent and its Provider's function.
+    // Postern's three functions (and the console's); in create mode also the rule-set activation's onEvent and its
+    // Provider's function.
     resource:
-      /^((Verify|AgentStep|Outbound)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
+      /^((Verify|AgentStep|Outbound|Console)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
     reason:
       "aws-cdk-lib's Function lists its role beside the role's DefaultPolicy in DependsOn, so the policy is attached " +
       "before the function can run (an event source mapping polls at once); the role half repeats the Role GetAtt.",

@@ -22,7 +22,7 @@ import { TABLE_KEYS } from "../../shared/store/tables.ts";
 import { builtinTools } from "../../shared/tools/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
 import { demoOrderBackend, orderTools } from "../../tools/orders.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 import { DeployedTemplate } from "../helpers/aws-contract/deployed-template.ts";
 import { type DeployedNames, type IamRequest, iamRequests } from "../helpers/aws-contract/iam-requests.ts";
 import { simulate, type Verdict } from "../helpers/aws-contract/simulate.ts";
@@ -107,7 +107,7 @@ beforeAll(async () => {
   });
   local = stack.resources;
   try {
-    const stores = makeStores(stack.clients, stack.resources, recorder());
+    const stores = makeStores(stack.clients, stack.resources, recordingLogger());
     await stores.admin.putAgent({ address: AGENT, name: "Shop", model: "demo" });
     await stores.admin.putToolkit({ id: "refunds", tools: ["issue_refund"], agents: [AGENT] });
     await stores.admin.putApprover({ toolkit: "refunds", address: APPROVER });

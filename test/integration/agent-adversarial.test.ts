@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MAX_CALL_ID_CHARS } from "../../shared/agent/dispatch.ts";
 import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/agent/step.ts";
-import { failure } from "../../shared/model/failure.ts";
+import { modelFailure } from "../../shared/model/failure.ts";
 import { scriptTurnIndex } from "../../shared/model/scripted.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";
 import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
@@ -191,7 +191,7 @@ function adversary() {
       const n = state.seen.get(i) ?? 0;
       if (t && "transient" in t && n < t.transient) {
         state.seen.set(i, n + 1);
-        return failure("model-throttled", "scripted throttle", true);
+        return modelFailure("model-throttled", "scripted throttle", { retryable: true });
       }
       return scripted(toScript(state.turns)).generate(req);
     },

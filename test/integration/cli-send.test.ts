@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSend } from "../../cli/commands/send.ts";
 import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 let stack: LocalStack;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     configPath: join(dir, "postern.config.json"),
     smtpPort: 0,
   });
-  await makeStores(stack.clients, stack.resources, recorder()).admin.putAgent({
+  await makeStores(stack.clients, stack.resources, recordingLogger()).admin.putAgent({
     address: AGENT,
     name: "Help Desk",
     model: "demo",

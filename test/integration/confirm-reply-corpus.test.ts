@@ -15,7 +15,7 @@ import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tools/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tools/registry.ts";
 import { demoOrderBackend, orderTools } from "../../tools/orders.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "shop@agents.example.net";
@@ -148,7 +148,7 @@ beforeAll(async () => {
     },
     registry: new ToolRegistry([...builtinTools(), ...orderTools(backend)]),
   }));
-  stores = makeStores(stack.clients, stack.resources, recorder());
+  stores = makeStores(stack.clients, stack.resources, recordingLogger());
   plans = new PlanStore({
     dynamo: stack.clients.dynamo,
     tables: stack.resources.tables,

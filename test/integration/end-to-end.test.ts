@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
@@ -29,7 +29,7 @@ beforeAll(async () => {
       ],
     },
   }));
-  const stores = makeStores(stack.clients, stack.resources, recorder());
+  const stores = makeStores(stack.clients, stack.resources, recordingLogger());
   await stores.admin.putAgent({
     address: AGENT,
     name: "Help Desk",
@@ -71,7 +71,7 @@ describe("end to end in the local stack", () => {
 
   it("an unsigned mail is refused without a reply or a notice", async () => {
     const before = outbox().length;
-    const stores = makeStores(stack.clients, stack.resources, recorder());
+    const stores = makeStores(stack.clients, stack.resources, recordingLogger());
     const nodemailer = await import("nodemailer");
     const transport = nodemailer.createTransport({
       host: "127.0.0.1",
@@ -134,7 +134,7 @@ describe("end to end in the local stack", () => {
       port: stack.smtp.port,
     });
     if (!second.ok) throw new Error(second.reason);
-    const stores = makeStores(stack.clients, stack.resources, recorder());
+    const stores = makeStores(stack.clients, stack.resources, recordingLogger());
     const threads = await waitFor("both messages stored", async () => {
       const inbound = await stores.inbound.listRecent(50);
       const ids = [first.sesMessageId, second.sesMessageId].map(

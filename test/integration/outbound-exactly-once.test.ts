@@ -8,7 +8,8 @@ import type { OutboundMessage } from "../../shared/outbound/request.ts";
 import { listUncertainSends, sendPk } from "../../shared/outbound/state-store.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
-import { CONFIG, HELPDESK, recordingLogger, recordingSes } from "../unit/outbound/fakes.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
+import { CONFIG, HELPDESK, recordingSes } from "../unit/outbound/fakes.ts";
 import { readMail } from "../unit/outbound/mail-helpers.ts";
 
 /**

@@ -9,7 +9,7 @@ import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { TABLE_KEYS } from "../../shared/store/tables.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 import { startPipelineStack } from "../helpers/pipeline-stack.ts";
 
 /**
@@ -21,7 +21,9 @@ const AGENT = "helpdesk@agents.example.net";
 let stack: LocalStack;
 let server: Server;
 let dir: string;
-const lines: string[] = [];
+const loggers: RecordingLogger[] = [];
+/** Every line every function logged, as text with its keys and fields. */
+const lines = () => loggers.flatMap((l) => l.text());
 let calls = 0;
 
 beforeAll(async () => {
@@ -73,20 +75,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const port = (server.address() as AddressInfo).port;
-  const capture = (service: string) => {
-    const keys: Record<string, string> = {};
-    const at = (level: string) => (message: string, extra?: Record<string, unknown>) =>
-      void lines.push(`[${service}] ${level} ${message} ${JSON.stringify({ ...keys, ...(extra ?? {}) })}`);
-    return {
-      debug: at("DEBUG"),
-      info: at("INFO"),
-      warn: at("WARN"),
-      error: at("ERROR"),
-      appendKeys: (k: Record<string, string>) => void Object.assign(keys, k),
-      removeKeys: (ks: string[]) => {
-        for (const k of ks) delete keys[k];
-      },
-    };
+  const capture = () => {
+    const logger = recordingLogger();
+    loggers.push(logger);
+    return logger;
   };
   ({ stack, dir } = await startPipelineStack({
     config: {
@@ -104,7 +96,7 @@ beforeAll(async () => {
     },
     logger: capture,
   }));
-  await makeStores(stack.clients, stack.resources, recorder()).admin.putAgent({
+  await makeStores(stack.clients, stack.resources, recordingLogger()).admin.putAgent({
     address: AGENT,
     name: "Help",
     model: "local",
@@ -149,15 +141,15 @@ describe("secrets stay server-side (G16)", () => {
     });
     if (!sent.ok) throw new Error(sent.reason);
     const until = Date.now() + 30_000;
-    while (Date.now() < until && !lines.some((l) => l.includes('"state":"failed"')))
+    while (Date.now() < until && !lines().some((l) => l.includes('"state":"failed"')))
       await new Promise((r) => setTimeout(r, 100));
     // The run really went through the keyed model: it replied (call 2) and then failed auth (call 3).
     expect(calls).toBeGreaterThanOrEqual(3);
-    expect(lines.some((l) => l.includes("model-auth"))).toBe(true);
+    expect(lines().some((l) => l.includes("model-auth"))).toBe(true);
     const stored = await everythingStored();
     expect(stored).toContain("model-auth");
     expect(stored).toContain("On it.");
-    for (const haystack of [lines.join("\n"), stored]) {
+    for (const haystack of [lines().join("\n"), stored]) {
       expect(haystack).not.toContain(CANARY);
       // Nor a long fragment of it.
       expect(haystack).not.toContain(CANARY.slice(3, 18));

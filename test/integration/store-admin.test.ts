@@ -4,6 +4,7 @@ import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
 import { TABLES } from "../../shared/store/tables.ts";
+import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
 const SUZIE = "suzie@shopping.example.net";
 const BOB = "bob@shopping.example.net";
@@ -15,7 +16,9 @@ const MINIMAL = {
 
 let em: Emulators;
 let clients: AwsClients;
-let lines: string[];
+let logger: RecordingLogger;
+/** What the repository logged, as `level message` lines. */
+const lines = () => logger.text({ fields: false });
 let repo: AdminRepo;
 
 const ADMIN = ["agents", "accessRules", "toolkits", "responsibilities", "approvers"] as const;
@@ -46,13 +49,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await wipe();
-  lines = [];
-  const log = (level: string) => (m: string) => void lines.push(`${level} ${m}`);
-  repo = new AdminRepo({
-    dynamo: clients.dynamo,
-    tables: em.resources.tables,
-    logger: { warn: log("warn"), info: log("info"), error: log("error") },
-  });
+  logger = recordingLogger();
+  repo = new AdminRepo({ dynamo: clients.dynamo, tables: em.resources.tables, logger });
 });
 
 describe("AdminRepo writes", () => {
@@ -102,7 +100,7 @@ describe("AdminRepo reads fail closed", () => {
     await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
     expect(await repo.getAgent(SUZIE)).toBeNull();
     expect((await repo.listAgents()).map((a) => a.address)).toEqual([BOB]);
-    const line = lines.find((l) => l.includes("table=agents"));
+    const line = lines().find((l) => l.includes("table=agents"));
     expect(line).toContain(`address="${SUZIE}"`);
     expect(line).toContain("enabled:");
   });
@@ -119,7 +117,9 @@ describe("AdminRepo reads fail closed", () => {
       { agent: SUZIE, pattern: "ann@example.com", effect: "allow" },
     ]);
     expect(
-      lines.some((l) => l.startsWith("warn") && l.includes("table=accessRules") && l.includes("lower-case")),
+      lines().some(
+        (l) => l.startsWith("warn") && l.includes("table=accessRules") && l.includes("lower-case"),
+      ),
     ).toBe(true);
   });
 
@@ -133,7 +133,7 @@ describe("AdminRepo reads fail closed", () => {
     });
     const rules = await repo.listAccessRules(SUZIE);
     expect(rules).toContainEqual(expect.objectContaining({ agent: SUZIE, pattern: "*", effect: "deny" }));
-    expect(lines.some((l) => l.startsWith("error") && l.includes("refuses every sender"))).toBe(true);
+    expect(lines().some((l) => l.startsWith("error") && l.includes("refuses every sender"))).toBe(true);
     const snap = await repo.snapshot();
     expect(snap.accessRules.filter((r) => r.effect === "deny" && r.pattern === "*")).toHaveLength(1);
   });
@@ -163,7 +163,7 @@ describe("AdminRepo reads fail closed", () => {
   it("skips an invalid toolkit, so its tools are granted to nobody", async () => {
     await putRaw("toolkits", { id: "crm", tools: ["Lookup Customer"], agents: [SUZIE] });
     expect(await repo.listToolkits()).toEqual([]);
-    expect(lines.some((l) => l.includes("table=toolkits") && l.includes('id="crm"'))).toBe(true);
+    expect(lines().some((l) => l.includes("table=toolkits") && l.includes('id="crm"'))).toBe(true);
   });
 });
 

@@ -10,7 +10,7 @@ import { ensureDevKey } from "../../cli/local/dev-keys.ts";
 import { composeDevMail, signWithDevKey } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
-import { recorder } from "../helpers/agent-harness.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
@@ -78,7 +78,7 @@ beforeAll(async () => {
       ],
     },
   }));
-  stores = makeStores(stack.clients, stack.resources, recorder());
+  stores = makeStores(stack.clients, stack.resources, recordingLogger());
   await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
   await stores.admin.putAgent({ address: BCC_AGENT, name: "Archive", model: "demo", acceptBcc: true });
 }, 60_000);

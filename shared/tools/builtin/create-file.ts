@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, failure, success, type Tool } from "../tool.ts";
+import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 
 /** The text formats an agent may author, and the MIME type each is stored (and later attached) with. */
 export const FILE_TYPES = {
@@ -11,6 +11,9 @@ export const FILE_TYPES = {
   svg: "image/svg+xml",
 } as const;
 export type FileType = keyof typeof FILE_TYPES;
+
+/** create_file's failure codes (docs/tools/create_file.md). */
+export type CreateFileReason = "file-too-large" | "file-content-invalid";
 
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024;
 
@@ -44,13 +47,13 @@ export function makeCreateFileTool(opts: CreateFileOptions = {}): Tool {
     // The result is an id, a name, a type and a size: no record content.
     egress: { kind: "structure" },
     sideEffects: { kind: "internal" },
-    async use(ctx, { filename, contentType, content }) {
+    async use(ctx, { filename, contentType, content }): Promise<ToolResult<CreateFileReason>> {
       const bytes = new TextEncoder().encode(content);
       if (bytes.byteLength > maxBytes) {
-        return failure("file-too-large", `${bytes.byteLength} bytes; at most ${maxBytes}`);
+        return toolFailure("file-too-large", `${bytes.byteLength} bytes; at most ${maxBytes}`);
       }
       const invalid = contentProblem(contentType, content);
-      if (invalid) return failure("file-content-invalid", invalid);
+      if (invalid) return toolFailure("file-content-invalid", invalid);
       const meta = await ctx.mailbox.createFile({
         filename: sanitizeFilename(filename, contentType),
         contentType: FILE_TYPES[contentType],

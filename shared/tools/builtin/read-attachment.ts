@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { decodeText, truncateText } from "../../net/readable-text.ts";
-import { defineTool, failure, success, type Tool, type ToolContent } from "../tool.ts";
+import { defineTool, success, type Tool, type ToolContent, type ToolResult, toolFailure } from "../tool.ts";
 
 export interface ReadAttachmentOptions {
   /** Characters of text returned. Default 50 000. */
@@ -22,6 +22,12 @@ const input = z
   })
   .strict();
 
+/** read_attachment's failure codes (docs/tools/read_attachment.md). */
+export type ReadAttachmentReason =
+  | "attachment-not-found"
+  | "attachment-type-unsupported"
+  | "attachment-too-large";
+
 export function makeReadAttachmentTool(opts: ReadAttachmentOptions = {}): Tool {
   const maxText = opts.maxTextChars ?? 50_000;
   const maxBinary = opts.maxBinaryBytes ?? 180 * 1024;
@@ -39,12 +45,12 @@ export function makeReadAttachmentTool(opts: ReadAttachmentOptions = {}): Tool {
     egress: { kind: "classified", record: true, classifyInput: () => [], classifyResult: () => [] },
     sideEffects: { kind: "none" },
     readsStoredMail: true,
-    async use(ctx, { id, anyThread }) {
+    async use(ctx, { id, anyThread }): Promise<ToolResult<ReadAttachmentReason>> {
       // The mailbox is bound to this agent (and thread): an id from anywhere else resolves to nothing (G12).
       const found = await ctx.mailbox.attachment(id, { anyThread: anyThread === true });
       if (!found) {
         const where = anyThread ? "your mailbox" : "this conversation";
-        return failure("attachment-not-found", `no attachment with id ${JSON.stringify(id)} in ${where}`);
+        return toolFailure("attachment-not-found", `no attachment with id ${JSON.stringify(id)} in ${where}`);
       }
       const { meta, bytes } = found;
       const about = {
@@ -59,20 +65,20 @@ export function makeReadAttachmentTool(opts: ReadAttachmentOptions = {}): Tool {
         return success({ ...about, text: cut.text, truncated: cut.truncated });
       }
       if (kind.kind === "unsupported") {
-        return failure(
+        return toolFailure(
           "attachment-type-unsupported",
           `attachments of type ${meta.contentType} cannot be read`,
         );
       }
       const mediaType = kind.kind === "pdf" ? "application/pdf" : kind.mediaType;
       if (!magicMatches(mediaType, bytes)) {
-        return failure(
+        return toolFailure(
           "attachment-type-unsupported",
           `the file's content is not the ${mediaType} it claims to be`,
         );
       }
       if (bytes.byteLength > maxBinary) {
-        return failure(
+        return toolFailure(
           "attachment-too-large",
           `${bytes.byteLength} bytes; at most ${maxBinary} can be viewed`,
         );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, failure, success } from "../tool.ts";
+import { defineTool, success, type ToolResult, toolFailure } from "../tool.ts";
 
 /**
  * Records a fact about the conversation, with evidence. The evidence field must be a contiguous quote (>= 8
@@ -21,8 +21,8 @@ export const recordFactTool = defineTool({
   // The fact and its evidence are the sender's own words (and the model's summary of them): no record content.
   egress: { kind: "structure" },
   sideEffects: { kind: "internal" },
-  async use(ctx, input) {
-    if (!ctx.facts) return failure("facts-unavailable", "facts cannot be recorded in this run");
+  async use(ctx, input): Promise<ToolResult<"facts-unavailable">> {
+    if (!ctx.facts) return toolFailure("facts-unavailable", "facts cannot be recorded in this run");
     const saved = await ctx.facts.record({
       fact: input.fact,
       evidence: input.evidence,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { MailboxMessage } from "../context.ts";
-import { defineTool, failure, success, type Tool } from "../tool.ts";
+import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 
 export const MAX_SEARCH_EMAILS = 20;
 /** Whole result, JSON bytes: far under the dispatcher's cap, so many results never crowd out the conversation. */
@@ -53,8 +53,8 @@ export function makeSearchEmailsTool(): Tool {
     egress: { kind: "classified", record: true, classifyInput: () => [], classifyResult: () => [] },
     sideEffects: { kind: "none" },
     readsStoredMail: true,
-    async use(ctx, { text, participant, limit = 10 }) {
-      if (!text && !participant) return failure("search-query-empty", "give text, participant, or both");
+    async use(ctx, { text, participant, limit = 10 }): Promise<ToolResult<"search-query-empty">> {
+      if (!text && !participant) return toolFailure("search-query-empty", "give text, participant, or both");
       const found = await ctx.mailbox.search({
         ...(text ? { text } : {}),
         ...(participant ? { participant } : {}),

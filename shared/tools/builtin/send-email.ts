@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseAddrSpec } from "../../mail/recipients.ts";
 import { MAX_SUBJECT_CHARS } from "../../mail/threading.ts";
 import type { ToolContext } from "../context.ts";
-import { defineTool, failure, success, type ToolResult } from "../tool.ts";
+import { defineTool, success, type ToolFailure, toolFailure } from "../tool.ts";
 
 /**
  * send_email: the only way an agent's words leave (G9). The tool checks what it can so the model gets a useful
@@ -39,34 +39,54 @@ const input = z
 
 type Input = z.output<typeof input>;
 
-function checkAddresses(inp: Input, max: number): ToolResult | null {
+/** send_email's own failure codes (docs/tools/send_email.md); a refused `deliver` passes its code through. */
+export type SendEmailReason =
+  | "reply-unavailable"
+  | "subject-on-reply"
+  | "to-required"
+  | "subject-required"
+  | "recipient-invalid"
+  | "too-many-recipients"
+  | "too-many-attachments"
+  | "attachment-not-found"
+  | "attachment-too-large"
+  | "attachments-too-large";
+
+function checkAddresses(inp: Input, max: number): ToolFailure<SendEmailReason> | null {
   const all = [...(inp.to ?? []), ...(inp.cc ?? []), ...(inp.bcc ?? [])];
   for (const a of all) {
     if (!parseAddrSpec(a).ok)
-      return failure(
+      return toolFailure(
         "recipient-invalid",
         "Every recipient must be a plain address like name@example.com (no display names, quotes or brackets).",
       );
   }
-  if (all.length > max) return failure("too-many-recipients", `At most ${max} recipients per message.`);
+  if (all.length > max) return toolFailure("too-many-recipients", `At most ${max} recipients per message.`);
   return null;
 }
 
-async function checkAttachments(ctx: ToolContext, ids: readonly string[]): Promise<ToolResult | null> {
+async function checkAttachments(
+  ctx: ToolContext,
+  ids: readonly string[],
+): Promise<ToolFailure<SendEmailReason> | null> {
   const limits = ctx.config.attachments;
   if (ids.length > limits.maxAttachments)
-    return failure("too-many-attachments", `At most ${limits.maxAttachments} attachments per message.`);
+    return toolFailure("too-many-attachments", `At most ${limits.maxAttachments} attachments per message.`);
   let total = 0;
   for (const id of ids) {
     // Resolves only in this agent's mailbox, current thread by default (G12); anything else is "not found".
     const found = await ctx.mailbox.attachment(id);
-    if (!found) return failure("attachment-not-found", `No attachment with id ${JSON.stringify(id)} here.`);
+    if (!found)
+      return toolFailure("attachment-not-found", `No attachment with id ${JSON.stringify(id)} here.`);
     if (found.meta.size > limits.maxAttachmentBytes)
-      return failure("attachment-too-large", `Attachment ${id} exceeds ${limits.maxAttachmentBytes} bytes.`);
+      return toolFailure(
+        "attachment-too-large",
+        `Attachment ${id} exceeds ${limits.maxAttachmentBytes} bytes.`,
+      );
     total += found.meta.size;
   }
   if (total > limits.maxTotalAttachmentBytes)
-    return failure(
+    return toolFailure(
       "attachments-too-large",
       `Attachments exceed ${limits.maxTotalAttachmentBytes} bytes in total.`,
     );
@@ -98,19 +118,19 @@ export const sendEmailTool = defineTool({
   async use(ctx, inp) {
     const isScheduled = ctx.trigger.kind !== "message";
     if (inp.mode === "reply" && isScheduled)
-      return failure(
+      return toolFailure(
         "reply-unavailable",
         "This is a scheduled task with no message to reply to: use mode `new`.",
       );
     if (inp.mode === "reply" && inp.subject !== undefined)
-      return failure(
+      return toolFailure(
         "subject-on-reply",
         "A reply keeps the thread's subject: leave `subject` out, or use mode `new`.",
       );
     if (inp.mode === "new" && !(inp.to && inp.to.length > 0))
-      return failure("to-required", "mode `new` needs at least one `to` address.");
+      return toolFailure("to-required", "mode `new` needs at least one `to` address.");
     if (inp.mode === "new" && !inp.subject?.trim())
-      return failure("subject-required", "mode `new` needs a `subject`.");
+      return toolFailure("subject-required", "mode `new` needs a `subject`.");
     const bad = checkAddresses(inp, ctx.config.outbound.maxRecipients);
     if (bad) return bad;
     const attachmentIds = inp.attachments ?? [];
@@ -130,7 +150,7 @@ export const sendEmailTool = defineTool({
       attachmentIds,
       kind: "agent",
     });
-    if (!delivered.ok) return failure(delivered.reason, "The message could not be queued for sending.");
+    if (!delivered.ok) return toolFailure(delivered.reason, "The message could not be queued for sending.");
     return success({ status: "queued", requestId: delivered.requestId });
   },
 });

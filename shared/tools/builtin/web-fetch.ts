@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { readableText, truncateText } from "../../net/readable-text.ts";
-import { type SafeFetchOptions, safeFetch } from "../../net/safe-fetch.ts";
-import { defineTool, type EgressDeclaration, failure, success, type Tool } from "../tool.ts";
+import { type SafeFetchFailure, type SafeFetchOptions, safeFetch } from "../../net/safe-fetch.ts";
+import {
+  defineTool,
+  type EgressDeclaration,
+  success,
+  type Tool,
+  type ToolResult,
+  toolFailure,
+} from "../tool.ts";
 
 /** What the operator (or a test) may tune; the SSRF guard itself is not optional. */
 export type WebFetchOptions = Pick<
@@ -46,9 +53,9 @@ export function makeWebFetchTool(opts: WebFetchOptions = {}): Tool {
     input,
     egress: WEB_EGRESS,
     sideEffects: { kind: "none" },
-    async use(_ctx, { url }) {
+    async use(_ctx, { url }): Promise<ToolResult<SafeFetchFailure>> {
       const fetched = await safeFetch(url, fetchOpts);
-      if (!fetched.ok) return failure(fetched.reason, fetched.message);
+      if (!fetched.ok) return toolFailure(fetched.reason, fetched.detail);
       const r = fetched.response;
       const { title, text } = readableText(r.body, r.mediaType, r.charset);
       const cut = truncateText(text, maxChars);

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { type DuckDuckGoOptions, duckDuckGoProvider } from "../../net/duckduckgo.ts";
-import type { SearchProvider } from "../../net/search.ts";
+import type { SearchProvider, SearchReason } from "../../net/search.ts";
 import { tidyResults } from "../../net/search.ts";
-import { defineTool, failure, success, type Tool } from "../tool.ts";
+import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 import { WEB_EGRESS } from "./web-fetch.ts";
 
 export const MAX_SEARCH_RESULTS = 10;
@@ -40,9 +40,9 @@ export function defineSearchTool(spec: SearchToolSpec): Tool {
     // Same as web_fetch: third-party text, no record content, kept under the egress gate.
     egress: WEB_EGRESS,
     sideEffects: { kind: "none" },
-    async use(_ctx, { query, limit = 5 }) {
+    async use(_ctx, { query, limit = 5 }): Promise<ToolResult<SearchReason>> {
       const outcome = await spec.provider.search(query, limit);
-      if (!outcome.ok) return failure(outcome.reason, outcome.message);
+      if (!outcome.ok) return toolFailure(outcome.reason, outcome.detail);
       // Re-bound here too: a plug-in provider is operator code and may not clamp what it returns.
       const results = tidyResults(outcome.results, limit);
       return success({ query, provider: spec.provider.id, results });

@@ -3,8 +3,9 @@ import type { OpResult } from "../../../shared/agent/apply-plan.ts";
 import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
 import type { StepMessage } from "../../../shared/queue/messages.ts";
-import { failure, success } from "../../../shared/tools/tool.ts";
-import { agent, memoryRunTable, replyRun, storedRun } from "./step-fakes.ts";
+import { success, toolFailure } from "../../../shared/tools/tool.ts";
+import { agent, replyRun, storedRun } from "../../fakes/builders.ts";
+import { memoryRunTable } from "../../fakes/run-table.ts";
 
 const original: Transcript = {
   system: "Help.",
@@ -17,7 +18,7 @@ const original: Transcript = {
 };
 const results: OpResult[] = [
   { tool: "refund", summary: "Refund: 1234", result: success({ refunded: 12 }) },
-  { tool: "notify", summary: "Notify", result: failure("tool-error", "down") },
+  { tool: "notify", summary: "Notify", result: toolFailure("tool-error", "down") },
 ];
 
 describe("continuing a run after its plan is applied (G14)", () => {

@@ -5,8 +5,8 @@ import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
 import type { FactStore, Mailbox, OutboundRequest } from "../../../shared/tools/context.ts";
-import { recordingLogger } from "../outbound/fakes.ts";
-import { AGENT, agent, replyRun, SENDER } from "./step-fakes.ts";
+import { AGENT, agent, replyRun, SENDER } from "../../fakes/builders.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const CONFIG = parseConfig({
   domains: ["agents.example.net"],

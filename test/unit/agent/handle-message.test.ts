@@ -8,8 +8,10 @@ import type { RoundClaim } from "../../../shared/agent/ports.ts";
 import { RETRIES_EXHAUSTED } from "../../../shared/agent/retries-exhausted.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
-import { recordingLogger } from "../outbound/fakes.ts";
-import { admin, memoryRunTable, recordingSink, replyRun, storedRun } from "./step-fakes.ts";
+import { admin, replyRun, storedRun } from "../../fakes/builders.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { recordingSink } from "../../fakes/run-event-sink.ts";
+import { memoryRunTable } from "../../fakes/run-table.ts";
 
 const unused = (what: string) => () => {
   throw new Error(`${what} is not used here`);

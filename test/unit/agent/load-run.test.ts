@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadRun, type RunSources } from "../../../shared/agent/load-run.ts";
 import type { StoredMessage, StoredRun } from "../../../shared/agent/store-ports.ts";
-import { recordingLogger } from "../outbound/fakes.ts";
-import { AGENT, admin, memoryRunTable, SENDER, storedRun } from "./step-fakes.ts";
+import { AGENT, admin, SENDER, storedRun } from "../../fakes/builders.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { memoryRunTable } from "../../fakes/run-table.ts";
 
 const message: StoredMessage = {
   id: "msg-1",

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { cardAddressees, cardSubject, PLAN_TTL_MS, sendPlanCard } from "../../../shared/agent/plan-card.ts";
-import type { PlanBook } from "../../../shared/agent/plan-ports.ts";
-import type { PlanRecord, PlanState } from "../../../shared/store/plan-store.ts";
+import type { PlanRecord } from "../../../shared/store/plan-store.ts";
 import type { OutboundRequest } from "../../../shared/tools/context.ts";
-import { AGENT, admin, agent, recordingSink, replyRun, SENDER } from "./step-fakes.ts";
+import { AGENT, admin, agent, replyRun, SENDER } from "../../fakes/builders.ts";
+import { memoryPlanStore } from "../../fakes/plan-store.ts";
+import { recordingSink } from "../../fakes/run-event-sink.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const op = (toolkit: string) => ({
@@ -23,27 +24,17 @@ const kit = (id: string, confirmBySender = false) => ({
   confirmBySender,
 });
 
-/** One plan in memory, moved only from the state it is in (as the store's conditional write does). */
-function planBook(
-  plan: PlanRecord | null,
-): Pick<PlanBook, "get" | "move" | "seal"> & { plan: PlanRecord | null; moves: string[] } {
-  const book = {
-    plan,
-    moves: [] as string[],
-    get: async () => book.plan,
-    async move(_runId: string, from: PlanState, to: PlanState) {
-      book.moves.push(`${from}->${to}`);
-      if (book.plan?.state !== from) return false;
-      book.plan = { ...book.plan, state: to };
-      return true;
-    },
-    async seal(_runId: string, _agent: string, sealed: { code: string; hash: string; expiresAtIso: string }) {
-      if (book.plan?.state !== "open") return false;
-      book.plan = { ...book.plan, state: "pending", ...sealed };
-      return true;
-    },
-  };
-  return book;
+/** The plan store fake holding `plan` as the store would (seeded item for item, so empty plans are possible too). */
+function planBook(plan: PlanRecord | null) {
+  const plans = memoryPlanStore();
+  if (plan)
+    plans.state.items.set(`plan#${plan.runId}|plan`, {
+      pk: `plan#${plan.runId}`,
+      sk: "plan",
+      ...plan,
+      opIds: plan.ops.map((o) => o.callId),
+    });
+  return plans;
 }
 
 function flow(plan: PlanRecord | null, snapshot = admin()) {
@@ -88,7 +79,8 @@ describe("the plan card (G14)", () => {
     });
     const f = flow({ runId: "run-1", agent: AGENT, state: "open", ops: [op("refunds")] }, snapshot);
     await f.afterRun(replyRun(), agent(), "completed");
-    expect(f.plans.plan).toMatchObject({
+    const sealed = await f.plans.get("run-1");
+    expect(sealed).toMatchObject({
       state: "pending",
       expiresAtIso: new Date(NOW.getTime() + PLAN_TTL_MS).toISOString(),
     });
@@ -99,7 +91,7 @@ describe("the plan card (G14)", () => {
       mode: "new",
       to: ["boss@example.com"],
     });
-    expect(f.sent[0]?.body).toContain(f.plans.plan?.code?.slice(0, 4));
+    expect(f.sent[0]?.body).toContain(sealed?.code?.slice(0, 4));
     expect(f.events.events).toEqual([
       { runId: "run-1", type: "plan-card-sent", round: 0, data: { operations: 1, approvers: 1 } },
     ]);
@@ -111,7 +103,7 @@ describe("the plan card (G14)", () => {
       admin({ toolkits: [kit("refunds")] }),
     );
     await f.afterRun(replyRun(), agent(), "completed");
-    expect(f.plans.plan?.state).toBe("unconfirmable");
+    expect((await f.plans.get("run-1"))?.state).toBe("unconfirmable");
     expect(f.sent).toEqual([]);
     expect(f.events.events.map((e) => e.type)).toEqual(["plan-unconfirmable"]);
   });
@@ -124,7 +116,7 @@ describe("the plan card (G14)", () => {
     ]) {
       const f = flow(plan);
       await f.afterRun(replyRun(), agent(), "completed");
-      expect([f.sent, f.events.events, f.plans.moves]).toEqual([[], [], []]);
+      expect([f.sent, f.events.events, f.plans.calls]).toEqual([[], [], []]);
     }
   });
 });

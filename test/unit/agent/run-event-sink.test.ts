@@ -1,26 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createRunEventSink } from "../../../shared/agent/run-event-sink.ts";
-import type { ActivityEntry, RunEventLog, TraceEvent } from "../../../shared/agent/store-ports.ts";
-import { recordingLogger } from "../outbound/fakes.ts";
-import { AGENT, memoryRunTable, storedRun } from "./step-fakes.ts";
+import type { ActivityEntry } from "../../../shared/agent/store-ports.ts";
+import { AGENT, storedRun } from "../../fakes/builders.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { memoryRunEventLog } from "../../fakes/run-event-log.ts";
+import { memoryRunTable } from "../../fakes/run-table.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 
-/** A trace that refuses events over `limit` characters of data, as the store refuses items over its size. */
-function trace(limit = 1000): RunEventLog & { stored: (TraceEvent & { runId: string })[] } {
-  const stored: (TraceEvent & { runId: string })[] = [];
-  return {
-    stored,
-    async append(runId, event) {
-      if (JSON.stringify(event.data).length > limit) return { ok: false, reason: "too-large" };
-      stored.push({ runId, ...event });
-      return { ok: true };
-    },
-  };
-}
-
 function sink(runs = memoryRunTable([storedRun()])) {
-  const log = trace();
+  const log = memoryRunEventLog(runs);
   const recorded: (ActivityEntry & { agent: string; threadId: string; callId: string })[] = [];
   const logger = recordingLogger();
   const events = createRunEventSink({
@@ -39,16 +28,30 @@ describe("the run's trace", () => {
   it("stamps each event with the time", async () => {
     const s = sink();
     await s.events.append("run-1", { type: "model-request", round: 1, data: { messages: 1 } });
-    expect(s.log.stored).toEqual([
-      { runId: "run-1", type: "model-request", round: 1, data: { messages: 1 }, at: NOW.toISOString() },
+    expect(s.log.events).toEqual([
+      {
+        runId: "run-1",
+        seq: 1,
+        type: "model-request",
+        round: 1,
+        data: { messages: 1 },
+        at: NOW.toISOString(),
+      },
     ]);
   });
 
   it("an event too large to store leaves a marker in its place and an error in the log", async () => {
     const s = sink();
-    await s.events.append("run-1", { type: "model-turn", round: 2, data: { text: "x".repeat(2000) } });
-    expect(s.log.stored).toEqual([
-      { runId: "run-1", type: "model-turn", round: 2, at: NOW.toISOString(), data: { truncated: true } },
+    await s.events.append("run-1", { type: "model-turn", round: 2, data: { text: "x".repeat(40_000) } });
+    expect(s.log.events).toEqual([
+      {
+        runId: "run-1",
+        seq: 1,
+        type: "model-turn",
+        round: 2,
+        at: NOW.toISOString(),
+        data: { truncated: true },
+      },
     ]);
     expect(s.logger.lines).toEqual([
       {
@@ -78,6 +81,6 @@ describe("the run's trace", () => {
     const threadless = sink(memoryRunTable([storedRun({ threadId: null })]));
     await threadless.events.append("run-1", { type: "tool-result", round: 1, data });
     expect(threadless.recorded).toEqual([]);
-    expect(threadless.log.stored).toHaveLength(1);
+    expect(threadless.log.events).toHaveLength(1);
   });
 });

@@ -90,7 +90,7 @@ describe("replyAllRecipients (G9)", () => {
     expect(replyAllRecipients({ ...base, extraCc: ["Eve <eve@example.com>\r\nBcc: x@y.z"] })).toEqual({
       ok: false,
       reason: "recipient-invalid",
-      address: "Eve <eve@example.com>??Bcc: x@y.z",
+      detail: "Eve <eve@example.com>??Bcc: x@y.z",
     });
   });
 
@@ -104,8 +104,7 @@ describe("replyAllRecipients (G9)", () => {
     expect(replyAllRecipients({ ...base, extraBcc: extra })).toEqual({
       ok: false,
       reason: "too-many-recipients",
-      count: 21,
-      max: 20,
+      detail: "21 recipients > 20",
     });
     expect(replyAllRecipients({ ...base, extraBcc: extra.slice(0, 17) }).ok).toBe(true);
   });

@@ -310,7 +310,11 @@ describe("openai-compatible adapter", () => {
     const model = openAiCompatibleModel({
       baseUrl: server.url,
       model: "m",
-      apiKey: async () => ({ ok: false, detail: "API key not found: env var X_API_KEY is unset or empty" }),
+      apiKey: async () => ({
+        ok: false,
+        reason: "model-config",
+        detail: "API key not found: env var X_API_KEY is unset or empty",
+      }),
     });
     expect(await model.generate(conversation())).toMatchObject({
       ok: false,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failure, redact } from "../../../shared/model/failure.ts";
+import { isRetryable, modelFailure, redact } from "../../../shared/model/failure.ts";
 import { type Attempt, parseRetryAfter, withRetry } from "../../../shared/model/retry.ts";
 import type { ModelResult } from "../../../shared/model/types.ts";
 import { recordingSleep } from "../../helpers/model-servers/recording-server.ts";
@@ -22,7 +22,7 @@ function sequence(results: Attempt[]) {
 
 describe("withRetry", () => {
   it("backs off exponentially with jitter inside [step/2, step]", async () => {
-    const throttled = { result: failure("model-throttled", "429", true) };
+    const throttled = { result: modelFailure("model-throttled", "429", { retryable: true }) };
     for (const [random, expected] of [
       [0, [500, 1000, 2000]],
       [0.999999, [1000, 2000, 4000]],
@@ -37,7 +37,7 @@ describe("withRetry", () => {
 
   it("caps each backoff step at maxDelayMs", async () => {
     const slept = recordingSleep();
-    const s = sequence([{ result: failure("model-throttled", "429", true) }]);
+    const s = sequence([{ result: modelFailure("model-throttled", "429", { retryable: true }) }]);
     await withRetry(s.attempt, {
       maxAttempts: 5,
       maxDelayMs: 3000,
@@ -49,10 +49,10 @@ describe("withRetry", () => {
 
   it("does not retry auth, malformed, 4xx or timeouts", async () => {
     for (const f of [
-      failure("model-auth", "401", false),
-      failure("model-malformed-response", "x", false),
-      failure("model-http-error", "400", false),
-      failure("model-timeout", "t", true),
+      modelFailure("model-auth", "401", { retryable: false }),
+      modelFailure("model-malformed-response", "x", { retryable: false }),
+      modelFailure("model-http-error", "400", { retryable: false }),
+      modelFailure("model-timeout", "t", { retryable: true }),
     ]) {
       const s = sequence([{ result: f }]);
       expect(await withRetry(s.attempt, { sleep: recordingSleep().sleep })).toEqual(f);
@@ -62,8 +62,8 @@ describe("withRetry", () => {
 
   it("retries a retryable server error or a network error only once", async () => {
     for (const f of [
-      failure("model-http-error", "502", true),
-      failure("model-network", "ECONNRESET", true),
+      modelFailure("model-http-error", "502", { retryable: true }),
+      modelFailure("model-network", "ECONNRESET", { retryable: true }),
     ]) {
       const s = sequence([{ result: f }]);
       const result = await withRetry(s.attempt, { maxAttempts: 5, sleep: recordingSleep().sleep });
@@ -73,7 +73,10 @@ describe("withRetry", () => {
   });
 
   it("returns the first success", async () => {
-    const s = sequence([{ result: failure("model-throttled", "429", true) }, { result: okResult }]);
+    const s = sequence([
+      { result: modelFailure("model-throttled", "429", { retryable: true }) },
+      { result: okResult },
+    ]);
     expect(await withRetry(s.attempt, { sleep: recordingSleep().sleep })).toEqual(okResult);
     expect(s.calls()).toBe(2);
   });
@@ -103,6 +106,22 @@ describe("redact", () => {
     expect(redact("nothing", [""])).toBe("nothing");
   });
   it("bounds failure details", () => {
-    expect(failure("model-http-error", "x".repeat(5000), false).detail).toHaveLength(1003);
+    expect(modelFailure("model-http-error", "x".repeat(5000), { retryable: false }).detail).toHaveLength(
+      1003,
+    );
+  });
+});
+
+describe("isRetryable", () => {
+  it("is computed from the reason, and the status of an HTTP error", () => {
+    for (const r of ["model-throttled", "model-timeout", "model-network"] as const)
+      expect(isRetryable(r)).toBe(true);
+    for (const r of ["model-auth", "model-config", "model-malformed-response", "script-exhausted"] as const)
+      expect(isRetryable(r)).toBe(false);
+    expect(isRetryable("model-http-error", 502)).toBe(true);
+    expect(isRetryable("model-http-error")).toBe(true);
+    expect(isRetryable("model-http-error", 400)).toBe(false);
+    expect(modelFailure("model-http-error", "x", { status: 503 }).retryable).toBe(true);
+    expect(modelFailure("model-throttled", "x", { retryable: false }).retryable).toBe(false);
   });
 });

@@ -49,7 +49,7 @@ describe("address policy", () => {
     ["127.1", "invalid"],
     ["localhost", "invalid"],
   ])("refuses %s (%s)", (address, range) => {
-    expect(checkAddress(address)).toEqual({ ok: false, range });
+    expect(checkAddress(address)).toEqual({ ok: false, reason: range });
   });
 
   it.each([

@@ -3,15 +3,14 @@ import { deploymentConfig } from "../../../shared/config/schema.ts";
 import type {
   OutboundDeps,
   ReplyTarget,
-  SendRecord,
-  SendStateStore,
   SentMessage,
   SesOutcome,
   SesPort,
   SesSendInput,
 } from "../../../shared/outbound/ports.ts";
 import { sesHeaderMessageId } from "../../../shared/outbound/ses-message-id.ts";
-import type { Logger } from "../../../shared/tools/context.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { memoryStateStore } from "../../fakes/send-state.ts";
 
 /** Declarative fakes of the outbound ports that record their calls (STYLE.md §6). */
 
@@ -39,38 +38,6 @@ export function recordingSes(
     async send(input) {
       calls.push(input);
       return answer(input, calls.length);
-    },
-  };
-}
-
-export function recordingLogger(): Logger & {
-  lines: { level: string; message: string; extra?: Record<string, unknown> }[];
-} {
-  const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => {
-    lines.push({ level, message, ...(extra ? { extra } : {}) });
-  };
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
-}
-
-/** In-memory state store with the same conditional semantics as the DynamoDB one. */
-export function memoryStateStore(): SendStateStore & { items: Map<string, SendRecord> } {
-  const items = new Map<string, SendRecord>();
-  return {
-    items,
-    async get(id) {
-      return items.get(id) ?? null;
-    },
-    async claim(id, at) {
-      if (items.has(id)) return false;
-      items.set(id, { requestId: id, state: "claimed", claimedAt: at, updatedAt: at });
-      return true;
-    },
-    async transition(id, from, to, fields, at) {
-      const cur = items.get(id);
-      if (!cur || !from.includes(cur.state)) return false;
-      items.set(id, { ...cur, ...fields, state: to, updatedAt: at });
-      return true;
     },
   };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sendEmailTool } from "../../../shared/tools/builtin/send-email.ts";
 import type { OutboundRequest, RunTrigger, ToolContext } from "../../../shared/tools/context.ts";
-import { CONFIG, HELPDESK, recordingLogger } from "./fakes.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { CONFIG, HELPDESK } from "./fakes.ts";
 
 type Delivered = Omit<OutboundRequest, "requestId" | "agent" | "correlationId" | "runId">;
 

@@ -1,7 +1,8 @@
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { outboundSqsHandler } from "../../../shared/outbound/sqs-handler.ts";
-import { HELPDESK, INBOUND, recordingLogger, recordingSes, world } from "./fakes.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { HELPDESK, INBOUND, recordingSes, world } from "./fakes.ts";
 
 const record = (messageId: string, body: unknown): SQSRecord =>
   ({ messageId, body: typeof body === "string" ? body : JSON.stringify(body) }) as SQSRecord;
@@ -19,7 +20,7 @@ const request = (requestId: string) => ({
   correlationId: "c",
 });
 
-const keyed = () => Object.assign(recordingLogger(), { appendKeys() {}, removeKeys() {} });
+const keyed = recordingLogger;
 
 describe("outboundSqsHandler", () => {
   it("fails malformed records, retries and throws; succeeds sends and permanent refusals", async () => {

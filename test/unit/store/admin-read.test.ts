@@ -2,17 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatPath } from "../../../shared/store/admin-issues.ts";
 import { readAccessRules, readAgents, ruleKey } from "../../../shared/store/admin-read.ts";
-import type { StoreLogger } from "../../../shared/store/logger.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
 
-function capture(): StoreLogger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    warn: (m) => void lines.push(`warn ${m}`),
-    info: (m) => void lines.push(`info ${m}`),
-    error: (m) => void lines.push(`error ${m}`),
-  };
-}
+const capture = recordingLogger;
 
 const A = "suzie@shopping.example.net";
 const valid = (effect: "allow" | "deny", pattern: string) => ({
@@ -32,8 +24,8 @@ describe("readAccessRules", () => {
   it("drops an invalid allow rule with one warning naming table, key and problem", () => {
     const log = capture();
     expect(readAccessRules([{ ...valid("allow", "Joe@x.com") }], log)).toEqual([]);
-    expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]).toMatch(
+    expect(log.text({ fields: false })).toHaveLength(1);
+    expect(log.text({ fields: false })[0]).toMatch(
       /^warn invalid admin item skipped: table=accessRules agent="suzie@shopping\.example\.net" rule="allow#Joe@x\.com" .*pattern: must be lower-case/,
     );
   });
@@ -48,7 +40,7 @@ describe("readAccessRules", () => {
       { agent: A, pattern: "a@b.com", effect: "deny" },
       { agent: A, pattern: "*", effect: "deny", failClosedFor: "deny#**@x" },
     ]);
-    expect(log.lines[0]).toMatch(/^error .*refuses every sender/);
+    expect(log.text({ fields: false })[0]).toMatch(/^error .*refuses every sender/);
   });
 
   it("ignores a broken rule whose key cannot name any agent", () => {
@@ -56,7 +48,7 @@ describe("readAccessRules", () => {
     expect(
       readAccessRules([{ agent: "not an address", rule: "deny#x", effect: "deny", pattern: "x" }], log),
     ).toEqual([]);
-    expect(log.lines[0]).toContain("binds nobody");
+    expect(log.text({ fields: false })[0]).toContain("binds nobody");
   });
 
   // Gates only narrow: whatever is stored, every item that might be a deny still denies (its pattern or `*`).
@@ -110,8 +102,8 @@ describe("readAgents", () => {
         enabled: true,
       },
     ]);
-    expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]).toContain('table=agents address="x@y.example"');
+    expect(log.text({ fields: false })).toHaveLength(1);
+    expect(log.text({ fields: false })[0]).toContain('table=agents address="x@y.example"');
   });
 });
 

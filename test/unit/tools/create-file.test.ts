@@ -31,7 +31,7 @@ describe("create_file", () => {
       size: 22,
     });
     expect(data.id).toMatch(/^file-\d{8}T\d{9}-[0-9a-f]{8}$/);
-    expect([...store.objects.keys()]).toEqual([`files/${A}/${data.id}`]);
+    expect([...store.blobs.objects.keys()]).toEqual([`files/${A}/${data.id}`]);
     expect(await read.use(ctx(), { id: data.id })).toMatchObject({
       ok: true,
       data: { text: "region,total\nnorth,12\n" },

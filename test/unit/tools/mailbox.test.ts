@@ -1,18 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
 import type { MessageRecord } from "../../../shared/store/message-repo.ts";
+import { type MemoryMessages, memoryMessages } from "../../fakes/messages.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 
 const A = "helpdesk@agents.example.net";
 const B = "sales@agents.example.net";
 
 /** A repository with a bug: it ignores the agent (and thread) it is asked for. The mailbox must not trust it. */
-class LeakyStore extends MemoryMailboxStore {
-  override readonly messages = {
-    listByAgent: async (_agent: string, opts: { limit?: number } = {}): Promise<MessageRecord[]> =>
-      [...this.records].reverse().slice(0, opts.limit ?? Number.POSITIVE_INFINITY),
-    listByThread: async (): Promise<MessageRecord[]> => [...this.records],
+function leaky(m: MemoryMessages): MemoryMessages {
+  const all = (): MessageRecord[] => [...m.records.values()];
+  return {
+    ...m,
+    listByAgent: async (_agent, opts = {}) =>
+      all()
+        .reverse()
+        .slice(0, opts.limit ?? Number.POSITIVE_INFINITY),
+    listByThread: async () => all(),
   };
+}
+class LeakyStore extends MemoryMailboxStore {
+  override readonly messages = leaky(memoryMessages());
 }
 
 describe("Mailbox scoping does not rely on the repository alone (G12)", () => {
@@ -46,7 +54,7 @@ describe("Mailbox scoping does not rely on the repository alone (G12)", () => {
       size: 1,
       key: `files/${A}/../sales@agents.example.net/att-b`,
     });
-    files.objects.set(`files/${A}/../sales@agents.example.net/att-b`, new Uint8Array([1]));
+    await files.blobs.put(`files/${A}/../sales@agents.example.net/att-b`, new Uint8Array([1]));
     const mb = createMailbox({ ...files, agent: A, threadId: "t1", runId: "r" });
     expect(await mb.attachment("../sales@agents.example.net/att-b")).toBeNull();
   });

@@ -1,51 +1,28 @@
 import type { MailboxStore } from "../../../shared/agent/mailbox.ts";
 import type { MessageRecord } from "../../../shared/store/message-repo.ts";
+import { memoryBlobs } from "../../fakes/blobs.ts";
+import { memoryMessages } from "../../fakes/messages.ts";
+import { memoryState } from "../../fakes/state.ts";
 
 /**
- * An in-memory stand-in for the store repositories the real Mailbox reads (same method contracts as
- * MessageRepo, BlobStore and StateRepo). The Mailbox under test is the real one; only DynamoDB and S3 are
- * replaced here (the integration test runs the same scoping against the emulators).
+ * The repositories the real Mailbox reads (MessageRepo, BlobStore, the `state` table's file items), as the shared
+ * fakes of test/fakes/ (each run against its real adapter by the contract suites). The Mailbox under test is the
+ * real one; the integration test runs the same scoping against the emulators.
  */
 export class MemoryMailboxStore implements MailboxStore {
-  readonly records: MessageRecord[] = [];
-  readonly objects = new Map<string, Uint8Array>();
-  readonly items = new Map<string, Record<string, unknown>>();
-  readonly bodyReads: string[] = [];
+  readonly messages = memoryMessages();
+  readonly blobs = memoryBlobs();
+  readonly files = memoryState();
 
-  readonly messages = {
-    listByAgent: async (agent: string, opts: { limit?: number } = {}) =>
-      this.records
-        .filter((m) => m.agent === agent)
-        .sort((a, b) => (a.id < b.id ? 1 : -1))
-        .slice(0, opts.limit ?? Number.POSITIVE_INFINITY),
-    listByThread: async (agent: string, threadId: string) =>
-      this.records
-        .filter((m) => m.agent === agent && m.threadId === threadId)
-        .sort((a, b) => (a.id < b.id ? -1 : 1)),
-  };
+  /** Stored messages, in the order they were added. */
+  get records(): MessageRecord[] {
+    return [...this.messages.records.values()];
+  }
 
-  readonly blobs = {
-    get: async (key: string) => this.objects.get(key) ?? null,
-    getText: async (key: string) => {
-      this.bodyReads.push(key);
-      const b = this.objects.get(key);
-      return b ? new TextDecoder().decode(b) : null;
-    },
-    put: async (key: string, bytes: Uint8Array | string) => {
-      this.objects.set(key, typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes);
-    },
-  };
-
-  readonly files = {
-    putIfAbsent: async (pk: string, sk: string, attrs: Record<string, unknown> = {}) => {
-      const k = `${pk}|${sk}`;
-      const existing = this.items.get(k);
-      if (existing) return { ok: false as const, reason: "duplicate" as const, existing };
-      this.items.set(k, { ...attrs, pk, sk });
-      return { ok: true as const };
-    },
-    get: async (pk: string, sk: string) => this.items.get(`${pk}|${sk}`) ?? null,
-  };
+  /** Every object key read, in order (a search reads bodies within a budget). */
+  get bodyReads(): readonly string[] {
+    return this.blobs.reads;
+  }
 }
 
 let seq = 0;
@@ -89,8 +66,8 @@ export function addMessage(
       key: f.key ?? `files/${m.agent}/${f.id}`,
     })),
   };
-  store.records.push(record);
-  store.objects.set(record.bodyKey, new TextEncoder().encode(body));
-  for (const f of files) store.objects.set(f.key ?? `files/${m.agent}/${f.id}`, f.bytes);
+  store.messages.records.set(`${record.agent}|${record.id}`, record);
+  store.blobs.objects.set(record.bodyKey, { bytes: new TextEncoder().encode(body) });
+  for (const f of files) store.blobs.objects.set(f.key ?? `files/${m.agent}/${f.id}`, { bytes: f.bytes });
   return record;
 }

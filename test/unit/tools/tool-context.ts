@@ -1,8 +1,7 @@
 import { agentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { Mailbox, ToolContext } from "../../../shared/tools/context.ts";
-
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 /** A ToolContext as the runtime builds one, around the mailbox under test. */
 export function toolContext(mailbox: Mailbox, agent = "helpdesk@agents.example.net"): ToolContext {
@@ -17,7 +16,7 @@ export function toolContext(mailbox: Mailbox, agent = "helpdesk@agents.example.n
       domains: ["agents.example.net"],
       models: [{ id: "demo", provider: "scripted", script: "s.json", egress: "internal" }],
     }),
-    logger: quiet,
+    logger: recordingLogger(),
     correlationId: "corr-1",
     runId: "run-1",
     round: 1,

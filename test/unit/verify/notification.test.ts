@@ -2,10 +2,10 @@
 
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import type { FunctionLogger } from "../../../shared/runtime/logger.ts";
 import { parseNotification, SES_SETUP_OBJECT } from "../../../shared/verify/notification.ts";
 import type { VerifyDeps } from "../../../shared/verify/process.ts";
 import { verifySqsHandler } from "../../../shared/verify/sqs-handler.ts";
+import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const BUCKET = "postern-mail";
 const received = (objectKey = "inbound/abc123") => ({
@@ -39,13 +39,11 @@ describe("parseNotification", () => {
   });
 
   it("recognises SES's setup notice and its setup object, which are not mail", () => {
-    expect(parseNotification(JSON.stringify(SETUP), BUCKET)).toEqual({
-      ok: "setup",
-      reason: "ses-setup-notification",
-    });
-    expect(parseNotification(sns(SETUP), BUCKET)).toEqual({ ok: "setup", reason: "ses-setup-notification" });
+    const setup = { ok: true, event: null, setup: "ses-setup-notification" };
+    expect(parseNotification(JSON.stringify(SETUP), BUCKET)).toEqual(setup);
+    expect(parseNotification(sns(SETUP), BUCKET)).toEqual(setup);
     const setupObject = received(`inbound/${SES_SETUP_OBJECT}`);
-    expect(parseNotification(JSON.stringify(setupObject), BUCKET)).toMatchObject({ ok: "setup" });
+    expect(parseNotification(JSON.stringify(setupObject), BUCKET)).toEqual(setup);
   });
 
   it("refuses another bucket or prefix, and anything else", () => {
@@ -56,20 +54,14 @@ describe("parseNotification", () => {
     expect(parseNotification("{", BUCKET)).toEqual({ ok: false, reason: "notification-not-json" });
     expect(parseNotification(JSON.stringify({ notificationType: "Bounce" }), BUCKET)).toMatchObject({
       ok: false,
+      reason: "notification-invalid",
+      detail: expect.stringContaining("notificationType"),
     });
   });
 });
 
 describe("the verify SQS handler", () => {
-  const logs: string[] = [];
-  const logger = {
-    info: (m: string) => logs.push(`info ${m}`),
-    warn: (m: string) => logs.push(`warn ${m}`),
-    error: (m: string) => logs.push(`error ${m}`),
-    debug: () => undefined,
-    appendKeys: () => undefined,
-    removeKeys: () => undefined,
-  } as unknown as FunctionLogger;
+  const logger = recordingLogger();
   const event = (...bodies: string[]): SQSEvent =>
     ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body })) }) as unknown as SQSEvent;
 
@@ -77,6 +69,6 @@ describe("the verify SQS handler", () => {
     const handler = verifySqsHandler({} as VerifyDeps, BUCKET, logger);
     const out = await handler(event(sns(SETUP), "not json"));
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
-    expect(logs).toContain("info SES setup notification acknowledged");
+    expect(logger.text({ fields: false })).toContain("info SES setup notification acknowledged");
   });
 });

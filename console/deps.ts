@@ -1,0 +1,77 @@
+import type { AwsClients } from "../shared/aws/clients.ts";
+import type { Resources } from "../shared/config/resources.ts";
+import type { DeploymentConfig } from "../shared/config/schema.ts";
+import { SqsQueue } from "../shared/queue/sqs-queue.ts";
+import { AdminRepo } from "../shared/store/admin-repo.ts";
+import { AuditRepo } from "../shared/store/audit-repo.ts";
+import { BlobStore } from "../shared/store/blob-store.ts";
+import { IndexReads } from "../shared/store/index-reads.ts";
+import type { StoreLogger } from "../shared/store/logger.ts";
+import { MessageRepo } from "../shared/store/message-repo.ts";
+import { PlanStore } from "../shared/store/plan-store.ts";
+import { RunEventRepo } from "../shared/store/run-event-repo.ts";
+import { RunRepo } from "../shared/store/run-repo.ts";
+import { StateRepo } from "../shared/store/state-repo.ts";
+import { ThreadRepo } from "../shared/store/thread-repo.ts";
+import { TraceLookups } from "../shared/store/trace-lookups.ts";
+import type { ToolRegistry } from "../shared/tools/registry.ts";
+
+/**
+ * Everything the console reads and writes, through the same repositories the CLI and the functions use: there is
+ * no second way into the data. Writes are the admin tables (AdminRepo, the import path), the audit log, a plan
+ * decision marker in `state`, and a confirm message on the agent-step queue (the mailed confirmation's path).
+ */
+export interface ConsoleDeps {
+  readonly admin: AdminRepo;
+  readonly runs: RunRepo;
+  readonly runEvents: RunEventRepo;
+  readonly messages: MessageRepo;
+  readonly threads: ThreadRepo;
+  readonly blobs: BlobStore;
+  readonly state: StateRepo;
+  readonly plans: PlanStore;
+  readonly index: IndexReads;
+  readonly audit: AuditRepo;
+  readonly lookups: TraceLookups;
+  readonly registry: ToolRegistry;
+  readonly config: DeploymentConfig;
+  /** A JSON body on the agent-step queue. */
+  enqueueStep(body: object): Promise<void>;
+  now(): Date;
+  readonly logger: StoreLogger;
+}
+
+export function consoleDeps(input: {
+  clients: AwsClients;
+  resources: Resources;
+  config: DeploymentConfig;
+  registry: ToolRegistry;
+  logger: StoreLogger;
+  now?: () => Date;
+}): ConsoleDeps {
+  const { clients, resources } = input;
+  const base = { dynamo: clients.dynamo, tables: resources.tables };
+  const state = new StateRepo(base);
+  const queue = new SqsQueue({ sqs: clients.sqs });
+  const now = input.now ?? (() => new Date());
+  return {
+    admin: new AdminRepo({ ...base, logger: input.logger }),
+    runs: new RunRepo(base),
+    runEvents: new RunEventRepo(base),
+    messages: new MessageRepo(base),
+    threads: new ThreadRepo(base),
+    blobs: new BlobStore({ s3: clients.s3, bucket: resources.bucket }),
+    state,
+    plans: new PlanStore({ ...base, state }),
+    index: new IndexReads(base),
+    audit: new AuditRepo({ ...base, now }),
+    lookups: new TraceLookups(state),
+    registry: input.registry,
+    config: input.config,
+    enqueueStep: async (body) => {
+      await queue.send(resources.queues.agentStep, body);
+    },
+    now,
+    logger: input.logger,
+  };
+}

@@ -1,0 +1,12 @@
+import type { Principal } from "./auth/principal.ts";
+
+/** What the middleware establishes for a route: the verified principal, its session token and CSRF token. */
+export interface ConsoleEnv {
+  Variables: {
+    principal: Principal;
+    session: string;
+    csrf: string;
+    /** The request's own origin (scheme://host[:port]); state changes must come from it. */
+    origin: string;
+  };
+}

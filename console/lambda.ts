@@ -1,0 +1,47 @@
+import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import type { LambdaEvent } from "hono/aws-lambda";
+import { handle } from "hono/aws-lambda";
+import { makeClients } from "../shared/aws/clients.ts";
+import { resourcesFromEnv } from "../shared/config/resources.ts";
+import { loadRuntimeConfig } from "../shared/config/runtime.ts";
+import { makeLogger } from "../shared/runtime/logger.ts";
+import { defaultRegistry } from "../tools/index.ts";
+import { createConsoleApp } from "./app.ts";
+import { cognitoSignIn } from "./auth/cognito-sign-in.ts";
+import { consoleDeps } from "./deps.ts";
+import { CONSOLE_ENV } from "./lambda-env.ts";
+
+type LambdaApp = (event: LambdaEvent) => Promise<unknown>;
+let app: LambdaApp | undefined;
+
+/** The console behind its HTTPS function URL: built once per cold start, then one Hono request per invocation. */
+export async function handler(event: LambdaEvent): Promise<unknown> {
+  if (!app) {
+    const env = process.env;
+    const need = (k: string) => {
+      const v = env[k];
+      if (!v) throw new Error(`missing environment variable ${k} (set by the PosternConsole construct)`);
+      return v;
+    };
+    const resources = resourcesFromEnv();
+    const ssm = new SSMClient({ region: resources.region });
+    const param = await ssm.send(new GetParameterCommand({ Name: need(CONSOLE_ENV.clientIdParameter) }));
+    const clientId = param.Parameter?.Value;
+    if (!clientId) throw new Error("the console's client id parameter is empty");
+    const logger = makeLogger("postern-console");
+    const deps = consoleDeps({
+      clients: makeClients(resources),
+      resources,
+      config: loadRuntimeConfig().config,
+      registry: defaultRegistry(),
+      logger,
+    });
+    const signIn = cognitoSignIn({
+      userPoolId: need(CONSOLE_ENV.userPoolId),
+      clientId,
+      domain: need(CONSOLE_ENV.authDomain),
+    });
+    app = handle(createConsoleApp(deps, signIn)) as unknown as LambdaApp;
+  }
+  return app(event);
+}

@@ -1,0 +1,38 @@
+import type { Hono } from "hono";
+import { canWrite } from "../auth/principal.ts";
+import type { ConsoleDeps } from "../deps.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { page } from "../views/layout.ts";
+import { refusalsView } from "../views/refusals.ts";
+import { ctxOf } from "./context.ts";
+
+/** Refused and dropped mail (G4: verdict records only), and attachment downloads (admins only). */
+export function mailPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+  app.get("/refusals", async (c) => {
+    const raw = c.req.query("reason") ?? "";
+    const reason = /^[a-z0-9-]{1,64}$/.test(raw) ? raw : undefined;
+    const p = await deps.index.refusals({
+      limit: 50,
+      cursor: c.req.query("cursor"),
+      reason,
+      today: deps.now(),
+    });
+    return c.html(page("Refused and dropped mail", ctxOf(c), refusalsView(p, reason)));
+  });
+
+  // Attachments: admins only, always as a download of opaque bytes, never rendered in our origin.
+  app.get("/attachments/:agent/:messageId/:attId", async (c) => {
+    if (!canWrite(c.get("principal"))) return c.text("attachments are for admins", 403);
+    const msg = await deps.messages.get(c.req.param("agent"), c.req.param("messageId"));
+    const att = msg?.attachments.find((a) => a.id === c.req.param("attId"));
+    if (!msg || !att) return c.notFound();
+    const bytes = await deps.blobs.get(att.key);
+    if (!bytes) return c.notFound();
+    const name = `attachment-${att.id}.bin`;
+    return c.body(new Uint8Array(bytes).buffer as ArrayBuffer, 200, {
+      "Content-Type": "application/octet-stream",
+      "Content-Disposition": `attachment; filename="${name}"`,
+      "Content-Security-Policy": "sandbox; default-src 'none'",
+    });
+  });
+}

@@ -1,0 +1,140 @@
+import type { AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import type { AdminIssue } from "../../shared/store/admin-issues.ts";
+import type { AdminKind } from "../admin-edit.ts";
+import { type Html, html, seg } from "./html.ts";
+import { csrfField } from "./layout.ts";
+
+export interface AdminViewOptions {
+  readonly csrf: string;
+  readonly canWrite: boolean;
+  readonly issues?: { readonly kind: AdminKind; readonly issues: readonly AdminIssue[] } | undefined;
+}
+
+const del = (csrf: string, kind: AdminKind, fields: Record<string, string>, label = "Remove"): Html =>
+  html`<form class="inline" method="post" action="/admin/${kind}/delete">${csrfField(csrf)}${Object.entries(
+    fields,
+  ).map(
+    ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
+  )}<button type="submit">${label}</button></form>`;
+
+const check = (name: string, label: string, on: boolean): Html =>
+  html`<label><input type="checkbox" name="${name}" value="on"${on ? html` checked` : ""}> ${label}</label>`;
+
+const issuesFor = (kind: AdminKind, o: AdminViewOptions): Html =>
+  o.issues?.kind === kind
+    ? html`<div class="issues" role="alert"><p>Not saved. Fix:</p><ul>${o.issues.issues.map((i) => html`<li><code>${i.path}</code>: ${i.message}</li>`)}</ul></div>`
+    : html``;
+
+export function agentForm(csrf: string, a: Partial<AgentItem> | null, mode: "create" | "edit"): Html {
+  const num = (v: number | undefined) => (v === undefined ? "" : String(v));
+  return html`<form method="post" action="/admin/agents/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
+<label>Address ${mode === "edit" ? html`<input type="hidden" name="address" value="${a?.address ?? ""}"><code>${a?.address ?? ""}</code>` : html`<input type="text" name="address" required>`}</label>
+<label>Name <input type="text" name="name" value="${a?.name ?? ""}" required></label>
+<label>Model <input type="text" name="model" value="${a?.model ?? ""}" required></label>
+<label>Instructions <textarea name="instructions" rows="4">${a?.instructions ?? ""}</textarea></label>
+<label>Max rounds <input type="text" name="maxToolTurns" value="${num(a?.maxToolTurns)}" inputmode="numeric"></label>
+<label>Runs per day <input type="text" name="runsPerDay" value="${num(a?.runsPerDay)}" inputmode="numeric"></label>
+<label>Tokens per day <input type="text" name="tokensPerDay" value="${num(a?.tokensPerDay)}" inputmode="numeric"></label>
+${check("enabled", "enabled", a?.enabled ?? true)}
+${check("acceptAutoSubmitted", "accept auto-submitted mail", a?.acceptAutoSubmitted ?? false)}
+${check("acceptListMail", "accept mailing-list mail", a?.acceptListMail ?? false)}
+${check("acceptBcc", "accept Bcc (mail that does not name the agent in a signed To/Cc)", a?.acceptBcc ?? false)}
+<button type="submit">${mode === "create" ? "Add agent" : "Save agent"}</button></form>`;
+}
+
+export function toolkitForm(csrf: string, k: Partial<ToolkitItem> | null, mode: "create" | "edit"): Html {
+  return html`<form method="post" action="/admin/toolkits/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
+<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${k?.id ?? ""}"><code>${k?.id ?? ""}</code>` : html`<input type="text" name="id" required>`}</label>
+<label>Name <input type="text" name="name" value="${k?.name ?? ""}"></label>
+<label>Tools (comma-separated) <input type="text" name="tools" value="${(k?.tools ?? []).join(", ")}"></label>
+<label>Agents (comma-separated) <input type="text" name="agents" value="${(k?.agents ?? []).join(", ")}"></label>
+<label>Sender gate (one rule a line: <code>allow pattern</code> or <code>deny pattern</code>) <textarea name="senderRules" rows="3">${(k?.senderRules ?? []).map((r) => `${r.effect} ${r.pattern}`).join("\n")}</textarea></label>
+${check("allowScheduled", "usable on scheduled runs", k?.allowScheduled ?? false)}
+${check("confirmBySender", "confirm cards go to the verified sender", k?.confirmBySender ?? false)}
+<button type="submit">${mode === "create" ? "Add toolkit" : "Save toolkit"}</button></form>`;
+}
+
+export function responsibilityForm(
+  csrf: string,
+  r: Partial<ResponsibilityItem> | null,
+  mode: "create" | "edit",
+): Html {
+  return html`<form method="post" action="/admin/responsibilities/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
+<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${r?.id ?? ""}"><code>${r?.id ?? ""}</code>` : html`<input type="text" name="id" required>`}</label>
+<label>Agent <input type="text" name="agent" value="${r?.agent ?? ""}" required></label>
+<label>Schedule <input type="text" name="schedule" value="${r?.schedule ?? ""}" placeholder="rate(1 day) or cron(0 9 ? * MON-FRI *)" required></label>
+<label>Prompt <textarea name="prompt" rows="3">${r?.prompt ?? ""}</textarea></label>
+${check("enabled", "enabled", r?.enabled ?? true)}
+<button type="submit">${mode === "create" ? "Add responsibility" : "Save responsibility"}</button></form>`;
+}
+
+export function adminView(s: AdminSnapshot, o: AdminViewOptions): Html {
+  if (!o.canWrite)
+    return html`<p>You are signed in as a viewer: the admin tables are shown on each agent's page; changing them needs the <code>admins</code> group.</p>`;
+  const { csrf } = o;
+  return html`
+<p class="note">Changes are validated exactly as <code>postern admin import</code> validates a document, take effect on the next mail, and are recorded in the <a href="/audit">audit log</a>.</p>
+<h2 id="agents">Agents</h2>
+${issuesFor("agents", o)}
+<table><thead><tr><th>Address</th><th>Name</th><th>Model</th><th>Enabled</th><th></th></tr></thead><tbody>
+${s.agents.map(
+  (
+    a,
+  ) => html`<tr><td>${a.address}</td><td>${a.name}</td><td>${a.model}</td><td>${a.enabled ? "yes" : "no"}</td>
+<td><a href="/admin/agents/edit?address=${seg(a.address)}">Edit</a> ${del(csrf, "agents", { address: a.address })}</td></tr>`,
+)}</tbody></table>
+<details><summary>Add an agent</summary>${agentForm(csrf, null, "create")}</details>
+
+<h2 id="accessRules">Access rules</h2>
+${issuesFor("accessRules", o)}
+<table><thead><tr><th>Agent</th><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>
+${s.accessRules.map(
+  (r) => html`<tr><td>${r.agent}</td><td>${r.effect}</td><td><code>${r.pattern}</code></td>
+<td>${"failClosedFor" in r ? html`<span class="issues">fail-closed stand-in for an invalid item</span>` : del(csrf, "accessRules", { agent: r.agent, effect: r.effect, pattern: r.pattern })}</td></tr>`,
+)}</tbody></table>
+<form method="post" action="/admin/accessRules/add">${csrfField(csrf)}
+<fieldset><legend>Add a rule</legend>
+<label>Agent <select name="agent">${s.agents.map((a) => html`<option value="${a.address}">${a.address}</option>`)}</select></label>
+<label>Pattern <input type="text" name="pattern" placeholder="joe@example.com, *@example.com, *@**.example.com, *" required></label>
+<label>Effect <select name="effect"><option value="allow">allow</option><option value="deny">deny</option></select></label>
+<button type="submit">Add rule</button></fieldset></form>
+
+<h2 id="toolkits">Toolkits</h2>
+${issuesFor("toolkits", o)}
+<table><thead><tr><th>Id</th><th>Tools</th><th>Agents</th><th></th></tr></thead><tbody>
+${s.toolkits.map(
+  (
+    k,
+  ) => html`<tr><td>${k.id}${k.system ? html` <span class="note">(system)</span>` : ""}</td><td>${k.tools.join(", ")}</td><td>${k.agents.join(", ")}</td>
+<td><a href="/admin/toolkits/edit?id=${seg(k.id)}">Edit</a> ${del(csrf, "toolkits", { id: k.id })}</td></tr>`,
+)}</tbody></table>
+<details><summary>Add a toolkit</summary>${toolkitForm(csrf, null, "create")}</details>
+
+<h2 id="approvers">Approvers</h2>
+${issuesFor("approvers", o)}
+<table><thead><tr><th>Toolkit</th><th>Address</th><th></th></tr></thead><tbody>
+${s.approvers.map(
+  (p) =>
+    html`<tr><td>${p.toolkit}</td><td>${p.address}</td><td>${del(csrf, "approvers", { toolkit: p.toolkit, address: p.address })}</td></tr>`,
+)}</tbody></table>
+<form method="post" action="/admin/approvers/add">${csrfField(csrf)}
+<fieldset><legend>Add an approver</legend>
+<label>Toolkit <select name="toolkit">${s.toolkits.map((k) => html`<option value="${k.id}">${k.id}</option>`)}</select></label>
+<label>Address <input type="text" name="address" required></label>
+<button type="submit">Add approver</button></fieldset></form>
+
+<h2 id="responsibilities">Responsibilities</h2>
+${issuesFor("responsibilities", o)}
+<table><thead><tr><th>Id</th><th>Agent</th><th>Schedule</th><th>Enabled</th><th></th></tr></thead><tbody>
+${s.responsibilities.map(
+  (
+    r,
+  ) => html`<tr><td>${r.id}</td><td>${r.agent}</td><td><code>${r.schedule}</code></td><td>${r.enabled ? "yes" : "no"}</td>
+<td><a href="/admin/responsibilities/edit?id=${seg(r.id)}">Edit</a> ${del(csrf, "responsibilities", { id: r.id })}</td></tr>`,
+)}</tbody></table>
+<details><summary>Add a responsibility</summary>${responsibilityForm(csrf, null, "create")}</details>`;
+}
+
+export function editIssues(issues: readonly AdminIssue[]): Html {
+  return html`<div class="issues" role="alert"><p>Not saved. Fix:</p><ul>${issues.map((i) => html`<li><code>${i.path}</code>: ${i.message}</li>`)}</ul></div>`;
+}

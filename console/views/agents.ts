@@ -1,0 +1,132 @@
+import type {
+  AccessRuleItem,
+  AgentItem,
+  ApproverItem,
+  ResponsibilityItem,
+  ToolkitItem,
+} from "../../shared/admin/schema.ts";
+import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import type { Page } from "../../shared/store/page.ts";
+import type { RunRecord } from "../../shared/store/run-repo.ts";
+import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
+import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
+import { statusBadge } from "./layout.ts";
+
+export interface AgentRow {
+  readonly agent: AgentItem;
+  readonly today: { runs: number; tokens: number };
+}
+
+const caps = (a: AgentItem, config: DeploymentConfig) => ({
+  runs: Math.min(config.budgets.runsPerAgentPerDay, a.runsPerDay ?? Number.POSITIVE_INFINITY),
+  tokens: Math.min(config.budgets.tokensPerAgentPerDay, a.tokensPerDay ?? Number.POSITIVE_INFINITY),
+});
+
+export function agentsTable(rows: readonly AgentRow[], config: DeploymentConfig): Html {
+  if (rows.length === 0) return html`<p>No agents yet. Add one under <a href="/admin">Admin</a>.</p>`;
+  return html`<table>
+<thead><tr><th>Agent</th><th>Name</th><th>Model</th><th>Enabled</th><th>Runs today</th><th>Tokens today</th></tr></thead>
+<tbody>${rows.map(({ agent: a, today }) => {
+    const c = caps(a, config);
+    return html`<tr><td><a href="/agents/${seg(a.address)}">${a.address}</a></td><td>${a.name}</td><td>${a.model}</td>
+<td>${a.enabled ? "yes" : "no"}</td><td>${today.runs} / ${c.runs}</td><td>${today.tokens} / ${c.tokens}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+export interface AgentDetail {
+  readonly agent: AgentItem;
+  readonly today: { runs: number; tokens: number };
+  readonly toolkits: readonly ToolkitItem[];
+  readonly rules: readonly AccessRuleItem[];
+  readonly approvers: readonly ApproverItem[];
+  readonly responsibilities: readonly ResponsibilityItem[];
+  readonly threads: Page<ThreadRecord>;
+  readonly runs: Page<RunRecord>;
+}
+
+export function agentView(d: AgentDetail, config: DeploymentConfig, registry: ToolRegistry): Html {
+  const a = d.agent;
+  const c = caps(a, config);
+  const model = config.models.find((m) => m.id === a.model);
+  const base = `/agents/${seg(a.address)}`;
+  return html`
+<table>
+<tr><th>Name</th><td>${a.name}</td></tr>
+<tr><th>Model</th><td>${a.model}${model ? html` <span class="note">(${model.provider}, egress ${model.egress})</span>` : html` <span class="issues">not in the model catalog</span>`}</td></tr>
+<tr><th>Enabled</th><td>${a.enabled ? "yes" : "no"}</td></tr>
+<tr><th>Budget today</th><td>runs ${d.today.runs} / ${c.runs}, tokens ${d.today.tokens} / ${c.tokens}</td></tr>
+<tr><th>Max rounds</th><td>${Math.min(config.maxToolTurns, a.maxToolTurns ?? config.maxToolTurns)}</td></tr>
+<tr><th>Accepts</th><td>auto-submitted ${a.acceptAutoSubmitted ? "yes" : "no"}, list mail ${a.acceptListMail ? "yes" : "no"}, Bcc ${a.acceptBcc ? "yes" : "no"}</td></tr>
+<tr><th>Instructions</th><td><pre class="mono">${a.instructions || "(none)"}</pre></td></tr>
+</table>
+
+<h2>Toolkits</h2>
+${
+  d.toolkits.length === 0
+    ? html`<p>No toolkit: this agent can call no tool.</p>`
+    : d.toolkits.map((k) => {
+        const approvers = d.approvers.filter((p) => p.toolkit === k.id);
+        return html`<fieldset><legend><strong>${k.id}</strong>${k.name ? ` · ${k.name}` : ""}</legend>
+<table><thead><tr><th>Tool</th><th>Display name</th><th>What it does</th><th>Confirm</th></tr></thead><tbody>
+${k.tools.map((t) => {
+  const tool = registry.get(t);
+  const confirm = tool?.sideEffects.kind === "external" && tool.sideEffects.confirm;
+  return html`<tr><td><code>${t}</code></td><td>${tool?.displayName ?? "-"}</td><td>${tool ? tool.summary : html`<span class="issues">not registered in this deployment</span>`}</td><td>${confirm ? "needs an approver" : "-"}</td></tr>`;
+})}</tbody></table>
+<p class="note">Sender gate: ${k.senderRules.length === 0 ? "every admitted sender" : k.senderRules.map((r) => `${r.effect} ${r.pattern}`).join(", ")};
+scheduled runs: ${k.allowScheduled ? "allowed" : "no"}; confirm card to: ${k.confirmBySender ? "the verified sender" : "approvers"}.
+Approvers: ${approvers.length === 0 ? "none" : approvers.map((p) => p.address).join(", ")}</p></fieldset>`;
+      })
+}
+
+<h2>Access rules</h2>
+${
+  d.rules.length === 0
+    ? html`<p>No rules: the global ceiling alone decides who may write.</p>`
+    : html`<table><thead><tr><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>${d.rules.map(
+        (r) =>
+          html`<tr><td>${r.effect}</td><td><code>${r.pattern}</code></td><td>${"failClosedFor" in r ? html`<span class="issues">fail-closed: an invalid stored rule</span>` : ""}</td></tr>`,
+      )}</tbody></table>`
+}
+
+<h2>Responsibilities</h2>
+${
+  d.responsibilities.length === 0
+    ? html`<p>None.</p>`
+    : html`<table><thead><tr><th>Id</th><th>Schedule</th><th>Enabled</th><th>Prompt</th></tr></thead><tbody>${d.responsibilities.map(
+        (r) =>
+          html`<tr><td>${r.id}</td><td><code>${r.schedule}</code></td><td>${r.enabled ? "yes" : "no"}</td><td>${r.prompt.slice(0, 200)}</td></tr>`,
+      )}</tbody></table>`
+}
+
+<h2>Threads</h2>
+${threadsTable(a.address, d.threads.items)}
+${pager(`${base}/threads`, d.threads.next)}
+
+<h2>Runs</h2>
+${runsTable(d.runs.items)}
+${pager(`${base}/runs`, d.runs.next)}`;
+}
+
+export function threadsTable(agent: string, threads: readonly ThreadRecord[]): Html {
+  if (threads.length === 0) return html`<p>No threads yet.</p>`;
+  return html`<table><thead><tr><th>Last message</th><th>Subject</th><th>Messages</th></tr></thead><tbody>
+${threads.map(
+  (t) => html`<tr><td>${time(t.lastMessageAt)}</td>
+<td><a href="/agents/${seg(agent)}/threads/${seg(t.threadId)}">${t.subject ? untrusted(t.subject, { inline: true, max: 200 }) : "(no subject)"}</a></td>
+<td>${t.messageCount ?? 0}</td></tr>`,
+)}</tbody></table>`;
+}
+
+export function runsTable(runs: readonly RunRecord[]): Html {
+  if (runs.length === 0) return html`<p>No runs yet.</p>`;
+  return html`<table><thead><tr><th>Created</th><th>Run</th><th>Kind</th><th>State</th><th>Round</th><th>Sender</th></tr></thead><tbody>
+${runs.map(
+  (
+    r,
+  ) => html`<tr><td>${time(r.createdAt)}</td><td><a href="/runs/${seg(r.runId)}"><code>${r.runId}</code></a></td><td>${r.kind}</td>
+<td>${statusBadge(r.state === "completed" ? "ok" : r.state === "running" ? "info" : "failed")} ${r.state}${r.finishReason ? html` <span class="note">(${r.finishReason})</span>` : ""}</td>
+<td>${r.round}</td><td>${r.sender ?? "(scheduled)"}</td></tr>`,
+)}</tbody></table>`;
+}

@@ -1,0 +1,61 @@
+import type { PlanRecord } from "../../shared/store/plan-store.ts";
+import type { RunRecord } from "../../shared/store/run-repo.ts";
+import type { SendSummary } from "../../shared/store/trace-lookups.ts";
+import { type TimelineItem, timelineTree } from "../../shared/trace/timeline.ts";
+import { type Html, html, seg, time, untrusted } from "./html.ts";
+import { statusBadge } from "./layout.ts";
+
+export interface RunView {
+  readonly run: RunRecord;
+  readonly items: readonly TimelineItem[];
+  readonly plan: PlanRecord | null;
+  /** Outbound mail the run caused, keyed by the event seq of the tool result that queued it. */
+  readonly sends: ReadonlyMap<number, SendSummary>;
+  readonly card: SendSummary | null;
+  readonly continuation: RunRecord | null;
+}
+
+export function runView(v: RunView): Html {
+  const r = v.run;
+  return html`
+<table>
+<tr><th>Agent</th><td><a href="/agents/${seg(r.agent)}">${r.agent}</a></td></tr>
+<tr><th>Kind</th><td>${r.kind}${r.responsibilityId ? ` (responsibility ${r.responsibilityId})` : ""}</td></tr>
+<tr><th>State</th><td>${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}, round ${r.round} of at most ${r.maxRounds}</td></tr>
+<tr><th>Sender</th><td>${r.sender ?? "(scheduled: no sender)"}</td></tr>
+<tr><th>Created</th><td>${time(r.createdAt)}</td></tr>
+<tr><th>Correlation</th><td><code>${r.correlationId}</code></td></tr>
+${r.threadId ? html`<tr><th>Thread</th><td><a href="/agents/${seg(r.agent)}/threads/${seg(r.threadId)}">open the thread</a></td></tr>` : ""}
+${v.plan ? html`<tr><th>Plan</th><td><a href="/plans/${seg(r.runId)}">${v.plan.state}, ${v.plan.ops.length} operation(s)</a></td></tr>` : ""}
+${v.continuation ? html`<tr><th>Continued by</th><td><a href="/runs/${seg(v.continuation.runId)}"><code>${v.continuation.runId}</code></a> (after the plan was applied)</td></tr>` : ""}
+</table>
+<h2>Timeline</h2>
+<p class="note">In the order it happened. Model text and tool arguments derive from mail the agent read: shown as untrusted text.</p>
+<ol class="timeline">
+${timelineTree(v.items).map((node) =>
+  node.kind === "item"
+    ? itemView(node.item, v)
+    : html`<li class="round">Round ${node.round}${node.continued ? " (continued)" : ""}<ol>${node.items.map((i) => itemView(i, v))}</ol></li>`,
+)}
+</ol>
+${v.card ? html`<h2>Confirm card</h2><p>${sendLine(v.card, r.agent)}</p>` : ""}`;
+}
+
+function itemView(item: TimelineItem, v: RunView): Html {
+  const d = item.data;
+  const send = v.sends.get(item.seq);
+  return html`<li data-type="${item.type}">${time(item.at)} ${statusBadge(item.status)} ${item.text}
+${item.type === "model-turn" && typeof d.text === "string" && d.text ? untrusted(d.text, { max: 2000 }) : ""}
+${item.type === "tool-call" && d.input !== undefined ? html`<details><summary>input</summary>${untrusted(JSON.stringify(d.input, null, 2), { max: 8000 })}</details>` : ""}
+${item.type === "model-failure" && typeof d.detail === "string" ? html`<div class="note">${d.detail}</div>` : ""}
+${send ? html`<div>→ ${sendLine(send, v.run.agent)}</div>` : ""}
+</li>`;
+}
+
+function sendLine(s: SendSummary, agent: string): Html {
+  const link =
+    s.threadId && s.mailboxId
+      ? html` <a href="/agents/${seg(agent)}/threads/${seg(s.threadId)}#m-${s.mailboxId}">the sent mail</a>`
+      : "";
+  return html`outbound mail <code>${s.requestId}</code>: ${s.state}${s.sentAt ? html`, sent ${time(s.sentAt)}` : ""}, ${s.recipients} recipient(s).${link}`;
+}

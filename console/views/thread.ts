@@ -1,0 +1,58 @@
+import type { MessageRecord } from "../../shared/store/message-repo.ts";
+import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
+import { bytes, type Html, html, seg, time, untrusted } from "./html.ts";
+
+export interface ShownMessage {
+  readonly message: MessageRecord & { readonly fromName?: string };
+  /** The stored plain-text body, or null when there is none (HTML-only mail shows none, G8). */
+  readonly body: string | null;
+  /** The reply run this inbound message started (derived id; it may not exist, e.g. for a plan confirmation). */
+  readonly runId: string | null;
+}
+
+export function threadView(
+  agent: string,
+  thread: ThreadRecord | null,
+  messages: readonly ShownMessage[],
+  opts: { canDownload: boolean; more: Html },
+): Html {
+  return html`
+<p class="note">Agent <a href="/agents/${seg(agent)}">${agent}</a>${thread ? html`, ${thread.messageCount} message(s), last ${time(thread.lastMessageAt)}` : ""}.
+Everything a sender wrote is shown as plain text in a dashed box; nothing in it is a link or markup.</p>
+${messages.map((m) => messageView(agent, m, opts.canDownload))}
+${opts.more}`;
+}
+
+function messageView(agent: string, shown: ShownMessage, canDownload: boolean): Html {
+  const m = shown.message;
+  const inbound = m.direction === "in";
+  return html`<section class="msg ${inbound ? "in" : "out"}" id="m-${m.id}">
+<p><strong>${inbound ? "Inbound" : "Sent by the agent"}</strong> · ${time(m.at)}
+${inbound && shown.runId ? html` · <a href="/runs/${seg(shown.runId)}">run</a>` : ""}</p>
+<table>
+<tr><th>From</th><td>${m.from}${inbound && m.fromName ? html` · display name ${untrusted(m.fromName, { inline: true, max: 200 })}` : ""}${inbound ? html` <span class="note">(proven by DKIM)</span>` : ""}</td></tr>
+<tr><th>To</th><td>${m.to.join(", ")}</td></tr>
+${m.cc.length > 0 ? html`<tr><th>Cc</th><td>${m.cc.join(", ")}</td></tr>` : ""}
+<tr><th>Subject</th><td>${untrusted(m.subject ?? "", { inline: true, max: 1000 })}</td></tr>
+<tr><th>Hop</th><td>${m.hop}</td></tr>
+</table>
+${
+  m.hasHtmlOnly
+    ? html`<p class="note">HTML-only mail: no plain-text body, nothing shown (as for the model, G8).</p>`
+    : shown.body === null
+      ? html`<p class="note">(no body stored)</p>`
+      : untrusted(shown.body)
+}
+${
+  m.attachments.length > 0
+    ? html`<table><thead><tr><th>Attachment</th><th>Type (as sent)</th><th>Size</th><th></th></tr></thead><tbody>
+${m.attachments.map(
+  (
+    a,
+  ) => html`<tr><td>${untrusted(a.filename || "(unnamed)", { inline: true, max: 200 })}</td><td>${untrusted(a.contentType, { inline: true, max: 100 })}</td><td>${bytes(a.size)}</td>
+<td>${canDownload ? html`<a href="/attachments/${seg(agent)}/${seg(m.id)}/${seg(a.id)}" download>download</a>` : html`<span class="note">admins only</span>`}</td></tr>`,
+)}</tbody></table>`
+    : ""
+}
+</section>`;
+}

@@ -1,0 +1,29 @@
+import type { ComposeFailureReason } from "../mail/compose.ts";
+import type { RecipientReason } from "../mail/recipients.ts";
+
+/** Why a request can never be sent; stable codes, recorded on the state item and logged. */
+export type PrepareFailureReason =
+  | "agent-unknown"
+  | "agent-disabled"
+  | "domain-unregistered"
+  | "reply-target-not-found"
+  | "reply-target-not-inbound"
+  | "reply-target-missing"
+  | "subject-on-reply"
+  | "notice-malformed"
+  | "attachment-not-found"
+  | RecipientReason
+  | ComposeFailureReason;
+
+/**
+ * What the state item keeps (docs/outbound.md): why a send ended `failed` (a prepare refusal, or SES's code as
+ * `ses-rejected:<code>`) or `unknown` (no answer from SES, or a worker that crashed while sending).
+ */
+export type SendStateReason =
+  | PrepareFailureReason
+  | `ses-rejected:${string}`
+  | "ses-no-answer"
+  | "crashed-while-sending";
+
+/** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
+export type RequestRefusal = "request-not-json" | "request-invalid";

@@ -1,0 +1,204 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Resources } from "../config/resources.ts";
+import type { InboundRecord } from "./inbound-repo.ts";
+import type { MessageRecord } from "./message-repo.ts";
+import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "./plan-store.ts";
+import type { RunRecord } from "./run-repo.ts";
+import { TABLES } from "./tables.ts";
+import type { ThreadRecord } from "./thread-repo.ts";
+
+export interface IndexReadDeps {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+}
+
+const INDEX = {
+  runs: TABLES.runs.indexes[0],
+  threads: TABLES.threads.indexes[0],
+  messages: TABLES.messages.indexes[0],
+  inbound: TABLES.inbound.indexes[0],
+  state: TABLES.state.indexes[0],
+} as const;
+
+/** A refused or dropped mail as the console lists it: the verdict record, never the mail (G4). */
+export type RefusalRecord = InboundRecord & { readonly refusalAt: string };
+
+/** A plan as listed: the stored plan, keyed by its run. */
+export type PlanListItem = PlanRecord;
+
+/**
+ * The console's paged lists, each one Query on an index of shared/store/tables.ts: no page view scans a runtime
+ * table, however large it grows. Cursors are the index's LastEvaluatedKey, checked on the way back in.
+ */
+export class IndexReads {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #tables: Resources["tables"];
+
+  constructor(deps: IndexReadDeps) {
+    this.#dynamo = deps.dynamo;
+    this.#tables = deps.tables;
+  }
+
+  /** An agent's runs, newest first. */
+  async runsByAgent(agent: string, req: PageRequest): Promise<Page<RunRecord>> {
+    const ix = INDEX.runs;
+    const start = decodeCursor(req.cursor, [ix.partitionKey, ix.sortKey, "runId"], { agent });
+    const { items, last } = await queryPage(
+      this.#dynamo,
+      {
+        TableName: this.#tables.runs,
+        IndexName: ix.name,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ix.partitionKey },
+        ExpressionAttributeValues: { ":pk": agent },
+        ScanIndexForward: false,
+      },
+      { limit: clampLimit(req.limit), start },
+    );
+    return { items: items as unknown as RunRecord[], next: last ? encodeCursor(last) : null };
+  }
+
+  /** An agent's threads, most recently active first. */
+  async threadsByActivity(agent: string, req: PageRequest): Promise<Page<ThreadRecord>> {
+    const ix = INDEX.threads;
+    const start = decodeCursor(req.cursor, ["agent", "threadId", ix.sortKey], { agent });
+    const { items, last } = await queryPage(
+      this.#dynamo,
+      {
+        TableName: this.#tables.threads,
+        IndexName: ix.name,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ix.partitionKey },
+        ExpressionAttributeValues: { ":pk": agent },
+        ScanIndexForward: false,
+      },
+      { limit: clampLimit(req.limit), start },
+    );
+    return { items: items as unknown as ThreadRecord[], next: last ? encodeCursor(last) : null };
+  }
+
+  /**
+   * A thread's messages, oldest first, scoped to the agent's own mailbox (G12: a thread never spans agents, and
+   * the filter keeps a thread id that collided across agents from showing another agent's mail).
+   */
+  async threadMessages(agent: string, threadId: string, req: PageRequest): Promise<Page<MessageRecord>> {
+    const ix = INDEX.messages;
+    const start = decodeCursor(req.cursor, ["agent", "id", ix.partitionKey], { threadId });
+    const { items, last } = await queryPage(
+      this.#dynamo,
+      {
+        TableName: this.#tables.messages,
+        IndexName: ix.name,
+        KeyConditionExpression: "#pk = :pk",
+        FilterExpression: "#agent = :agent",
+        ExpressionAttributeNames: { "#pk": ix.partitionKey, "#agent": "agent" },
+        ExpressionAttributeValues: { ":pk": threadId, ":agent": agent },
+        ScanIndexForward: true,
+      },
+      { limit: clampLimit(req.limit), start },
+    );
+    return { items: items as unknown as MessageRecord[], next: last ? encodeCursor(last) : null };
+  }
+
+  /**
+   * Refused and dropped mail, newest first, optionally one reason code only. Walks the per-day partitions back
+   * from `today` for at most `days` days; the cursor carries the day it stopped in.
+   */
+  async refusals(
+    req: PageRequest & { reason?: string | undefined; today: Date; days?: number },
+  ): Promise<Page<RefusalRecord>> {
+    const ix = INDEX.inbound;
+    const limit = clampLimit(req.limit);
+    const cursor = parseRefusalCursor(req.cursor);
+    const oldest = dayOf(new Date(req.today.getTime() - ((req.days ?? 90) - 1) * 86_400_000));
+    let day = cursor?.day ?? dayOf(req.today);
+    let start: Record<string, unknown> | undefined = cursor?.key;
+    const out: RefusalRecord[] = [];
+    // Bounded work per page view: at most 40 day partitions (empty ones cost one small query each).
+    for (let visited = 0; visited < 40 && day >= oldest; visited++) {
+      const { items, last } = await queryPage(
+        this.#dynamo,
+        {
+          TableName: this.#tables.inbound,
+          IndexName: ix.name,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: {
+            "#pk": ix.partitionKey,
+            ...(req.reason ? { "#reason": "reason" } : {}),
+          },
+          ExpressionAttributeValues: { ":pk": day, ...(req.reason ? { ":reason": req.reason } : {}) },
+          ...(req.reason ? { FilterExpression: "#reason = :reason" } : {}),
+          ScanIndexForward: false,
+        },
+        { limit: limit - out.length, start },
+      );
+      out.push(...(items as unknown as RefusalRecord[]));
+      if (last) {
+        if (out.length >= limit) return { items: out, next: encodeRefusalCursor(day, last) };
+        start = last;
+        continue;
+      }
+      start = undefined;
+      day = dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000));
+      if (out.length >= limit) return { items: out, next: day >= oldest ? encodeRefusalCursor(day) : null };
+    }
+    return { items: out, next: day >= oldest ? encodeRefusalCursor(day, start) : null };
+  }
+
+  /** Plans in one state (pending: waiting for an approver), newest first. */
+  async plansByState(state: PlanState, req: PageRequest): Promise<Page<PlanListItem>> {
+    const ix = INDEX.state;
+    const start = decodeCursor(req.cursor, ["pk", "sk", ix.partitionKey, ix.sortKey], { planState: state });
+    const { items, last } = await queryPage(
+      this.#dynamo,
+      {
+        TableName: this.#tables.state,
+        IndexName: ix.name,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ix.partitionKey },
+        ExpressionAttributeValues: { ":pk": state },
+        ScanIndexForward: false,
+      },
+      { limit: clampLimit(req.limit), start },
+    );
+    const plans = items.map((i) => ({
+      runId: String(i.pk).replace(/^plan#/, ""),
+      agent: String(i.agent),
+      state: i.state as PlanState,
+      ops: (i.ops ?? []) as StoredOperation[],
+      ...(i.code ? { code: String(i.code) } : {}),
+      ...(i.hash ? { hash: String(i.hash) } : {}),
+      ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
+      ...(i.planAt ? { planAt: String(i.planAt) } : {}),
+    }));
+    return { items: plans, next: last ? encodeCursor(last) : null };
+  }
+}
+
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+
+function encodeRefusalCursor(day: string, key?: Record<string, unknown>): string {
+  return encodeCursor({ day, ...(key ? { key: encodeCursor(key) } : {}) });
+}
+
+function parseRefusalCursor(
+  cursor: string | undefined,
+): { day: string; key: Record<string, string> | undefined } | undefined {
+  if (!cursor || cursor.length > 4096) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const day = (v as { day?: unknown })?.day;
+  if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const raw = (v as { key?: unknown }).key;
+  const ix = INDEX.inbound;
+  const key =
+    typeof raw === "string"
+      ? decodeCursor(raw, ["sesMessageId", "recipient", ix.partitionKey, ix.sortKey], { refusalDay: day })
+      : undefined;
+  return { day, key };
+}

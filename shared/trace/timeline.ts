@@ -1,0 +1,161 @@
+import type { StoredRunEvent } from "../store/run-event-repo.ts";
+
+/**
+ * A run's trace in the order things happened (run-event `seq`, allocated by an atomic counter at append time), as
+ * both the CLI (`postern runs show`) and the console render it. Plan events carry round 0 because they belong to no
+ * model round (a card is sealed after the last round, an approval arrives hours later): they stay where they
+ * happened in time instead of being grouped before round 1. A `confirm` tool's call is a proposal, not a success,
+ * and reads "proposed"; the approved operation reads "applied" where it was applied.
+ */
+
+export type TimelineStatus = "ok" | "info" | "failed" | "refused" | "proposed" | "applied" | "cancelled";
+
+export interface TimelineItem {
+  readonly seq: number;
+  readonly at: string;
+  readonly round: number;
+  /** `round`: inside a model round; `plan`: the run's plan (G14); `run`: the run's own end. */
+  readonly scope: "round" | "plan" | "run";
+  readonly type: string;
+  readonly status: TimelineStatus;
+  /** One line, engine-written from the event's fields (tool names, reason codes, counts). */
+  readonly text: string;
+  /** The event's data, for a detail view (escaped by whoever renders it). */
+  readonly data: Record<string, unknown>;
+}
+
+/** A tree of the timeline: consecutive events of one round under one node, plan and run events between them. */
+export type TimelineNode =
+  | {
+      readonly kind: "round";
+      readonly round: number;
+      readonly continued: boolean;
+      readonly items: TimelineItem[];
+    }
+  | { readonly kind: "item"; readonly item: TimelineItem };
+
+export interface TimelineContext {
+  /** Call ids that became plan operations (the run's plan), so their `tool-result` reads "proposed". */
+  readonly proposedCallIds?: ReadonlySet<string>;
+  /** Whether a tool needs confirmation (G14); used when the plan itself is not at hand. */
+  readonly isConfirmTool?: (name: string) => boolean;
+}
+
+const s = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+const list = (v: unknown): string => (Array.isArray(v) ? v.map(s).join(", ") : "");
+
+function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineStatus; text: string } {
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const proposal = (): boolean =>
+    ctx.proposedCallIds?.has(s(d.callId)) === true || ctx.isConfirmTool?.(s(d.name)) === true;
+  switch (e.type) {
+    case "budget-check":
+      return d.ok
+        ? { status: "ok", text: "budget ok" }
+        : { status: "refused", text: `budget exceeded: ${s(d.reason)}` };
+    case "model-request":
+      return { status: "info", text: `model ${s(d.model)} offered [${list(d.tools)}]` };
+    case "model-turn": {
+      const calls = Array.isArray(d.toolCalls)
+        ? d.toolCalls.map((c) => s((c as { name?: unknown }).name))
+        : [];
+      const u = (d.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
+      return {
+        status: "info",
+        text: `model turn: ${calls.length > 0 ? `calls ${calls.join(", ")}` : "no tool calls"} (stop ${s(d.stopReason)}, tokens in ${u.inputTokens ?? 0} / out ${u.outputTokens ?? 0})`,
+      };
+    }
+    case "model-failure":
+      return { status: "failed", text: `model failure ${s(d.reason)}${d.retryable ? " (will retry)" : ""}` };
+    case "tool-call":
+      return proposal()
+        ? { status: "proposed", text: `tool ${s(d.name)} proposed [${list(d.toolkits)}]` }
+        : { status: "info", text: `tool ${s(d.name)} called [${list(d.toolkits)}]` };
+    case "tool-result":
+      if (!d.ok) return { status: "failed", text: `tool ${s(d.name)} failed: ${s(d.reason)}` };
+      return proposal()
+        ? { status: "proposed", text: `tool ${s(d.name)} proposed: not run, waiting for an approver` }
+        : { status: "ok", text: `tool ${s(d.name)} ok` };
+    case "tool-refused":
+      return { status: "refused", text: `tool ${s(d.name)} REFUSED: ${s(d.reason)}` };
+    case "tool-replayed":
+      return { status: "info", text: `tool ${s(d.name)} replayed from its recorded result` };
+    case "round-resumed":
+      return { status: "info", text: "round resumed after a redelivery" };
+    case "round-done":
+      return { status: "info", text: `round done; next ${s(d.next)}` };
+    case "run-finished":
+      return {
+        status: d.state === "completed" ? "ok" : "failed",
+        text: `run finished: ${s(d.state)} (${s(d.reason)})`,
+      };
+    case "plan-card-sent":
+      return {
+        status: "info",
+        text: `plan: confirm card sent to ${s(d.approvers)} approver(s) for ${s(d.operations)} operation(s)`,
+      };
+    case "plan-unconfirmable":
+      return { status: "failed", text: `plan: cannot be confirmed (${s(d.reason)})` };
+    case "confirm-refused":
+      return { status: "refused", text: `plan: confirmation refused: ${s(d.reason)} (by ${s(d.by)})` };
+    case "confirm-unclear":
+      return {
+        status: "info",
+        text: `plan: reply understood nothing to do (${s(d.understood)}, by ${s(d.by)})`,
+      };
+    case "plan-expired":
+      return { status: "failed", text: "plan: expired before anyone decided" };
+    case "plan-cancelled":
+      return { status: "cancelled", text: `plan: cancelled by ${s(d.by)}` };
+    case "plan-tampered":
+      return {
+        status: "failed",
+        text: "plan: NOT applied: stored operations no longer match the confirmed hash",
+      };
+    case "plan-op":
+      return d.ok
+        ? { status: "applied", text: `plan: operation ${s(d.index)} ${s(d.tool)} applied` }
+        : { status: "failed", text: `plan: operation ${s(d.index)} ${s(d.tool)} failed: ${s(d.reason)}` };
+    default:
+      return { status: "info", text: `${e.type} ${JSON.stringify(d).slice(0, 200)}` };
+  }
+}
+
+const scopeOf = (e: StoredRunEvent): TimelineItem["scope"] =>
+  e.type === "run-finished" ? "run" : e.round === 0 ? "plan" : "round";
+
+/** Events in time order (by `seq`), each described. */
+export function timeline(events: readonly StoredRunEvent[], ctx: TimelineContext = {}): TimelineItem[] {
+  return [...events]
+    .sort((a, b) => a.seq - b.seq)
+    .map((e) => ({
+      seq: e.seq,
+      at: e.at,
+      round: e.round,
+      scope: scopeOf(e),
+      type: e.type,
+      ...describe(e, ctx),
+      data: (e.data ?? {}) as Record<string, unknown>,
+    }));
+}
+
+/** Group consecutive round events under their round; plan and run events sit between rounds, in time order. */
+export function timelineTree(items: readonly TimelineItem[]): TimelineNode[] {
+  const nodes: TimelineNode[] = [];
+  const seen = new Set<number>();
+  let open: Extract<TimelineNode, { kind: "round" }> | null = null;
+  for (const item of items) {
+    if (item.scope !== "round") {
+      open = null;
+      nodes.push({ kind: "item", item });
+      continue;
+    }
+    if (!open || open.round !== item.round) {
+      open = { kind: "round", round: item.round, continued: seen.has(item.round), items: [] };
+      seen.add(item.round);
+      nodes.push(open);
+    }
+    open.items.push(item);
+  }
+  return nodes;
+}

@@ -1,0 +1,259 @@
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devSend } from "../../cli/local/dev-send.ts";
+import { GROUPS } from "../../console/auth/principal.ts";
+import { waitFor } from "../helpers/pipeline-stack.ts";
+import { CHROMIUM_ARGS, findChromium, INSTALL_HINT } from "./browser-env.ts";
+import { APPROVER, type ConsoleStack, HELPDESK, SHOP, startConsoleStack, stopAfterAll } from "./harness.ts";
+
+/**
+ * The console in a real browser (Debian's Chromium driven by playwright-core) against the local stack: sign in,
+ * a thread and a run's timeline after a mail, a refused mail without its text, an access rule edited in the
+ * browser and obeyed by the next mail, a plan applied once, and an XSS payload rendered as inert text.
+ */
+const executablePath = findChromium();
+
+describe("browser tests", () => {
+  // No silent pass: without a browser this test fails and says how to get one (POSTERN_BROWSER_TESTS=skip opts out,
+  // and the skip is reported with the same words).
+  it("have a Chromium to run in", (ctx) => {
+    if (!executablePath && process.env.POSTERN_BROWSER_TESTS === "skip") {
+      console.warn(`browser tests did NOT run: no Chromium found; ${INSTALL_HINT}`);
+      ctx.skip(`browser tests did not run: no Chromium found; ${INSTALL_HINT}`);
+    }
+    expect(executablePath, `browser tests did not run: no Chromium found; ${INSTALL_HINT}`).toBeDefined();
+  });
+});
+
+describe.runIf(executablePath)("the console in Chromium", () => {
+  let s: ConsoleStack;
+  let browser: Browser;
+  beforeAll(async () => {
+    [s, browser] = await Promise.all([
+      startConsoleStack(),
+      chromium.launch({ executablePath, args: CHROMIUM_ARGS }),
+    ]);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  stopAfterAll(() => s);
+
+  async function mail(
+    to: string,
+    subject: string,
+    body: string,
+    from = "carol@customer.example",
+    displayName?: string,
+  ) {
+    if (displayName) {
+      const raw = Buffer.from(
+        [
+          `From: ${displayName} <${from}>`,
+          `To: ${to}`,
+          `Subject: ${subject}`,
+          `Message-ID: <${Date.now()}@x>`,
+          "",
+          body,
+          "",
+        ].join("\r\n"),
+      );
+      const sent = await devSend({
+        dir: s.dir,
+        zoneFile: s.stack.zoneFile,
+        from,
+        to: [to],
+        raw,
+        port: s.stack.smtp.port,
+      });
+      if (!sent.ok) throw new Error(sent.reason);
+      return;
+    }
+    const sent = await devSend({
+      dir: s.dir,
+      zoneFile: s.stack.zoneFile,
+      from,
+      to: [to],
+      subject,
+      body,
+      port: s.stack.smtp.port,
+    });
+    if (!sent.ok) throw new Error(sent.reason);
+  }
+
+  /** A fresh browser profile signed in with a one-time link; every page's script errors and dialogs are kept. */
+  async function signedIn(who?: Parameters<ConsoleStack["console"]["link"]>[0]) {
+    const context: BrowserContext = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(`pageerror ${e.message}`));
+    page.on("dialog", (d) => {
+      problems.push(`dialog ${d.message()}`);
+      void d.dismiss();
+    });
+    await page.goto(s.console.link(who));
+    return { context, page, problems };
+  }
+
+  async function runOf(agent: string, since: number) {
+    return waitFor(`a finished run of ${agent}`, async () => {
+      const runs = await s.stores.runs.listRecent(20);
+      return runs.find((r) => r.agent === agent && r.state !== "running" && Date.parse(r.createdAt) >= since);
+    });
+  }
+
+  it("signs in with the one-time link, and the link does not work twice", async () => {
+    const link = s.console.link();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(link);
+    expect(await page.locator("h1").textContent()).toBe("Agents");
+    expect(await page.locator("header .who").textContent()).toContain("(admin)");
+    const other = await (await browser.newContext()).newPage();
+    await other.goto(link);
+    expect(await other.locator("h1").textContent()).toContain("used or expired");
+    await context.close();
+  });
+
+  it("shows a thread and a run's timeline after a mail", async () => {
+    const since = Date.now() - 1000;
+    await mail(HELPDESK, "Opening hours", "When are you open on Sunday?");
+    const run = await runOf(HELPDESK, since);
+    const { page, context, problems } = await signedIn();
+    await page.click(`a[href="/agents/${encodeURIComponent(HELPDESK)}"]`);
+    await page.click("text=Opening hours");
+    expect(await page.locator("pre.untrusted").first().textContent()).toContain(
+      "When are you open on Sunday?",
+    );
+    expect(await page.locator(".untrusted-label").first().textContent()).toContain("untrusted");
+    await page.click("text=run");
+    expect(page.url()).toContain(`/runs/${run.runId}`);
+    const items = await page.locator("ol.timeline li[data-type]").allTextContents();
+    const order = ["budget-check", "model-request", "model-turn", "tool-call", "tool-result", "run-finished"];
+    const types = await page
+      .locator("ol.timeline li[data-type]")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-type")));
+    expect(order.map((t) => types.indexOf(t))).toEqual(
+      [...order.map((t) => types.indexOf(t))].sort((a, b) => a - b),
+    );
+    expect(items.join("\n")).toContain("tool send_email ok");
+    expect(await page.locator("ol.timeline").textContent()).toContain("outbound mail");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("lists a refused mail by reason, without its subject, body or display name", async () => {
+    await mail(
+      "nobody@agents.example.net",
+      "TOPSECRET-SUBJECT",
+      "TOPSECRET-BODY",
+      "eve@customer.example",
+      "Eve Display",
+    );
+    const { page, context } = await signedIn();
+    await waitFor("the refusal in the console", async () => {
+      await page.goto(`${s.console.url}/refusals`);
+      return (await page.locator("table tbody tr").count()) > 0 ? true : undefined;
+    });
+    const text = (await page.content()) ?? "";
+    expect(text).toContain("nobody@agents.example.net");
+    expect(text).not.toContain("TOPSECRET");
+    expect(text).not.toContain("Eve Display");
+    const reason = (await page.locator("table tbody tr td:nth-child(3)").first().textContent()) ?? "";
+    await page.fill('input[name="reason"]', reason);
+    await page.click('button:text("Filter")');
+    expect(page.url()).toContain(`reason=${reason}`);
+    expect(await page.locator("table tbody tr").count()).toBeGreaterThan(0);
+    await context.close();
+  });
+
+  it("edits an access rule in the browser, and the next mail obeys it", async () => {
+    const mallory = "mallory@customer.example";
+    const { page, context } = await signedIn();
+    await page.goto(`${s.console.url}/admin`);
+    await page.selectOption('form[action="/admin/accessRules/add"] select[name="agent"]', HELPDESK);
+    await page.fill('form[action="/admin/accessRules/add"] input[name="pattern"]', mallory);
+    await page.selectOption('form[action="/admin/accessRules/add"] select[name="effect"]', "deny");
+    await page.click('form[action="/admin/accessRules/add"] button[type="submit"]');
+    expect(await page.locator(".flash").textContent()).toContain("Saved");
+    // An invalid pattern is refused with the field and the fix.
+    await page.fill('form[action="/admin/accessRules/add"] input[name="pattern"]', "not a pattern");
+    await page.click('form[action="/admin/accessRules/add"] button[type="submit"]');
+    expect(await page.locator(".issues").textContent()).toContain("pattern");
+    await page.goto(`${s.console.url}/audit`);
+    expect(await page.locator("table tbody tr").first().textContent()).toContain(mallory);
+
+    const since = new Date().toISOString();
+    await mail(HELPDESK, "Let me in", "Hello", mallory);
+    await waitFor("mallory's refusal", async () => {
+      await page.goto(`${s.console.url}/refusals?reason=access-denied`);
+      const rows = await page.locator("table tbody tr").allTextContents();
+      return rows.some((r) => r.includes(mallory)) ? true : undefined;
+    });
+    const runs = await s.stores.runs.listRecent(50);
+    expect(runs.filter((r) => r.sender === mallory && r.createdAt >= since)).toEqual([]);
+    await context.close();
+  });
+
+  it("applies a pending plan once: a second click does nothing", async () => {
+    await mail(SHOP, "Refund A-1002", "Order A-1002 arrived broken.");
+    const plan = await waitFor("a pending plan", async () => {
+      const p = await s.stores.state.get(`plan#${await latestRunId(SHOP)}`, "plan");
+      return p?.state === "pending" ? p : undefined;
+    });
+    const runId = String(plan.pk).slice("plan#".length);
+    const { page, context, problems } = await signedIn({ email: APPROVER, groups: [GROUPS.viewers] });
+    await page.goto(`${s.console.url}/plans`);
+    await page.click(`a[href="/plans/${runId}"]`);
+    expect(await page.locator("pre.untrusted").first().textContent()).toContain('"order": "A-1002"');
+    const stale = await context.newPage();
+    await stale.goto(page.url());
+    await page.click('button:text("Apply")');
+    expect(await page.locator(".flash").textContent()).toContain("Decision sent");
+    await waitFor("the plan applied", async () =>
+      (await s.stores.state.get(`plan#${runId}`, "plan"))?.state === "applied" ? true : undefined,
+    );
+    await stale.click('button:text("Apply")');
+    expect(await stale.locator(".flash").textContent()).toContain("nothing was done");
+    const ops = (await s.stores.runEvents.list(runId)).filter((e) => e.type === "plan-op");
+    expect(ops).toHaveLength(1);
+    await page.goto(`${s.console.url}/runs/${runId}`);
+    const timeline = (await page.locator("ol.timeline").textContent()) ?? "";
+    expect(timeline).toContain("issue_refund proposed");
+    expect(timeline).toContain("issue_refund applied");
+    expect(timeline.indexOf("proposed")).toBeLessThan(timeline.indexOf("applied"));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("renders an XSS payload in a subject and body as inert text", async () => {
+    const since = Date.now() - 1000;
+    const payload = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
+    await mail(
+      HELPDESK,
+      `${payload} javascript:alert(1)`,
+      `${payload}\n<a href="javascript:alert(2)">click</a>`,
+    );
+    await runOf(HELPDESK, since);
+    const { page, context, problems } = await signedIn();
+    const violations: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy|Refused/.test(m.text())) violations.push(m.text());
+    });
+    await page.goto(`${s.console.url}/agents/${encodeURIComponent(HELPDESK)}`);
+    await page.click("a:has-text('javascript:alert(1)')");
+    expect(await page.title()).not.toBe("pwned");
+    expect(await page.locator("main img, main script, main a[href^='javascript']").count()).toBe(0);
+    const body = (await page.locator("pre.untrusted").allTextContents()).join("\n");
+    expect(body).toContain("<script>document.title='pwned'</script>");
+    expect(body).toContain('<a href="javascript:alert(2)">click</a>');
+    expect(problems).toEqual([]);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  async function latestRunId(agent: string): Promise<string> {
+    const runs = await s.stores.runs.listRecent(20);
+    return runs.find((r) => r.agent === agent)?.runId ?? "none";
+  }
+});

@@ -1,0 +1,148 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { devSend } from "../../cli/local/dev-send.ts";
+import { waitFor } from "../helpers/pipeline-stack.ts";
+import { ConsoleClient, type ConsoleStack, HELPDESK, startConsoleStack, stopAfterAll } from "./harness.ts";
+
+let s: ConsoleStack;
+beforeAll(async () => {
+  s = await startConsoleStack();
+}, 60_000);
+stopAfterAll(() => s);
+
+async function mail(to: string, subject: string, body: string, from = "carol@customer.example") {
+  const sent = await devSend({
+    dir: s.dir,
+    zoneFile: s.stack.zoneFile,
+    from,
+    to: [to],
+    subject,
+    body,
+    port: s.stack.smtp.port,
+  });
+  if (!sent.ok) throw new Error(sent.reason);
+}
+
+describe("a mail, seen in the console", () => {
+  it("shows the thread and the run's timeline", async () => {
+    await mail(HELPDESK, "Opening hours", "When are you open on Sunday?");
+    const run = await waitFor("the run to finish", async () => {
+      const page = await s.stores.runs.listRecent(5);
+      return page.find((r) => r.agent === HELPDESK && r.state !== "running");
+    });
+    const c = new ConsoleClient(s.console.url);
+    await c.signIn(s.console.link());
+    const agent = await (await c.get(`/agents/${encodeURIComponent(HELPDESK)}`)).text();
+    expect(agent).toContain("Opening hours");
+    const threadHref = /href="(\/agents\/[^"]+\/threads\/[^"]+)"/.exec(agent)?.[1];
+    expect(threadHref).toBeDefined();
+    const thread = await (await c.get(threadHref ?? "")).text();
+    expect(thread).toContain("When are you open on Sunday?");
+    expect(thread).toContain("untrusted");
+    const timeline = await (await c.get(`/runs/${run.runId}`)).text();
+    expect(timeline).toContain("tool send_email ok");
+    expect(timeline).toContain("outbound mail");
+    expect(timeline.indexOf("budget ok")).toBeLessThan(timeline.indexOf("run finished"));
+  });
+});
+
+describe("admin edits in the console", () => {
+  it("go through the import validation (field and fix), and the audit log keeps who, when, before and after", async () => {
+    const c = new ConsoleClient(s.console.url);
+    await c.signIn(s.console.link());
+    const csrf = await c.csrf();
+    const bad = await c.post("/admin/toolkits/add", {
+      _csrf: csrf,
+      id: "kit",
+      tools: "send_email",
+      agents: "ghost@agents.example.net",
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("agents[0]</code>: no agent ghost@agents.example.net");
+    const edit = await c.post("/admin/agents/edit", {
+      _csrf: csrf,
+      address: HELPDESK,
+      name: "Front desk",
+      model: "reply",
+      enabled: "on",
+    });
+    expect(edit.status).toBe(303);
+    expect((await s.stores.admin.getAgent(HELPDESK))?.name).toBe("Front desk");
+    const [entry] = (await auditOf()).items;
+    expect(entry?.actor).toBe("admin@operators.example");
+    expect(entry?.outcome).toBe("applied");
+    expect(entry?.before).toMatchObject({ name: "Helpdesk" });
+    expect(entry?.after).toMatchObject({ name: "Front desk" });
+    const audit = await (await c.get("/audit")).text();
+    expect(audit).toContain("Front desk");
+  });
+});
+
+async function auditOf() {
+  const { AuditRepo } = await import("../../shared/store/audit-repo.ts");
+  return new AuditRepo({ dynamo: s.stack.clients.dynamo, tables: s.stack.resources.tables }).list({
+    limit: 5,
+  });
+}
+
+describe("attachments", () => {
+  it("are listed with type and size; only admins download them, as opaque bytes under a generated name", async () => {
+    const boundary = "b0undary";
+    const raw = Buffer.from(
+      [
+        "From: carol@customer.example",
+        `To: ${HELPDESK}`,
+        "Subject: With a file",
+        `Message-ID: <att-${Date.now()}@customer.example>`,
+        "MIME-Version: 1.0",
+        `Content-Type: multipart/mixed; boundary="${boundary}"`,
+        "",
+        `--${boundary}`,
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "See the attached page.",
+        `--${boundary}`,
+        'Content-Type: text/html; name="<script>x</script>.html"',
+        'Content-Disposition: attachment; filename="<script>x</script>.html"',
+        "",
+        "<script>alert(1)</script>",
+        `--${boundary}--`,
+        "",
+      ].join("\r\n"),
+    );
+    const sent = await devSend({
+      dir: s.dir,
+      zoneFile: s.stack.zoneFile,
+      from: "carol@customer.example",
+      to: [HELPDESK],
+      raw,
+      port: s.stack.smtp.port,
+    });
+    if (!sent.ok) throw new Error(sent.reason);
+    const msg = await waitFor("the stored message", async () => {
+      const all = await s.stores.messages.listByAgent(HELPDESK, { limit: 20 });
+      return all.find((m) => m.subject === "With a file");
+    });
+    const att = msg.attachments[0];
+    expect(att).toBeDefined();
+    const admin = new ConsoleClient(s.console.url);
+    await admin.signIn(s.console.link());
+    const page = await (
+      await admin.get(`/agents/${encodeURIComponent(HELPDESK)}/threads/${encodeURIComponent(msg.threadId)}`)
+    ).text();
+    expect(page).toContain("&lt;script&gt;x&lt;/script&gt;.html");
+    expect(page).not.toContain("<script>x</script>");
+    const href = `/attachments/${encodeURIComponent(HELPDESK)}/${encodeURIComponent(msg.id)}/${att?.id}`;
+    expect(page).toContain(href);
+    const dl = await admin.get(href);
+    expect(dl.status).toBe(200);
+    expect(dl.headers.get("content-type")).toBe("application/octet-stream");
+    expect(dl.headers.get("content-disposition")).toBe(`attachment; filename="attachment-${att?.id}.bin"`);
+    expect(await dl.text()).toContain("<script>alert(1)</script>");
+    const viewer = new ConsoleClient(s.console.url);
+    await viewer.signIn(s.console.link({ email: "viewer@operators.example", groups: ["viewers"] }));
+    expect((await viewer.get(href)).status).toBe(403);
+    expect(await (await viewer.get(href.replace("/attachments/", "/agents/"))).text()).not.toContain(
+      "<script>",
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { NewStoredRun, RunTable } from "../../shared/agent/store-ports.ts";
+import { fresh } from "./ids.ts";
+
+const newRun = (runId = fresh("run")): NewStoredRun => ({
+  runId,
+  agent: "helpdesk@agents.example.net",
+  kind: "reply",
+  messageId: "m-1",
+  responsibilityId: null,
+  sender: "alice@example.com",
+  threadId: "t-1",
+  maxRounds: 4,
+  correlationId: "ses-1",
+});
+
+/** The run table (store-ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
+export function runTableContract(make: () => RunTable | Promise<RunTable>): void {
+  describe("RunTable", () => {
+    it("creates a run once: a second create of its id is refused and changes nothing", async () => {
+      const runs = await make();
+      const run = newRun();
+      expect((await runs.create(run)).ok).toBe(true);
+      expect((await runs.create({ ...run, agent: "sales@agents.example.net" })).ok).toBe(false);
+      const got = await runs.get(run.runId);
+      expect(got).toMatchObject({ ...run, state: "running" });
+      expect(new Date(String(got?.createdAt)).toISOString()).toBe(got?.createdAt);
+    });
+
+    it("an unknown run is null", async () => {
+      expect(await (await make()).get(fresh("run"))).toBeNull();
+    });
+
+    it("finishes once: a second finish changes neither the state nor the reason", async () => {
+      const runs = await make();
+      const { runId } = newRun();
+      await runs.create(newRun(runId));
+      await runs.finish(runId, "completed", "model-stopped");
+      await runs.finish(runId, "failed", "step-retries-exhausted");
+      expect(await runs.get(runId)).toMatchObject({ state: "completed", finishReason: "model-stopped" });
+    });
+
+    it("the round shown only moves forward", async () => {
+      const runs = await make();
+      const { runId } = newRun();
+      await runs.create(newRun(runId));
+      await runs.noteRound(runId, 3);
+      await runs.noteRound(runId, 2);
+      expect(await runs.get(runId)).toMatchObject({ round: 3 });
+    });
+
+    it("finishing or noting a round of a missing run is no error and creates nothing", async () => {
+      const runs = await make();
+      const runId = fresh("run");
+      await runs.finish(runId, "failed", "agent-missing");
+      await runs.noteRound(runId, 2);
+      expect(await runs.get(runId)).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,262 @@
+import type { AdminSnapshot, AgentItem, ApproverItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import { applyConfirmation } from "../../shared/agent/apply-plan.ts";
+import { budgetNoticeRequest } from "../../shared/agent/budget-notice.ts";
+import { createBudgetGate } from "../../shared/agent/budgets.ts";
+import { planCallChecks, runCallChecks } from "../../shared/agent/call-checks.ts";
+import { confirmNoticeRequest } from "../../shared/agent/confirm-notice.ts";
+import { createContextBuilder } from "../../shared/agent/context-builder.ts";
+import { continueRun } from "../../shared/agent/continue-run.ts";
+import type { ToolResultCache } from "../../shared/agent/dispatch.ts";
+import type { StepHandlerDeps } from "../../shared/agent/handle-message.ts";
+import { loadRun } from "../../shared/agent/load-run.ts";
+import { createMailbox } from "../../shared/agent/mailbox.ts";
+import { sendPlanCard } from "../../shared/agent/plan-card.ts";
+import type { StepDeps } from "../../shared/agent/ports.ts";
+import { proposeOperation } from "../../shared/agent/propose-operation.ts";
+import { createRunEventSink } from "../../shared/agent/run-event-sink.ts";
+import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
+import { toolContextFactory } from "../../shared/agent/tool-context.ts";
+import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import { routingKey } from "../../shared/mail/routing-key.ts";
+import { stepMessageSchema } from "../../shared/queue/messages.ts";
+import type { OutboundRequest } from "../../shared/tools/context.ts";
+import { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { Tool, ToolResult } from "../../shared/tools/tool.ts";
+import { acceptedIds } from "../../shared/verify/store-accepted.ts";
+import { memoryBlobs } from "../fakes/blobs.ts";
+import {
+  AGENT,
+  admin,
+  agent as agentItem,
+  config as configOf,
+  message,
+  NOW,
+  SENDER,
+} from "../fakes/builders.ts";
+import { memoryMessages } from "../fakes/messages.ts";
+import { recordingModel } from "../fakes/model.ts";
+import { memoryPlanStore } from "../fakes/plan-store.ts";
+import { recordingQueue } from "../fakes/queue.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
+import { memoryRoundLedger } from "../fakes/round-ledger.ts";
+import { memoryRunEventLog } from "../fakes/run-event-log.ts";
+import { memoryRunTable } from "../fakes/run-table.ts";
+import { memoryState } from "../fakes/state.ts";
+import { memoryThreadActivity } from "../fakes/thread-activity.ts";
+import { transcriptStore } from "../fakes/transcripts.ts";
+
+export const QUEUES = { agentStep: "queue/agent-step", outbound: "queue/outbound" } as const;
+
+export interface StepWorldOptions {
+  readonly tools?: readonly Tool[];
+  readonly toolkits?: readonly ToolkitItem[];
+  readonly approvers?: readonly ApproverItem[];
+  /** The model script's turns (shared/model/script.ts). */
+  readonly turns?: readonly unknown[];
+  /** Deployment config fields over the builders' default (budgets, maxToolTurns, ...). */
+  readonly config?: Record<string, unknown>;
+  readonly agent?: Partial<AgentItem>;
+  readonly leaseMs?: number;
+}
+
+/** Every store the agent-step function uses, as its fake, over one clock. */
+function fakeStores(clock: { now: Date }, turns: readonly unknown[]) {
+  const now = () => clock.now;
+  const state = memoryState({ now });
+  const runs = memoryRunTable([], { now });
+  const blobs = memoryBlobs();
+  return {
+    state,
+    runs,
+    blobs,
+    ledger: memoryRoundLedger({ now: () => clock.now.getTime() }),
+    transcripts: transcriptStore(blobs),
+    messages: memoryMessages(),
+    log: memoryRunEventLog(runs),
+    activity: memoryThreadActivity(state),
+    plans: memoryPlanStore(state),
+    queue: recordingQueue(),
+    model: recordingModel(turns),
+    logger: recordingLogger(),
+  };
+}
+type Fakes = ReturnType<typeof fakeStores>;
+
+/** What the wiring's rules share: config, registry, admin, the clock, and the two queues. */
+interface Common {
+  readonly config: DeploymentConfig;
+  readonly registry: ToolRegistry;
+  loadAdmin(): Promise<AdminSnapshot>;
+  now(): Date;
+  sendOutbound(request: OutboundRequest): Promise<void>;
+  enqueue: StepDeps["enqueue"];
+}
+
+/** Tool results by idempotency key in the `state` table, as the wiring keeps them. */
+function toolResultCache(state: Fakes["state"]): ToolResultCache {
+  return {
+    async get(key) {
+      const item = await state.get(`toolres#${key}`, "result");
+      return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
+    },
+    async put(key, result) {
+      await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
+    },
+  };
+}
+
+/** The step loop's ports (StepDeps), as loopDeps in shared/agent/wiring.ts builds them. */
+function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
+  const { runs, messages, blobs, state, plans, logger } = f;
+  const { config, registry, loadAdmin, now, sendOutbound } = c;
+  const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
+  return {
+    config,
+    registry,
+    loadAdmin,
+    model: (id) => (id === "demo" ? f.model : null),
+    runs: {
+      get: (runId) => loadRun(runId, { runs, message: (a, id) => messages.get(a, id), loadAdmin, logger }),
+      finish: (runId, s, reason) => runs.finish(runId, s, reason),
+      noteRound: (runId, round) => runs.noteRound(runId, round),
+    },
+    ledger: f.ledger,
+    transcripts: f.transcripts,
+    events,
+    budgets: createBudgetGate({
+      counters: state,
+      config,
+      now,
+      notify: async (run, a, reason) => {
+        const notice = budgetNoticeRequest(run, a, reason, now());
+        if (notice) await sendOutbound(notice);
+      },
+    }),
+    context: createContextBuilder({
+      getMessage: (a, id) => messages.get(a, id),
+      listThread: (a, threadId) => messages.listByThread(a, threadId),
+      getText: (key) => blobs.getText(key),
+      activity: (a, threadId) => f.activity.list(a, threadId),
+      responsibility: () => null,
+    }),
+    cache: toolResultCache(state),
+    enqueue: c.enqueue,
+    makeToolContext: toolContextFactory({
+      config,
+      logger,
+      facts: () => ({
+        record: () => Promise.reject(new Error("facts are not part of these tests")),
+        list: () => Promise.reject(new Error("facts are not part of these tests")),
+      }),
+      mailbox: (scope) => createMailbox({ ...scope, messages, blobs, files: state, now }),
+      sendOutbound,
+    }),
+    checks: runCallChecks({ config, registry }),
+    propose: proposeOperation({ plans, registry }),
+    afterRun: sendPlanCard({ plans, loadAdmin, events, sendOutbound, now }),
+    logger,
+    leaseMs,
+  };
+}
+
+/** An approver's reply (applyConfirm), as planDeps in shared/agent/wiring.ts builds it. */
+function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
+  const { config, registry, loadAdmin, now } = c;
+  return {
+    ...step,
+    startDue: async () => ({ started: [], invalid: [] }),
+    applyConfirm: (msg) =>
+      applyConfirmation(msg, {
+        plans: f.plans,
+        loadAdmin,
+        registry,
+        getRun: (id) => step.runs.get(id),
+        checks: planCallChecks({ config, registry }),
+        budgets: step.budgets,
+        cache: step.cache,
+        makeToolContext: (run, a, call, key) => step.makeToolContext(run, a, 0, call, key),
+        events: step.events,
+        now,
+        notify: (m, reason) => c.sendOutbound(confirmNoticeRequest(m, reason)),
+        continueRun: continueRun({ transcripts: f.transcripts, runs: f.runs, enqueue: c.enqueue }),
+      }),
+  };
+}
+
+/**
+ * The agent-step function over in-memory fakes: the rules shared/agent/wiring.ts assembles (run loading, trace
+ * sink, budgets, context, tool context and mailbox, plans), each store replaced by its fake from test/fakes/, and
+ * a clock the test moves. No emulator: a round takes about a millisecond.
+ */
+export function stepWorld(opts: StepWorldOptions = {}) {
+  const clock = { now: new Date(NOW) };
+  const f = fakeStores(clock, opts.turns ?? [{ text: "done" }]);
+  const snapshot: { admin: AdminSnapshot } = {
+    admin: admin({
+      agents: [agentItem(opts.agent)],
+      toolkits: [...(opts.toolkits ?? [])],
+      approvers: [...(opts.approvers ?? [])],
+    }),
+  };
+  const common: Common = {
+    config: configOf(opts.config),
+    registry: new ToolRegistry(opts.tools ?? []),
+    loadAdmin: async () => snapshot.admin,
+    now: () => clock.now,
+    sendOutbound: async (r) => void (await f.queue.send(QUEUES.outbound, r)),
+    // Parsed with the consumer's schema, as the wiring does: a message agent-step would refuse is never sent.
+    enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepMessageSchema.parse(m))),
+  };
+  const step = loopDeps(f, common, opts.leaseMs ?? 60_000);
+  let n = 0;
+  return {
+    ...f,
+    deps: handlerDeps(f, common, step),
+    clock,
+    snapshot,
+    /** Store a received message and create its reply run, as verify does; returns the run id. */
+    async startReplyRun(o: { sesMessageId?: string; from?: string; body?: string; threadId?: string } = {}) {
+      const ses = o.sesMessageId ?? `ses-${++n}`;
+      const ids = acceptedIds(ses, AGENT, clock.now.toISOString());
+      const from = o.from ?? SENDER;
+      const m = message({
+        id: ids.messageId,
+        threadId: o.threadId ?? `t-${ses}`,
+        headerMessageId: `${ses}@example.com`,
+        from,
+        at: clock.now.toISOString(),
+        fromName: "Alice",
+      });
+      await f.blobs.put(m.bodyKey, o.body ?? "Please check my order 1234, it has not arrived.");
+      await f.messages.put(m);
+      await f.runs.create({
+        runId: ids.runId,
+        agent: AGENT,
+        kind: "reply",
+        messageId: ids.messageId,
+        responsibilityId: null,
+        sender: routingKey(from),
+        threadId: m.threadId,
+        maxRounds: common.config.maxToolTurns,
+        correlationId: ses,
+      });
+      return ids.runId;
+    },
+    /** One delivery of one round. */
+    step: (runId: string, round: number): Promise<StepOutcome> => runStep({ runId, round }, step),
+    /** Deliver rounds from `round` until the run stops continuing (as the queue would, one at a time). */
+    async drive(runId: string, round = 1): Promise<StepOutcome[]> {
+      const out: StepOutcome[] = [];
+      for (let r = round; ; ) {
+        const o = await runStep({ runId, round: r }, step);
+        out.push(o);
+        if (o.status !== "continued") return out;
+        r = o.next;
+      }
+    },
+    /** The run's trace, as event types. */
+    trace: async (runId: string) => (await f.log.list(runId)).map((e) => e.type),
+  };
+}
+
+export type StepWorld = ReturnType<typeof stepWorld>;

@@ -1,0 +1,162 @@
+import { rmSync } from "node:fs";
+import { Match } from "aws-cdk-lib/assertions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TABLES } from "../../shared/store/tables.ts";
+import {
+  actionsOf,
+  arnText,
+  FIXTURES,
+  logicalId,
+  resourcesOf,
+  roleStatements,
+  type Statement,
+  type Synthesized,
+  synth,
+} from "./synth.ts";
+
+// One synth with the console enabled; the plain stack's tests (stack.test.ts) show it absent by default.
+let s: Synthesized;
+let statements: Statement[];
+beforeAll(() => {
+  s = synth(`${FIXTURES}/console.config.json`);
+  const c = s.stack.console;
+  if (!c) throw new Error("console not synthesized");
+  statements = roleStatements(s.template, logicalId(s.stack, c.role));
+}, 300_000);
+afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
+
+const granted = (action: string): string[] =>
+  statements
+    .filter((st) => st.Effect === "Allow" && actionsOf(st).includes(action))
+    .flatMap((st) => resourcesOf(st).map(arnText));
+const tableRef = (key: keyof typeof TABLES) => {
+  const t = s.stack.tables.tables[key];
+  return `<${logicalId(s.stack, t)}.Arn>`;
+};
+
+describe("console sign-in", () => {
+  it("is an invite-only user pool with MFA required (TOTP), a strong password policy and deletion protection", () => {
+    s.template.hasResourceProperties("AWS::Cognito::UserPool", {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: "ON",
+      EnabledMfas: ["SOFTWARE_TOKEN_MFA"],
+      UsernameAttributes: ["email"],
+      DeletionProtection: "ACTIVE",
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 14, RequireSymbols: true }) },
+    });
+    s.template.resourceCountIs("AWS::Cognito::UserPool", 1);
+  });
+
+  it("has exactly the viewers and admins groups", () => {
+    const groups = Object.values(s.template.findResources("AWS::Cognito::UserPoolGroup")).map(
+      (g) => (g as { Properties: { GroupName: string } }).Properties.GroupName,
+    );
+    expect(groups.sort()).toEqual(["admins", "viewers"]);
+  });
+
+  it("has one public PKCE client: code flow only, callback on the console's own HTTPS URL, 30-minute tokens", () => {
+    s.template.hasResourceProperties("AWS::Cognito::UserPoolClient", {
+      GenerateSecret: false,
+      AllowedOAuthFlows: ["code"],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ["openid", "email"],
+      SupportedIdentityProviders: ["COGNITO"],
+      PreventUserExistenceErrors: "ENABLED",
+      IdTokenValidity: 30,
+      CallbackURLs: [
+        {
+          "Fn::Join": [
+            "",
+            [
+              { "Fn::GetAtt": [Match.stringLikeRegexp("ConsoleFunctionFunctionUrl"), "FunctionUrl"] },
+              "auth/callback",
+            ],
+          ],
+        },
+      ],
+    });
+    s.template.hasResourceProperties("AWS::Cognito::UserPoolDomain", { Domain: "postern-test-console" });
+  });
+
+  it("serves the app from Lambda behind an HTTPS function URL (the app verifies every request's token)", () => {
+    s.template.hasResourceProperties("AWS::Lambda::Url", { AuthType: "NONE" });
+    s.template.hasResourceProperties("AWS::Lambda::Function", {
+      Runtime: "nodejs24.x",
+      Architectures: ["arm64"],
+      Environment: {
+        Variables: Match.objectLike({
+          POSTERN_CONSOLE_USER_POOL_ID: Match.anyValue(),
+          POSTERN_CONSOLE_CLIENT_ID_PARAMETER: "/Postern/console/client-id",
+          POSTERN_CONSOLE_AUTH_DOMAIN: Match.anyValue(),
+        }),
+      },
+    });
+  });
+});
+
+describe("console role: least privilege", () => {
+  it("writes only the admin tables, the audit log and the plan-decision marker", () => {
+    const admin = ["agents", "accessRules", "toolkits", "responsibilities", "approvers"] as const;
+    expect(granted("dynamodb:PutItem").sort()).toEqual(
+      [...admin.map(tableRef), tableRef("audit"), tableRef("state")].sort(),
+    );
+    expect(granted("dynamodb:DeleteItem").sort()).toEqual(admin.map(tableRef).sort());
+    const statePut = statements.find(
+      (st) =>
+        actionsOf(st).includes("dynamodb:PutItem") &&
+        resourcesOf(st).map(arnText).includes(tableRef("state")),
+    );
+    expect(actionsOf(statePut as Statement)).toEqual(["dynamodb:PutItem"]);
+    expect(statePut?.Condition).toEqual({
+      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*"] },
+    });
+    expect(granted("dynamodb:UpdateItem").sort()).toEqual([...admin.map(tableRef), tableRef("audit")].sort());
+  });
+
+  it("scans only the admin tables; reads runtime state by key or through its indexes", () => {
+    for (const r of granted("dynamodb:Scan"))
+      expect(r).not.toMatch(/runs|runEvents|inbound|messages|threads|state/i);
+    expect(granted("dynamodb:Query")).toEqual(
+      expect.arrayContaining([
+        `${tableRef("runs")}/index/byAgent`,
+        `${tableRef("inbound")}/index/refusalsByDay`,
+        `${tableRef("messages")}/index/byThread`,
+        `${tableRef("threads")}/index/byActivity`,
+        `${tableRef("state")}/index/plansByState`,
+      ]),
+    );
+    expect(granted("dynamodb:GetItem")).not.toContain(tableRef("inbound"));
+  });
+
+  it("reads mail bodies and attachments but never raw inbound mail, sends only to agent-step, sends no mail", () => {
+    const reads = granted("s3:GetObject");
+    expect(reads.sort()).toEqual([
+      "<MailStoreMailA2DAC336.Arn>/files/*",
+      "<MailStoreMailA2DAC336.Arn>/mail/*",
+    ]);
+    expect(granted("s3:PutObject")).toEqual([]);
+    expect(granted("sqs:SendMessage")).toEqual([
+      `<${logicalId(s.stack, s.stack.queues.agentStep.queue)}.Arn>`,
+    ]);
+    for (const st of statements)
+      for (const a of actionsOf(st)) expect(a).not.toMatch(/^(ses|bedrock|cognito-idp):|\*/);
+  });
+});
+
+describe("console and cdk-nag", () => {
+  it("synthesizes clean: every acknowledged finding carries its reason", () => {
+    const nag = s.report.pluginReports.filter((r) => r.pluginName === "AwsSolutions");
+    expect(nag.flatMap((r) => r.violations.map((v) => v.ruleName))).toEqual([]);
+  });
+
+  it("is absent unless the config enables it", async () => {
+    const plain = synth(`${FIXTURES}/existing-mode.config.json`);
+    try {
+      expect(plain.stack.console).toBeUndefined();
+      plain.template.resourceCountIs("AWS::Cognito::UserPool", 0);
+      plain.template.resourceCountIs("AWS::Lambda::Url", 0);
+    } finally {
+      rmSync(plain.outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { countingTool, toolkit } from "../../fakes/builders.ts";
+import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
+
+/** runStep (shared/agent/step.ts) on the in-memory fakes: every rule real, no emulator. */
+
+const lookup = [{ toolCalls: [{ name: "lookup_order", input: { note: "1234" } }] }, { text: "done" }];
+
+function world(opts: StepWorldOptions = {}) {
+  const counts = new Map<string, number>();
+  const w = stepWorld({
+    tools: [countingTool("lookup_order", counts)],
+    toolkits: [toolkit("orders", ["lookup_order"])],
+    turns: lookup,
+    ...opts,
+  });
+  return { ...w, counts };
+}
+
+describe("runStep", () => {
+  it("a round runs the model's tool call, saves the turn and its results, then enqueues the next round", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
+    expect(w.counts.get("lookup_order")).toBe(1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    const t = await w.transcripts.load(runId);
+    expect(t?.lastRound).toBe(1);
+    expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(w.ledger.calls).toEqual([`claim ${runId}#1 → claimed`, `markDone ${runId}#1`]);
+    expect(await w.trace(runId)).toEqual([
+      "budget-check",
+      "model-request",
+      "model-turn",
+      "tool-call",
+      "tool-result",
+      "round-done",
+    ]);
+  });
+
+  it("the model stopping finishes the run completed, once", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    const outcomes = await w.drive(runId);
+    expect(outcomes.at(-1)).toEqual({ status: "finished", state: "completed", reason: "model-stopped" });
+    expect(w.runs.rows.get(runId)).toMatchObject({ state: "completed", finishReason: "model-stopped" });
+    expect(w.model.calls).toHaveLength(2);
+    expect((await w.trace(runId)).at(-1)).toBe("run-finished");
+  });
+
+  it("a round delivered twice runs once: the redelivery of a done round is skipped", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1);
+    expect(await w.step(runId, 1)).toEqual({ status: "skipped", reason: "round-done" });
+    expect(w.model.calls).toHaveLength(1);
+    expect(w.counts.get("lookup_order")).toBe(1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toHaveLength(1);
+  });
+
+  it("two deliveries of one round at once: one runs it, the other is busy and goes back to the queue", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    const outcomes = await Promise.all([w.step(runId, 1), w.step(runId, 1)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["busy", "continued"]);
+    expect(w.model.calls).toHaveLength(1);
+    expect(w.counts.get("lookup_order")).toBe(1);
+  });
+
+  it("a delivery that died after its tool ran is resumed after the lease: no second model call, no second run of the tool", async () => {
+    const w = world({ leaseMs: 60_000 });
+    const runId = await w.startReplyRun();
+    const send = w.queue.send;
+    w.queue.send = async () => {
+      throw new Error("queue down");
+    };
+    await expect(w.step(runId, 1)).rejects.toThrow("queue down");
+    w.queue.send = send;
+    expect(w.counts.get("lookup_order")).toBe(1);
+    // While the lease runs, a redelivery is busy; after it, the redelivery takes the round over.
+    expect(await w.step(runId, 1)).toEqual({ status: "busy" });
+    w.clock.now = new Date(w.clock.now.getTime() + 60_001);
+    expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
+    expect(w.model.calls).toHaveLength(1);
+    expect(w.counts.get("lookup_order")).toBe(1);
+    expect(await w.trace(runId)).toContain("round-resumed");
+  });
+
+  it("stops at the round cap: the agent's own cap lowers the deployment's", async () => {
+    const forever = [0, 1, 2, 3].map(() => lookup[0]);
+    const w = world({ turns: forever, config: { maxToolTurns: 3 }, agent: { maxToolTurns: 2 } });
+    const runId = await w.startReplyRun();
+    const outcomes = await w.drive(runId);
+    expect(outcomes).toEqual([
+      { status: "continued", next: 2 },
+      { status: "finished", state: "turn-limit", reason: "reached 2 rounds" },
+    ]);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    expect(w.counts.get("lookup_order")).toBe(2);
+  });
+
+  it("a sender over their daily runs is refused before inference, told once, and gives back the agent's run", async () => {
+    const w = world({ turns: [{ text: "done" }], config: { budgets: { runsPerSenderPerDay: 1 } } });
+    await w.drive(await w.startReplyRun());
+    const second = await w.startReplyRun();
+    const third = await w.startReplyRun();
+    const refused = { status: "finished", state: "budget-exceeded", reason: "sender-runs-per-day" };
+    expect(await w.step(second, 1)).toEqual(refused);
+    expect(await w.step(third, 1)).toEqual(refused);
+    expect(w.model.calls).toHaveLength(1);
+    // One notice a day, however often the budget refuses.
+    expect(w.queue.bodies(QUEUES.outbound)).toEqual([
+      expect.objectContaining({ kind: "notice", to: ["alice@example.com"], body: "sender-runs-per-day" }),
+    ]);
+    // The agent's own day counts only the run that ran.
+    const day = w.clock.now.toISOString().slice(0, 10);
+    expect((await w.state.get("budget#runs#agent#helpdesk@agents.example.net", day))?.value).toBe(1);
+  });
+
+  it("a day's tokens spent stop the next round before the model is asked", async () => {
+    const spend = {
+      toolCalls: [{ name: "lookup_order", input: {} }],
+      usage: { inputTokens: 90, outputTokens: 20 },
+    };
+    const w = world({ turns: [spend, spend], config: { budgets: { tokensPerAgentPerDay: 100 } } });
+    const runId = await w.startReplyRun();
+    expect(await w.drive(runId)).toEqual([
+      { status: "continued", next: 2 },
+      { status: "finished", state: "budget-exceeded", reason: "agent-tokens-per-day" },
+    ]);
+    expect(w.model.calls).toHaveLength(1);
+  });
+
+  it("a retryable model failure releases the round so the redelivery takes it at once; a permanent one fails the run", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    w.model.queued.push({ ok: false, reason: "model-throttled", detail: "429", retryable: true });
+    expect(await w.step(runId, 1)).toEqual({ status: "retry", reason: "model-throttled" });
+    expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
+
+    w.model.queued.push({ ok: false, reason: "model-auth", detail: "401", retryable: false });
+    expect(await w.step(runId, 2)).toEqual({ status: "finished", state: "failed", reason: "model-auth" });
+    expect(w.runs.rows.get(runId)?.state).toBe("failed");
+  });
+
+  it("skips a missing or finished run, and ends a run whose agent is gone", async () => {
+    const w = world();
+    expect(await w.step("run-nope", 1)).toEqual({ status: "skipped", reason: "run-missing" });
+    const done = await w.startReplyRun();
+    await w.runs.finish(done, "completed", "model-stopped");
+    expect(await w.step(done, 1)).toEqual({ status: "skipped", reason: "run-not-running" });
+    const orphan = await w.startReplyRun();
+    w.snapshot.admin = { ...w.snapshot.admin, agents: [] };
+    expect(await w.step(orphan, 1)).toEqual({ status: "skipped", reason: "agent-missing" });
+    expect(w.runs.rows.get(orphan)).toMatchObject({ state: "failed", finishReason: "agent-missing" });
+    expect(w.model.calls).toHaveLength(0);
+    expect(w.logger.messages("info")).toEqual([
+      "agent step skipped",
+      "agent step skipped",
+      "agent step skipped",
+    ]);
+  });
+
+  it("a tool outside the agent's toolkits is refused to the model, never run", async () => {
+    const w = world({ toolkits: [] });
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1);
+    expect(w.counts.get("lookup_order")).toBeUndefined();
+    const refused = (await w.log.list(runId)).find((e) => e.type === "tool-refused");
+    expect(refused?.data).toMatchObject({ name: "lookup_order" });
+  });
+});
