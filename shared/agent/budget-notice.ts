@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AgentItem } from "../admin/schema.ts";
+import { noticeRequest } from "../outbound/request.ts";
 import type { OutboundRequest } from "../tools/context.ts";
 import type { BudgetReason, RunRecord } from "./ports.ts";
 
@@ -15,16 +16,15 @@ export function budgetNoticeRequest(
 ): OutboundRequest | null {
   if (!run.sender) return null;
   const day = now.toISOString().slice(0, 10);
-  return {
+  // The outbound renders a notice from its reason code (G6); the budget codes name which cap, the notice only
+  // whose (the sender's own, or the agent's for everyone).
+  return noticeRequest({
     requestId: `budget-${createHash("sha256").update(`${run.sender.routingKey}|${day}`).digest("hex").slice(0, 32)}`,
-    agent: agent.address,
-    mode: "new",
-    to: [run.sender.address],
-    cc: [],
-    bcc: [],
-    body: reason,
-    attachmentIds: [],
+    from: agent.address,
+    to: run.sender.address,
+    reason: reason.startsWith("sender-") ? "sender-budget" : "agent-budget",
+    // A fresh notice: the run's trigger is the sender's own mail, and notices are Auto-Submitted anyway (G5).
+    inboundHop: 0,
     correlationId: run.correlationId,
-    kind: "notice",
-  };
+  });
 }

@@ -85,7 +85,12 @@ describe("budgets (G10, local stack)", () => {
     expect(model.calls).toHaveLength(2);
     const outbound = await drainOutbound(harness);
     expect(outbound).toEqual([
-      expect.objectContaining({ kind: "notice", mode: "new", to: [SENDER], body: "sender-runs-per-day" }),
+      expect.objectContaining({
+        kind: "notice",
+        mode: "new",
+        to: [SENDER],
+        notice: { reason: "sender-budget", inboundHop: 0 },
+      }),
     ]);
   });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
 import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";
 import type { OutboundMessage } from "../../../shared/outbound/request.ts";
 import { noticeRequest } from "../../../shared/outbound/request.ts";
+import { agent, replyRun } from "../../fakes/builders.ts";
 import { HELPDESK, INBOUND, recordingSes, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 
@@ -320,6 +322,27 @@ describe("notices (G6)", () => {
       reason: "notice-malformed",
     });
     expect(w2.ses.calls).toHaveLength(0);
+  });
+
+  it("the engine's budget notices are rendered and sent (they were refused as notice-malformed before)", async () => {
+    for (const [code, subject] of [
+      ["sender-runs-per-day", "Message not processed: daily limit reached"],
+      ["agent-tokens-per-day", "Message not processed: daily limit reached"],
+    ] as const) {
+      const w = world();
+      const run = {
+        ...replyRun(),
+        sender: { address: "carol@example.com", routingKey: "carol@example.com", displayName: "" },
+      };
+      const request = budgetNoticeRequest(run, { ...agent(), address: HELPDESK.address }, code, new Date());
+      if (!request) throw new Error("no notice");
+      expect(await processOutboundRequest(request, w.deps)).toMatchObject({ status: "done" });
+      const { email } = await readMail(w.ses.calls[0]?.raw ?? new Uint8Array());
+      expect(email.subject).toBe(subject);
+      expect(email.text).toContain(
+        code.startsWith("sender-") ? "Reason code: sender-budget" : "Reason code: agent-budget",
+      );
+    }
   });
 
   it("the verify function's shape (gate reason code in body) maps to a notice", async () => {
