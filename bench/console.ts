@@ -11,7 +11,7 @@ import { startLocalConsole } from "../console/server.ts";
 import { makeClients } from "../shared/aws/clients.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import { parseConfig } from "../shared/config/load.ts";
-import { silentLogger } from "../shared/store/logger.ts";
+import { silentLogger } from "../shared/logger.ts";
 import { makeStores } from "../shared/store/stores.ts";
 import { CHROMIUM_ARGS, findChromium } from "../test/console/browser-env.ts";
 

@@ -17,7 +17,7 @@ import type { HandlerSet, SqsHandler } from "../cli/local/poller.ts";
 import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
 import { MEMORY_MB } from "../infra/postern-stack.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
-import type { FunctionLogger } from "../shared/runtime/logger.ts";
+import type { KeyedLogger } from "../shared/logger.ts";
 import { makeStores } from "../shared/store/stores.ts";
 import { PRICES } from "./aws-prices.ts";
 
@@ -61,7 +61,7 @@ writeFileSync(
 );
 
 /** Counts the bytes each function would write to CloudWatch Logs (Powertools writes one JSON line per entry). */
-function countingLogger(service: string): FunctionLogger {
+function countingLogger(service: string): KeyedLogger {
   const fn: Fn = service === "verify" ? "verify" : service === "agent-step" ? "agentStep" : "outbound";
   const count = (level: string) => (message: string, extra?: unknown) => {
     current.logBytes[fn] +=
@@ -82,7 +82,7 @@ function countingLogger(service: string): FunctionLogger {
     error: count("ERROR"),
     appendKeys: () => undefined,
     removeKeys: () => undefined,
-  } as unknown as FunctionLogger;
+  } as unknown as KeyedLogger;
 }
 
 const timed = (fn: Fn, h: SqsHandler | undefined): SqsHandler | undefined =>

@@ -7,9 +7,9 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { startEmulators } from "../cli/local/emulators.ts";
 import { makeClients } from "../shared/aws/clients.ts";
 import { parseConfig } from "../shared/config/load.ts";
+import { silentLogger } from "../shared/logger.ts";
 import { processOutboundRequest } from "../shared/outbound/process.ts";
 import { outboundDeps } from "../shared/outbound/wiring.ts";
-import { silentLogger } from "../shared/store/logger.ts";
 import { makeStores } from "../shared/store/stores.ts";
 
 const AGENT = "helpdesk@agents.example.net";

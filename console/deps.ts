@@ -1,12 +1,12 @@
 import type { AwsClients } from "../shared/aws/clients.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import type { DeploymentConfig } from "../shared/config/schema.ts";
+import type { Logger } from "../shared/logger.ts";
 import { SqsQueue } from "../shared/queue/sqs-queue.ts";
 import { AdminRepo } from "../shared/store/admin-repo.ts";
 import { AuditRepo } from "../shared/store/audit-repo.ts";
 import { BlobStore } from "../shared/store/blob-store.ts";
 import { IndexReads } from "../shared/store/index-reads.ts";
-import type { StoreLogger } from "../shared/store/logger.ts";
 import { MessageRepo } from "../shared/store/message-repo.ts";
 import { PlanStore } from "../shared/store/plan-store.ts";
 import { RunEventRepo } from "../shared/store/run-event-repo.ts";
@@ -38,7 +38,7 @@ export interface ConsoleDeps {
   /** A JSON body on the agent-step queue. */
   enqueueStep(body: object): Promise<void>;
   now(): Date;
-  readonly logger: StoreLogger;
+  readonly logger: Logger;
 }
 
 export function consoleDeps(input: {
@@ -46,7 +46,7 @@ export function consoleDeps(input: {
   resources: Resources;
   config: DeploymentConfig;
   registry: ToolRegistry;
-  logger: StoreLogger;
+  logger: Logger;
   now?: () => Date;
 }): ConsoleDeps {
   const { clients, resources } = input;

@@ -3,7 +3,7 @@ import { serve } from "@hono/node-server";
 import type { AwsClients } from "../shared/aws/clients.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import type { DeploymentConfig } from "../shared/config/schema.ts";
-import type { StoreLogger } from "../shared/store/logger.ts";
+import type { Logger } from "../shared/logger.ts";
 import type { ToolRegistry } from "../shared/tools/registry.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
@@ -32,7 +32,7 @@ export async function startLocalConsole(opts: {
   clients: AwsClients;
   resources: Resources;
   config: DeploymentConfig;
-  logger: StoreLogger;
+  logger: Logger;
   port?: number;
   operatorEmail?: string;
   registry?: ToolRegistry;

@@ -1,4 +1,4 @@
-import type { StoreLogger } from "../../shared/store/logger.ts";
+import type { Logger } from "../../shared/logger.ts";
 
 /** Where admin commands write; the real CLI binds stdout/stderr, tests capture strings. */
 export interface AdminIo {
@@ -22,11 +22,12 @@ export class CommandFailure extends Error {
 }
 
 /** Repository warnings (invalid items skipped, fail-closed rules) go to stderr so stdout stays clean JSON. */
-export function ioLogger(io: AdminIo): StoreLogger {
+export function ioLogger(io: AdminIo): Logger {
   return {
     warn: (m) => io.err(`warning: ${m}\n`),
     error: (m) => io.err(`warning: ${m}\n`),
     info: () => {},
+    debug: () => {},
   };
 }
 

@@ -144,6 +144,7 @@ function untilSignal(): Promise<void> {
 const rel = (p: string): string => relative(process.cwd(), p) || ".";
 
 const consoleLogger = {
+  debug: () => {},
   warn: (m: string, extra?: Record<string, unknown>) => console.warn(m, extra ?? ""),
   info: (m: string, extra?: Record<string, unknown>) => console.log(m, extra ?? ""),
   error: (m: string, extra?: Record<string, unknown>) => console.error(m, extra ?? ""),

@@ -1,4 +1,4 @@
-import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import type { KeyedLogger } from "../../shared/logger.ts";
 
 /**
  * The local stack's stand-in for the functions' structured logs: one readable line per entry on stderr, with the
@@ -7,7 +7,7 @@ import type { FunctionLogger } from "../../shared/runtime/logger.ts";
 export function consoleFunctionLogger(
   service: string,
   write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
-): FunctionLogger {
+): KeyedLogger {
   const keys: Record<string, string> = {};
   const at =
     (level: string) =>

@@ -1,4 +1,4 @@
-import type { StoreLogger } from "../../shared/store/logger.ts";
+import type { Logger } from "../../shared/logger.ts";
 import type { LocalStack } from "./stack.ts";
 
 /**
@@ -7,7 +7,7 @@ import type { LocalStack } from "./stack.ts";
  */
 export async function startStackConsole(
   stack: LocalStack,
-  opts: { port: number; email: string; logger: StoreLogger },
+  opts: { port: number; email: string; logger: Logger },
 ): Promise<{ banner: string; link(): string; stop(): Promise<void> }> {
   const { startLocalConsole } = await import("../../console/server.ts");
   const app = await startLocalConsole({

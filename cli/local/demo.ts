@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { AwsClients } from "../../shared/aws/clients.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import type { Logger } from "../../shared/logger.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import type { StoreLogger } from "../../shared/store/logger.ts";
 
 /**
  * A newcomer's first `npm start` with nothing configured: a demo domain, one agent on the scripted `demo` model
@@ -62,7 +62,7 @@ export function ensureDemoFiles(dir: string): string {
 export async function seedDemoAgent(
   clients: AwsClients,
   resources: Resources,
-  logger: StoreLogger,
+  logger: Logger,
 ): Promise<boolean> {
   const existing = await clients.dynamo.send(
     new ScanCommand({ TableName: resources.tables.agents, Limit: 1 }),

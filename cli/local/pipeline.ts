@@ -1,11 +1,11 @@
 import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
+import type { KeyedLogger } from "../../shared/logger.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import type { FunctionLogger } from "../../shared/runtime/logger.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { verifySqsHandler } from "../../shared/verify/sqs-handler.ts";
@@ -21,7 +21,7 @@ import type { HandlerContext } from "./stack.ts";
  */
 export function pipelineHandlers(
   ctx: HandlerContext,
-  logger: (service: string) => FunctionLogger = consoleFunctionLogger,
+  logger: (service: string) => KeyedLogger = consoleFunctionLogger,
   registry: ToolRegistry = defaultRegistry(),
 ): HandlerSet {
   const verifyLog = logger("verify");

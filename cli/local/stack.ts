@@ -6,8 +6,8 @@ import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { CallObserver } from "../../shared/aws/observe.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
-import { type StoreLogger, silentLogger } from "../../shared/store/logger.ts";
 import { DEMO_DOMAIN, ensureDemoFiles, seedDemoAgent } from "./demo.ts";
 import { ensureDevKey } from "./dev-keys.ts";
 import { ensureZoneFile } from "./dns-zone.ts";
@@ -46,7 +46,7 @@ export interface LocalStackOptions {
   readonly visibilityTimeout?: number;
   readonly batchSize?: number;
   readonly waitTimeSeconds?: number;
-  readonly logger?: StoreLogger;
+  readonly logger?: Logger;
   readonly onReceived?: (notification: SesReceivedNotification) => void;
   /**
    * Sees every AWS SDK command, tagged with who issued it: a function (`verify`, `agent-step`, `outbound`) or the

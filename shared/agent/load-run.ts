@@ -1,6 +1,6 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
 import { shownDisplayName } from "../gate/fence.ts";
-import type { Logger } from "../tools/context.ts";
+import type { Logger } from "../logger.ts";
 import type { RunRecord } from "./ports.ts";
 import type { RunTable, StoredMessage } from "./store-ports.ts";
 

@@ -1,6 +1,6 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
-import type { Logger } from "../tools/context.ts";
+import type { Logger } from "../logger.ts";
 import type { Resolver } from "../tools/resolver.ts";
 import { egressCheck } from "./egress.ts";
 import type { RunRecord } from "./ports.ts";

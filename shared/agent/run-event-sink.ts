@@ -1,4 +1,4 @@
-import type { Logger } from "../tools/context.ts";
+import type { Logger } from "../logger.ts";
 import type { RunEventSink } from "./ports.ts";
 import type { RunEventLog, RunTable, ThreadActivityLog } from "./store-ports.ts";
 

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { KeyedLogger } from "../logger.ts";
 import { sqsBatchHandler } from "../queue/partial-batch.ts";
-import type { FunctionLogger } from "../runtime/logger.ts";
 import { handleAgentStepMessage, type StepHandlerDeps } from "./handle-message.ts";
 
 /** The queue's redrive maxReceiveCount (set by CDK; the local stack passes its own). */
@@ -16,7 +16,7 @@ export function maxReceivesFromEnv(env: NodeJS.ProcessEnv = process.env): number
  */
 export function agentStepSqsHandler(
   deps: StepHandlerDeps,
-  logger: FunctionLogger,
+  logger: KeyedLogger,
   maxReceives: number,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { AdminSnapshot } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../queue/messages.ts";
-import type { Logger } from "../tools/context.ts";
 import { parseSchedule } from "./schedule.ts";
 
 export interface ScheduledRunSpec {

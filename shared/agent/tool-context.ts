@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DeploymentConfig } from "../config/schema.ts";
-import type { FactStore, Logger, Mailbox, OutboundRequest, ToolContext } from "../tools/context.ts";
+import type { Logger } from "../logger.ts";
+import type { FactStore, Mailbox, OutboundRequest, ToolContext } from "../tools/context.ts";
 import type { StepDeps } from "./ports.ts";
 
 export interface ToolContextPorts {

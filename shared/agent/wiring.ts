@@ -1,6 +1,7 @@
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Resources } from "../config/resources.ts";
+import type { Logger } from "../logger.ts";
 import { createModel } from "../model/factory.ts";
 import type { SecretSource } from "../model/secret-source.ts";
 import type { ModelProvider } from "../model/types.ts";
@@ -13,7 +14,7 @@ import type { RunRepo } from "../store/run-repo.ts";
 import type { StateRepo } from "../store/state-repo.ts";
 import { makeStores, type Stores } from "../store/stores.ts";
 import { ThreadActivity } from "../store/thread-activity.ts";
-import type { Logger, OutboundRequest } from "../tools/context.ts";
+import type { OutboundRequest } from "../tools/context.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { Resolver } from "../tools/resolver.ts";
 import { type ToolResult, toolFailure } from "../tools/tool.ts";

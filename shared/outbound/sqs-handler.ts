@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { KeyedLogger } from "../logger.ts";
 import { sqsBatchHandler } from "../queue/partial-batch.ts";
-import type { FunctionLogger } from "../runtime/logger.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
 import { parseOutboundMessage } from "./request.ts";
@@ -12,7 +12,7 @@ import { parseOutboundMessage } from "./request.ts";
  */
 export function outboundSqsHandler(
   deps: OutboundDeps,
-  logger: FunctionLogger,
+  logger: KeyedLogger,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(
     async (record, scope) => {

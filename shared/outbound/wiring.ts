@@ -1,9 +1,9 @@
 import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { Logger } from "../logger.ts";
 import type { MessageRecord } from "../store/message-repo.ts";
 import type { Stores } from "../store/stores.ts";
 import { normalizeMessageId } from "../store/thread-repo.ts";
-import type { Logger } from "../tools/context.ts";
 import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
 import { sendStateStore } from "./state-store.ts";

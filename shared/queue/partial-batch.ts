@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { FunctionLogger } from "../runtime/logger.ts";
+import type { KeyedLogger } from "../logger.ts";
 
 /**
  * What a record function says about its record. `retry`: not now (busy, throttled), SQS redelivers it. `reject`:
@@ -23,7 +23,7 @@ export type RecordHandler = (record: SQSRecord, scope: RecordScope) => Promise<R
 export async function processPartialBatch(
   event: SQSEvent,
   handle: RecordHandler,
-  opts: { readonly logger: FunctionLogger; readonly name: string },
+  opts: { readonly logger: KeyedLogger; readonly name: string },
 ): Promise<SQSBatchResponse> {
   const { logger } = opts;
   const batchItemFailures: SQSBatchResponse["batchItemFailures"] = [];
@@ -53,7 +53,7 @@ export async function processPartialBatch(
 /** A Lambda SQS handler over one record function. */
 export function sqsBatchHandler(
   handle: RecordHandler,
-  opts: { readonly logger: FunctionLogger; readonly name: string },
+  opts: { readonly logger: KeyedLogger; readonly name: string },
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return (event) => processPartialBatch(event, handle, opts);
 }

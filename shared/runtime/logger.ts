@@ -1,16 +1,11 @@
 import { Logger as PowertoolsLogger } from "@aws-lambda-powertools/logger";
-import type { Logger } from "../tools/context.ts";
-
-export interface FunctionLogger extends Logger {
-  appendKeys(keys: Record<string, string>): void;
-  removeKeys(keys: string[]): void;
-}
+import type { KeyedLogger } from "../logger.ts";
 
 /**
  * Structured JSON logs (Powertools) behind the small Logger interface the cores take, so cores and stores never
  * depend on a logging library and tests can hand in a recorder.
  */
-export function makeLogger(serviceName: string): FunctionLogger {
+export function makeLogger(serviceName: string): KeyedLogger {
   const pt = new PowertoolsLogger({
     serviceName,
     logLevel: (process.env.POSTERN_LOG_LEVEL as "INFO" | undefined) ?? "INFO",

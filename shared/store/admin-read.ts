@@ -12,9 +12,9 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../admin/schema.ts";
+import type { Logger } from "../logger.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./admin-issues.ts";
 import type { Item } from "./dynamo-util.ts";
-import type { StoreLogger } from "./logger.ts";
 
 /**
  * Validation on read, per admin table. Every item read from DynamoDB passes through here before anything uses
@@ -50,7 +50,7 @@ export function keyText(table: AdminTable, raw: Item): string {
 }
 
 function logInvalid(
-  logger: StoreLogger,
+  logger: Logger,
   table: AdminTable,
   raw: Item,
   issues: AdminIssue[],
@@ -66,7 +66,7 @@ function readEach<T>(
   table: AdminTable,
   schema: z.ZodType<T>,
   raws: readonly Item[],
-  logger: StoreLogger,
+  logger: Logger,
   effect: string,
 ): T[] {
   const out: T[] = [];
@@ -78,13 +78,13 @@ function readEach<T>(
   return out;
 }
 
-export const readAgents = (raws: readonly Item[], logger: StoreLogger): AgentItem[] =>
+export const readAgents = (raws: readonly Item[], logger: Logger): AgentItem[] =>
   readEach("agents", agentItem, raws, logger, "treated as absent: mail to it is refused");
-export const readToolkits = (raws: readonly Item[], logger: StoreLogger): ToolkitItem[] =>
+export const readToolkits = (raws: readonly Item[], logger: Logger): ToolkitItem[] =>
   readEach("toolkits", toolkitItem, raws, logger, "treated as absent: its tools are granted to nobody");
-export const readResponsibilities = (raws: readonly Item[], logger: StoreLogger): ResponsibilityItem[] =>
+export const readResponsibilities = (raws: readonly Item[], logger: Logger): ResponsibilityItem[] =>
   readEach("responsibilities", responsibilityItem, raws, logger, "treated as absent: it never runs");
-export const readApprovers = (raws: readonly Item[], logger: StoreLogger): ApproverItem[] =>
+export const readApprovers = (raws: readonly Item[], logger: Logger): ApproverItem[] =>
   readEach("approvers", approverItem, raws, logger, "treated as absent: that address cannot approve");
 
 /** The stored sort key of an access rule. One pattern has at most one rule per effect. */
@@ -95,7 +95,7 @@ function provablyAllow(raw: Item): boolean {
   return raw.effect === "allow" && typeof raw.rule === "string" && raw.rule.startsWith("allow#");
 }
 
-export function readAccessRules(raws: readonly Item[], logger: StoreLogger): AccessRuleItem[] {
+export function readAccessRules(raws: readonly Item[], logger: Logger): AccessRuleItem[] {
   const rules: AccessRuleItem[] = [];
   const denyAll = new Map<string, string>();
   for (const raw of raws) {

@@ -21,6 +21,7 @@ import {
   toolkitItem,
 } from "../admin/schema.ts";
 import type { Resources } from "../config/resources.ts";
+import type { Logger } from "../logger.ts";
 import { type AdminIssue, zodIssues } from "./admin-issues.ts";
 import {
   type AdminTable,
@@ -33,12 +34,11 @@ import {
 } from "./admin-read.ts";
 import { exportAdminDocument, type ImportResult, importAdminDocument } from "./admin-sync.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
-import type { StoreLogger } from "./logger.ts";
 
 export interface AdminRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
   readonly tables: Resources["tables"];
-  readonly logger: StoreLogger;
+  readonly logger: Logger;
 }
 
 export type AdminWriteResult<T> =
@@ -61,7 +61,7 @@ export const DEFAULT_TOOLKIT = { id: "default", name: "Default tools", tools: ["
 export class AdminRepo {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #tables: Resources["tables"];
-  readonly logger: StoreLogger;
+  readonly logger: Logger;
 
   constructor(deps: AdminRepoDeps) {
     this.#dynamo = deps.dynamo;

@@ -1,10 +1,10 @@
 import type { AwsClients } from "../aws/clients.ts";
 import type { Resources } from "../config/resources.ts";
+import type { Logger } from "../logger.ts";
 import { SqsQueue } from "../queue/sqs-queue.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { BlobStore } from "./blob-store.ts";
 import { InboundRepo } from "./inbound-repo.ts";
-import type { StoreLogger } from "./logger.ts";
 import { MessageRepo } from "./message-repo.ts";
 import { RunEventRepo } from "./run-event-repo.ts";
 import { RunRepo } from "./run-repo.ts";
@@ -27,7 +27,7 @@ export interface Stores {
 export function makeStores(
   clients: AwsClients,
   resources: Resources,
-  logger: StoreLogger,
+  logger: Logger,
   now?: () => Date,
 ): Stores {
   const base = { dynamo: clients.dynamo, tables: resources.tables, ...(now ? { now } : {}) };

@@ -1,14 +1,7 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { Logger } from "../logger.ts";
 import type { Fail, Ok } from "../result.ts";
-
-/** Structured logger (Powertools Logger satisfies it); tests pass a recorder. */
-export interface Logger {
-  debug(message: string, extra?: Record<string, unknown>): void;
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
 export interface VerifiedSender {

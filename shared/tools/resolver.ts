@@ -1,6 +1,7 @@
 import type { AgentItem } from "../admin/schema.ts";
+import type { Logger } from "../logger.ts";
 import type { Fail, Ok } from "../result.ts";
-import type { Logger, RunTrigger, VerifiedSender } from "./context.ts";
+import type { RunTrigger, VerifiedSender } from "./context.ts";
 import type { EgressDeclaration } from "./tool.ts";
 
 /** What a resolver knows: who the run is for, never anything the model said (it runs before the model). */

@@ -4,6 +4,7 @@ import type { AdminSnapshot } from "../admin/schema.ts";
 import { cardCodes, readConfirmation } from "../agent/confirm-reading.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
+import type { Logger } from "../logger.ts";
 import { freshText } from "../mail/fresh-text.ts";
 import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
 import type { ParsedMail } from "../mail/parse.ts";
@@ -11,7 +12,7 @@ import { noticeRequest } from "../outbound/request.ts";
 import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../queue/messages.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { InboundOutcome, InboundRepo } from "../store/inbound-repo.ts";
-import type { Logger, OutboundRequest } from "../tools/context.ts";
+import type { OutboundRequest } from "../tools/context.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 

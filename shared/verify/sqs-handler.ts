@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { KeyedLogger } from "../logger.ts";
 import { sqsBatchHandler } from "../queue/partial-batch.ts";
 import { failureText } from "../result.ts";
-import type { FunctionLogger } from "../runtime/logger.ts";
 import { parseNotification } from "./notification.ts";
 import { processInbound, type VerifyDeps } from "./process.ts";
 
@@ -9,7 +9,7 @@ import { processInbound, type VerifyDeps } from "./process.ts";
 export function verifySqsHandler(
   deps: VerifyDeps,
   bucket: string,
-  logger: FunctionLogger,
+  logger: KeyedLogger,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(
     async (record, scope) => {

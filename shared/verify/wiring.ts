@@ -2,10 +2,10 @@ import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { Resources } from "../config/resources.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { Logger } from "../logger.ts";
 import { agentStepMessageSchema } from "../queue/messages.ts";
 import { PlanStore } from "../store/plan-store.ts";
 import { makeStores } from "../store/stores.ts";
-import type { Logger } from "../tools/context.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */

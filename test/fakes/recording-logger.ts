@@ -1,4 +1,4 @@
-import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import type { KeyedLogger } from "../../shared/logger.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -10,8 +10,8 @@ export interface LogLine {
   readonly keys?: Record<string, string>;
 }
 
-/** One logger for every test: satisfies the cores' Logger, the stores' StoreLogger and the handlers' FunctionLogger. */
-export interface RecordingLogger extends FunctionLogger {
+/** One logger for every test: satisfies the cores' Logger, the stores' Logger and the handlers' KeyedLogger. */
+export interface RecordingLogger extends KeyedLogger {
   readonly lines: LogLine[];
   /**
    * `level message`, then the keys and the extra fields as JSON when there are any (`fields: false` leaves them

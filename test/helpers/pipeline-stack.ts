@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
-import type { FunctionLogger } from "../../shared/runtime/logger.ts";
+import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ToolRegistry } from "../../shared/tools/registry.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 
@@ -23,7 +23,7 @@ export async function waitFor<T>(
 }
 
 /** Each function's logger in the local pipeline: recorded, so nothing reaches the test output. */
-export const quietLogger = (): FunctionLogger => recordingLogger();
+export const quietLogger = (): KeyedLogger => recordingLogger();
 
 /**
  * The whole local pipeline (SMTP intake → verify → agent-step → outbound → SES capture) in memory on free ports,
@@ -33,7 +33,7 @@ export async function startPipelineStack(opts: {
   config: Record<string, unknown>;
   script?: unknown;
   registry?: ToolRegistry;
-  logger?: (service: string) => FunctionLogger;
+  logger?: (service: string) => KeyedLogger;
   /** Sees every AWS SDK command, per issuer (the local stack's `observe`). */
   observe?: LocalStackOptions["observe"];
 }): Promise<{ stack: LocalStack; dir: string }> {

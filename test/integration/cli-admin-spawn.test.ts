@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { openTarget } from "../../cli/target.ts";
+import { silentLogger } from "../../shared/logger.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { silentLogger } from "../../shared/store/logger.ts";
 
 const run = promisify(execFile);
 

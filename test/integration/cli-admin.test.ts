@@ -6,8 +6,8 @@ import { runAdminCommand } from "../../cli/commands/admin.ts";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { openTarget, type Target, TargetError } from "../../cli/target.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { silentLogger } from "../../shared/logger.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { silentLogger } from "../../shared/store/logger.ts";
 
 const SUZIE = "suzie@shopping.example.net";
 const MINIMAL = {

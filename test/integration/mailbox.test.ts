@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { createAttachmentSource, createMailbox } from "../../shared/agent/mailbox.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
-import { silentLogger } from "../../shared/store/logger.ts";
+import { silentLogger } from "../../shared/logger.ts";
 import { type MessageRecord, newMessageId } from "../../shared/store/message-repo.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { makeCreateFileTool } from "../../shared/tools/builtin/create-file.ts";

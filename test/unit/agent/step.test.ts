@@ -110,7 +110,11 @@ describe("runStep", () => {
     expect(w.model.calls).toHaveLength(1);
     // One notice a day, however often the budget refuses.
     expect(w.queue.bodies(QUEUES.outbound)).toEqual([
-      expect.objectContaining({ kind: "notice", to: ["alice@example.com"], body: "sender-runs-per-day" }),
+      expect.objectContaining({
+        kind: "notice",
+        to: ["alice@example.com"],
+        notice: { reason: "sender-budget", inboundHop: 0 },
+      }),
     ]);
     // The agent's own day counts only the run that ran.
     const day = w.clock.now.toISOString().slice(0, 10);
