@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { esbuildOptions } from "../infra/bundling.ts";
 import type { Resources } from "../shared/config/resources.ts";
-import { TABLE_KEYS, type TableKey } from "../shared/store/tables.ts";
+import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
 import { functionEnv } from "../test/infra/bundle-env.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");

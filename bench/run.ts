@@ -7,8 +7,8 @@ import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import PostalMime from "postal-mime";
 import { parseConfig } from "../shared/config/load.ts";
 import { gateMessage } from "../shared/gate/gate.ts";
-import { zoneResolver } from "../shared/gate/zone-resolver.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../shared/mail/dkim-sign.ts";
+import { zoneResolver } from "../shared/runtime/zone-resolver.ts";
 
 const SIZES = [2 * 1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024];
 const AGENT = "helpdesk@agents.example.net";

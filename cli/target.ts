@@ -4,7 +4,7 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
 import { type AwsClients, makeClients } from "../shared/aws/clients.ts";
 import { type Resources, resourcesFromEnv } from "../shared/config/resources.ts";
-import { TABLE_KEYS, type TableKey } from "../shared/store/tables.ts";
+import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
 import { startEmulators } from "./local/emulators.ts";
 import { liveStackFile } from "./local/stack-file.ts";
 

@@ -1,7 +1,7 @@
-import { checkDocument } from "../shared/store/admin-document.ts";
-import type { AdminIssue } from "../shared/store/admin-issues.ts";
-import { readAgents, readToolkits, ruleKey } from "../shared/store/admin-read.ts";
-import { importAdminDocument } from "../shared/store/admin-sync.ts";
+import { checkDocument } from "../shared/admin/document.ts";
+import type { AdminIssue } from "../shared/admin/issues.ts";
+import { readAgents, readToolkits, ruleKey } from "../shared/admin/read.ts";
+import { importAdminDocument } from "../shared/admin/sync.ts";
 import type { Item } from "../shared/store/dynamo-util.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";

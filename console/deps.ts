@@ -14,7 +14,7 @@ import { RunRepo } from "../shared/store/run-repo.ts";
 import { StateRepo } from "../shared/store/state-repo.ts";
 import { ThreadRepo } from "../shared/store/thread-repo.ts";
 import { TraceLookups } from "../shared/store/trace-lookups.ts";
-import type { ToolRegistry } from "../shared/tools/registry.ts";
+import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
 
 /**
  * Everything the console reads and writes, through the same repositories the CLI and the functions use: there is

@@ -4,7 +4,7 @@ import type { AwsClients } from "../shared/aws/clients.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import type { DeploymentConfig } from "../shared/config/schema.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { ToolRegistry } from "../shared/tools/registry.ts";
+import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { LOCAL_ADMIN, type LocalOperator, type LocalSignIn, localSignIn } from "./auth/local-sign-in.ts";

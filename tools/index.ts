@@ -1,7 +1,7 @@
-import { builtinTools } from "../shared/tools/builtin/index.ts";
-import { ToolRegistry } from "../shared/tools/registry.ts";
-import type { Resolver } from "../shared/tools/resolver.ts";
-import type { Tool } from "../shared/tools/tool.ts";
+import { builtinTools } from "../shared/tool-framework/builtin/index.ts";
+import { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import type { Resolver } from "../shared/tool-framework/resolver.ts";
+import type { Tool } from "../shared/tool-framework/tool.ts";
 import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
 

@@ -9,8 +9,8 @@
  */
 import { z } from "zod";
 import { fail } from "../shared/result.ts";
-import { defineResolver, type Resolver } from "../shared/tools/resolver.ts";
-import { defineTool, success, type Tool, toolFailure } from "../shared/tools/tool.ts";
+import { defineResolver, type Resolver } from "../shared/tool-framework/resolver.ts";
+import { defineTool, success, type Tool, toolFailure } from "../shared/tool-framework/tool.ts";
 
 export interface Order {
   readonly id: string;

@@ -13,8 +13,8 @@ import { decodeText } from "../shared/net/readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "../shared/net/safe-fetch.ts";
 import type { SearchOutcome, SearchProvider } from "../shared/net/search.ts";
 import { fail } from "../shared/result.ts";
-import { defineSearchTool } from "../shared/tools/builtin/web-search.ts";
-import type { Tool } from "../shared/tools/tool.ts";
+import { defineSearchTool } from "../shared/tool-framework/builtin/web-search.ts";
+import type { Tool } from "../shared/tool-framework/tool.ts";
 
 export const BRAVE_KEY_ENV = "BRAVE_SEARCH_API_KEY";
 export const BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search";

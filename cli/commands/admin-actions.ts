@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import type { AdminIssue } from "../../shared/store/admin-issues.ts";
+import type { AdminIssue } from "../../shared/admin/issues.ts";
 import type { AdminRepo, AdminWriteResult } from "../../shared/store/admin-repo.ts";
 import { type AdminIo, CommandFailure, json, list, table } from "./admin-io.ts";
 

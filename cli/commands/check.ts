@@ -3,11 +3,11 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { type AdminSnapshot, adminDocument } from "../../shared/admin/schema.ts";
 import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
-import { loadZoneFile, zoneResolver } from "../../shared/gate/zone-resolver.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
+import { loadZoneFile, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { type CheckResult, checkMessage } from "../check-core.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
+import { type CheckResult, checkMessage } from "../mail-check.ts";
 import { openTarget } from "../target.ts";
 import { type AdminIo, ioLogger, processIo, UsageError } from "./admin-io.ts";
 

@@ -18,7 +18,7 @@ import {
 import dynalite from "dynalite";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
 import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/store/tables.ts";
+import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
 
 /**
  * The in-process AWS emulators behind the local stack and the integration tests: fauxqs (S3, SQS, SNS) and

@@ -1,15 +1,15 @@
 import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
+import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
+import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeStores } from "../../shared/store/stores.ts";
-import type { ToolRegistry } from "../../shared/tools/registry.ts";
-import { verifySqsHandler } from "../../shared/verify/sqs-handler.ts";
-import { buildVerifyDeps } from "../../shared/verify/wiring.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";

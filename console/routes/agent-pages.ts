@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { acceptedIds } from "../../shared/verify/store-accepted.ts";
+import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";

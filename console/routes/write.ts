@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
-import type { AdminIssue } from "../../shared/store/admin-issues.ts";
-import { ruleKey } from "../../shared/store/admin-read.ts";
+import type { AdminIssue } from "../../shared/admin/issues.ts";
+import { ruleKey } from "../../shared/admin/read.ts";
 import { type AdminKind, deleteAdminItem, putAdminItem } from "../admin-edit.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";

@@ -1,5 +1,5 @@
+import type { AdminIssue } from "../../shared/admin/issues.ts";
 import type { AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "../../shared/admin/schema.ts";
-import type { AdminIssue } from "../../shared/store/admin-issues.ts";
 import type { AdminKind } from "../admin-edit.ts";
 import { type Html, html, seg } from "./html.ts";
 import { csrfField } from "./layout.ts";

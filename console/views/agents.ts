@@ -9,7 +9,7 @@ import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import type { Page } from "../../shared/store/page.ts";
 import type { RunRecord } from "../../shared/store/run-repo.ts";
 import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
-import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 

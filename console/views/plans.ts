@@ -1,7 +1,7 @@
 import { canonicalJson } from "../../shared/agent/plan.ts";
 import type { Page } from "../../shared/store/page.ts";
 import type { PlanRecord } from "../../shared/store/plan-store.ts";
-import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { csrfField } from "./layout.ts";
 

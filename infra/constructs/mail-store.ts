@@ -10,7 +10,7 @@ import {
 } from "aws-cdk-lib/aws-s3";
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
-import { PREFIXES } from "../../shared/store/tables.ts";
+import { PREFIXES } from "../../shared/config/tables.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 
@@ -31,7 +31,7 @@ export interface MailStoreProps {
 
 /**
  * The one mail bucket: raw inbound mail, bodies, files, transcripts, raw outbound mail, each under its prefix
- * (shared/store/tables.ts PREFIXES). Encrypted, versioned, public access blocked, TLS only, access-logged.
+ * (shared/config/tables.ts PREFIXES). Encrypted, versioned, public access blocked, TLS only, access-logged.
  * Least privilege is per prefix: `grantRead(fn, "inbound")` is the only way to reach raw mail.
  */
 export class MailStore extends Construct {

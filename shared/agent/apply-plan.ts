@@ -1,10 +1,10 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import { routingKey } from "../gate/access.ts";
-import type { ConfirmMessage, Unclear } from "../queue/messages.ts";
+import type { ConfirmMessage, Unclear } from "../messages/agent-step.ts";
 import type { PlanRecord, StoredOperation } from "../store/plan-store.ts";
-import type { ToolContext } from "../tools/context.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import { type ToolResult, toolFailure } from "../tools/tool.ts";
+import type { ToolContext } from "../tool-framework/context.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
+import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import { planHash } from "./plan.ts";
 import type { PlanPort } from "./plan-ports.ts";

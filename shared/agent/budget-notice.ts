@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AgentItem } from "../admin/schema.ts";
-import { noticeRequest } from "../outbound/request.ts";
-import type { OutboundRequest } from "../tools/context.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
+import { noticeRequest } from "../messages/outbound.ts";
 import type { BudgetReason, RunRecord } from "./ports.ts";
 
 /**

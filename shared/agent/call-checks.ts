@@ -1,6 +1,6 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ApplyDeps } from "./apply-plan.ts";
 import type { CallCheck } from "./dispatch.ts";
 import { egressCheck } from "./egress.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { noticeRequest, type OutboundMessage } from "../outbound/request.ts";
-import type { ConfirmMessage } from "../queue/messages.ts";
+import type { ConfirmMessage } from "../messages/agent-step.ts";
+import { noticeRequest, type OutboundMessage } from "../messages/outbound.ts";
 import type { ConfirmNotice } from "./apply-plan.ts";
 
 /**

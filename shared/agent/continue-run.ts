@@ -1,4 +1,4 @@
-import type { StepMessage } from "../queue/messages.ts";
+import type { StepMessage } from "../messages/agent-step.ts";
 import type { ApplyDeps, OpResult } from "./apply-plan.ts";
 import type { Transcript, TranscriptStore } from "./ports.ts";
 import type { RunTable } from "./store-ports.ts";

@@ -1,6 +1,6 @@
 import type { FailWithDetail, Ok } from "../result.ts";
-import type { ToolContext } from "../tools/context.ts";
-import { type ToolResult, toolFailure } from "../tools/tool.ts";
+import type { ToolContext } from "../tool-framework/context.ts";
+import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import type { EgressReason } from "./egress.ts";
 import type { QuoteReason } from "./quote-check.ts";
 import { checkToolCall, type RunGateInput, type ToolGateReason } from "./toolkits.ts";

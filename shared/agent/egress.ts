@@ -1,6 +1,6 @@
 import type { DeploymentConfig, ModelEntry } from "../config/schema.ts";
 import { fail, ok } from "../result.ts";
-import type { EgressDeclaration, ToolResult } from "../tools/tool.ts";
+import type { EgressDeclaration, ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
 
 export type EgressReason =

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
-import type { ConfirmMessage, StepMessage } from "../queue/messages.ts";
-import { parseAgentStepMessage } from "../queue/messages.ts";
+import type { ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
+import { parseAgentStepMessage } from "../messages/agent-step.ts";
 import type { RecordOutcome, RecordScope } from "../queue/partial-batch.ts";
 import type { ApplyOutcome } from "./apply-plan.ts";
 import type { StepDeps } from "./ports.ts";

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { PREFIXES } from "../config/tables.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { AttachmentRef, MessageRecord, MessageRepo } from "../store/message-repo.ts";
 import type { StateRepo } from "../store/state-repo.ts";
-import { PREFIXES } from "../store/tables.ts";
-import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tools/context.ts";
+import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tool-framework/context.ts";
 
 /** The repositories a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
 export interface MailboxStore {

@@ -1,5 +1,5 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
-import type { OutboundRequest } from "../tools/context.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
 import { formatCode } from "./confirm-reading.ts";

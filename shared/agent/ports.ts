@@ -1,12 +1,12 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
+import type { StepMessage } from "../messages/agent-step.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
-import type { StepMessage } from "../queue/messages.ts";
 import type { Fail, Ok } from "../result.ts";
-import type { RunTrigger, ToolContext, VerifiedSender } from "../tools/context.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolResult } from "../tools/tool.ts";
+import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
+import type { ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 
 export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";

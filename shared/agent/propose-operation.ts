@@ -1,5 +1,5 @@
-import type { ToolRegistry } from "../tools/registry.ts";
-import { success, toolFailure } from "../tools/tool.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
+import { success, toolFailure } from "../tool-framework/tool.ts";
 import { canonicalJson } from "./plan.ts";
 import type { PlanBook } from "./plan-ports.ts";
 import type { StepDeps } from "./ports.ts";

@@ -1,6 +1,6 @@
 import { normaliseUntrusted } from "../gate/fence.ts";
 import { fail, ok } from "../result.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { CallCheck } from "./dispatch.ts";
 
 export type QuoteReason = "evidence-missing" | "evidence-too-short" | "evidence-not-quoted";

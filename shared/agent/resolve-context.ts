@@ -1,7 +1,7 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import type { Resolver } from "../tools/resolver.ts";
+import type { Resolver } from "../tool-framework/resolver.ts";
 import { egressCheck } from "./egress.ts";
 import type { RunRecord } from "./ports.ts";
 import { runResolvers } from "./resolvers.ts";

@@ -2,7 +2,7 @@ import type { ToolkitItem } from "../admin/schema.ts";
 import { evaluateLayer } from "../gate/access.ts";
 import { renderUntrusted } from "../gate/fence.ts";
 import { fail } from "../result.ts";
-import type { Resolver, ResolverContext } from "../tools/resolver.ts";
+import type { Resolver, ResolverContext } from "../tool-framework/resolver.ts";
 import type { CallCheck } from "./dispatch.ts";
 
 /** Resolver output larger than this is cut: context is for facts, not dumps. */

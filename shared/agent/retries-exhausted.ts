@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { StepMessage } from "../queue/messages.ts";
+import type { StepMessage } from "../messages/agent-step.ts";
 import type { RunEndReason, RunEventSink, RunStore } from "./ports.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AdminSnapshot } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import type { StepMessage } from "../queue/messages.ts";
+import type { StepMessage } from "../messages/agent-step.ts";
 import { parseSchedule } from "./schedule.ts";
 
 export interface ScheduledRunSpec {

@@ -1,4 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
+import type { StepMessage } from "../messages/agent-step.ts";
 import type {
   AssistantMessage,
   Message,
@@ -6,8 +7,7 @@ import type {
   ToolResult as ModelToolResult,
   ToolResultsMessage,
 } from "../model/types.ts";
-import type { StepMessage } from "../queue/messages.ts";
-import { type ToolResult, toolFailure } from "../tools/tool.ts";
+import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import type { RunEndReason, RunRecord, StepDeps, Transcript } from "./ports.ts";
 import { toModelToolResult } from "./tool-result.ts";

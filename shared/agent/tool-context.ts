@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import type { FactStore, Mailbox, OutboundRequest, ToolContext } from "../tools/context.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
+import type { FactStore, Mailbox, ToolContext } from "../tool-framework/context.ts";
 import type { StepDeps } from "./ports.ts";
 
 export interface ToolContextPorts {

@@ -1,5 +1,5 @@
 import type { MediaBlock, ToolResult as ModelToolResult } from "../model/types.ts";
-import type { ToolResult } from "../tools/tool.ts";
+import type { ToolResult } from "../tool-framework/tool.ts";
 
 /** Map a tool's result to what the model reads. Failures carry their stable reason so the model can react. */
 export function toModelToolResult(callId: string, result: ToolResult): ModelToolResult {

@@ -1,8 +1,8 @@
 import type { ToolkitItem } from "../admin/schema.ts";
 import { evaluateLayer } from "../gate/access.ts";
-import type { VerifiedSender } from "../tools/context.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { Tool } from "../tools/tool.ts";
+import type { VerifiedSender } from "../tool-framework/context.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
+import type { Tool } from "../tool-framework/tool.ts";
 
 /** Who is asking, as the gate sees it: never what the model says (G11, G17). */
 export interface RunGateInput {

@@ -2,10 +2,11 @@ import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
+import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
 import { createModel } from "../model/factory.ts";
 import type { SecretSource } from "../model/secret-source.ts";
 import type { ModelProvider } from "../model/types.ts";
-import { type StepMessage, stepMessageSchema } from "../queue/messages.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import { createFactStore } from "../store/fact-store.ts";
 import { PlanStore } from "../store/plan-store.ts";
@@ -14,10 +15,9 @@ import type { RunRepo } from "../store/run-repo.ts";
 import type { StateRepo } from "../store/state-repo.ts";
 import { makeStores, type Stores } from "../store/stores.ts";
 import { ThreadActivity } from "../store/thread-activity.ts";
-import type { OutboundRequest } from "../tools/context.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { Resolver } from "../tools/resolver.ts";
-import { type ToolResult, toolFailure } from "../tools/tool.ts";
+import type { ToolRegistry } from "../tool-framework/registry.ts";
+import type { Resolver } from "../tool-framework/resolver.ts";
+import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import { applyConfirmation } from "./apply-plan.ts";
 import { budgetNoticeRequest } from "./budget-notice.ts";
 import { createBudgetGate } from "./budgets.ts";
@@ -41,7 +41,7 @@ import { toolContextFactory } from "./tool-context.ts";
 /**
  * The agent-step function's composition root: the store's repositories adapted to the agent's ports, and the
  * agent's rules assembled into StepHandlerDeps. The same function in Lambda and in the local stack. The rules take
- * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/verify/wiring.ts) are where store classes
+ * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
  * are named.
  */
 export interface StepWiringOptions {

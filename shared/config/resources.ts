@@ -1,4 +1,4 @@
-import { TABLE_KEYS, type TableKey } from "../store/tables.ts";
+import { TABLE_KEYS, type TableKey } from "./tables.ts";
 
 /**
  * Names of the deployed resources a function or the CLI talks to. In AWS they come from environment variables

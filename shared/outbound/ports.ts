@@ -1,7 +1,7 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import type { AttachmentMeta } from "../tools/context.ts";
+import type { AttachmentMeta } from "../tool-framework/context.ts";
 import type { SendStateReason } from "./reasons.ts";
 
 /**

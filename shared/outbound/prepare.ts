@@ -1,13 +1,13 @@
+import { PREFIXES } from "../config/tables.ts";
 import { type ComposeMode, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
 import { derivedId, requestMessageId, sentMailboxId } from "../mail/message-id.ts";
 import { composeNotice, noticeReasonFor, postmasterOf } from "../mail/notice.ts";
 import { newMailRecipients, parseAddrSpec, replyAllRecipients } from "../mail/recipients.ts";
+import type { OutboundMessage } from "../messages/outbound.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
-import { PREFIXES } from "../store/tables.ts";
-import type { AttachmentMeta } from "../tools/context.ts";
+import type { AttachmentMeta } from "../tool-framework/context.ts";
 import type { OutboundDeps, SendPlan } from "./ports.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
-import type { OutboundMessage } from "./request.ts";
 
 export type { PrepareFailureReason };
 
@@ -54,7 +54,7 @@ export async function prepareSend(
   if (message.kind === "notice") {
     const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : fail("recipient-invalid");
     // The text is rendered here from a reason code; a notice can carry nothing a sender wrote (G6). Requests
-    // that put the gate's reason code in `body` (shared/verify) are read the same way.
+    // that put the gate's reason code in `body` (shared/intake) are read the same way.
     const reason = message.notice?.reason ?? noticeReasonFor(message.body.trim());
     if (!reason || !to.ok || message.cc.length || message.bcc.length || message.attachmentIds.length)
       return fail("notice-malformed");

@@ -1,8 +1,8 @@
 import type { MailOrigin } from "../mail/compose.ts";
+import type { OutboundMessage } from "../messages/outbound.ts";
 import type { OutboundDeps, SendRecord } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
-import type { OutboundMessage } from "./request.ts";
 
 /**
  * Exactly one SES send per request id under SQS redelivery and crashes: a conditional state machine per request

@@ -24,6 +24,3 @@ export type SendStateReason =
   | `ses-rejected:${string}`
   | "ses-no-answer"
   | "crashed-while-sending";
-
-/** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
-export type RequestRefusal = "request-not-json" | "request-invalid";

@@ -1,9 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
+import { parseOutboundMessage } from "../messages/outbound.ts";
 import { sqsBatchHandler } from "../queue/partial-batch.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
-import { parseOutboundMessage } from "./request.ts";
 
 /**
  * SQS records → processOutboundRequest → batchItemFailures. Shared by the Lambda handler and the local stack's

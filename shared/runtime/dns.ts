@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
 import type { DNSResolver } from "mailauth";
-import { loadZoneFile, zoneResolver } from "../gate/zone-resolver.ts";
+import { loadZoneFile, zoneResolver } from "./zone-resolver.ts";
 
 export const DNS_ZONE_ENV = "POSTERN_DNS_ZONE_FILE";
 

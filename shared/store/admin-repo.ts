@@ -6,6 +6,16 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { z } from "zod";
+import { type AdminIssue, zodIssues } from "../admin/issues.ts";
+import {
+  type AdminTable,
+  readAccessRules,
+  readAgents,
+  readApprovers,
+  readResponsibilities,
+  readToolkits,
+  ruleKey,
+} from "../admin/read.ts";
 import {
   type AccessRuleItem,
   type AdminDocument,
@@ -20,19 +30,14 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../admin/schema.ts";
+import {
+  type AdminTables,
+  exportAdminDocument,
+  type ImportResult,
+  importAdminDocument,
+} from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
-import { type AdminIssue, zodIssues } from "./admin-issues.ts";
-import {
-  type AdminTable,
-  readAccessRules,
-  readAgents,
-  readApprovers,
-  readResponsibilities,
-  readToolkits,
-  ruleKey,
-} from "./admin-read.ts";
-import { exportAdminDocument, type ImportResult, importAdminDocument } from "./admin-sync.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
@@ -56,9 +61,9 @@ export const DEFAULT_TOOLKIT = { id: "default", name: "Default tools", tools: ["
 
 /**
  * The admin tables (agents, access rules, toolkits, responsibilities, approvers). Reads validate every item and
- * fail closed (see admin-read.ts); writes validate before they touch DynamoDB.
+ * fail closed (see shared/admin/read.ts); writes validate before they touch DynamoDB.
  */
-export class AdminRepo {
+export class AdminRepo implements AdminTables {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #tables: Resources["tables"];
   readonly logger: Logger;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
-import type { FactStore } from "../tools/context.ts";
+import type { FactStore } from "../tool-framework/context.ts";
 import { queryAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import { TABLES } from "../config/tables.ts";
 import type { InboundRecord } from "./inbound-repo.ts";
 import type { MessageRecord } from "./message-repo.ts";
 import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
 import type { PlanRecord, PlanState, StoredOperation } from "./plan-store.ts";
 import type { RunRecord } from "./run-repo.ts";
-import { TABLES } from "./tables.ts";
 import type { ThreadRecord } from "./thread-repo.ts";
 
 export interface IndexReadDeps {
@@ -28,7 +28,7 @@ export type RefusalRecord = InboundRecord & { readonly refusalAt: string };
 export type PlanListItem = PlanRecord;
 
 /**
- * The console's paged lists, each one Query on an index of shared/store/tables.ts: no page view scans a runtime
+ * The console's paged lists, each one Query on an index of shared/config/tables.ts: no page view scans a runtime
  * table, however large it grows. Cursors are the index's LastEvaluatedKey, checked on the way back in.
  */
 export class IndexReads {

@@ -10,10 +10,10 @@ import type { RunRecord } from "../../shared/agent/ports.ts";
 import type { StoredRun } from "../../shared/agent/store-ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import type { ConfirmMessage } from "../../shared/queue/messages.ts";
+import type { InboundEvent } from "../../shared/intake/notification.ts";
+import type { ConfirmMessage } from "../../shared/messages/agent-step.ts";
 import type { MessageRecord } from "../../shared/store/message-repo.ts";
-import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
-import type { InboundEvent } from "../../shared/verify/notification.ts";
+import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import {
   buildMessage,
   type MessageParts,

@@ -4,14 +4,14 @@ import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import { routingKey } from "../../shared/gate/address.ts";
+import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
-import { ToolRegistry } from "../../shared/tools/registry.ts";
-import type { Resolver } from "../../shared/tools/resolver.ts";
-import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
-import { acceptedIds } from "../../shared/verify/store-accepted.ts";
+import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
+import type { Resolver } from "../../shared/tool-framework/resolver.ts";
+import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
 export const AGENT = "helpdesk@agents.example.net";

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { proveSender, type SenderProof } from "../../shared/gate/sender-proof.ts";
-import { type Zone, zoneResolver } from "../../shared/gate/zone-resolver.ts";
+import { type Zone, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
 

@@ -1,7 +1,6 @@
 // DKIM test keys, generated once per test file (RSA 2048 keygen is slow) and a zone publishing
 // them. Each test file that imports this gets its own module instance under vitest's forks pool.
 
-import { type Zone, type ZoneResolver, zoneResolver } from "../../shared/gate/zone-resolver.ts";
 import {
   type DkimKey,
   generateDkimKey,
@@ -9,6 +8,7 @@ import {
   signMessage,
   zoneRecordFor,
 } from "../../shared/mail/dkim-sign.ts";
+import { type Zone, type ZoneResolver, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
 
 export type TestKeys = { rsa2048: DkimKey; rsa1024: DkimKey; rsa512: DkimKey; ed25519: DkimKey };
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
-import type { ToolRegistry } from "../../shared/tools/registry.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 
 /** Poll until `probe` returns something (not undefined), or fail naming what never happened. */

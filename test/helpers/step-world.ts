@@ -17,12 +17,12 @@ import { createRunEventSink } from "../../shared/agent/run-event-sink.ts";
 import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
 import { toolContextFactory } from "../../shared/agent/tool-context.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
-import { stepMessageSchema } from "../../shared/queue/messages.ts";
-import type { OutboundRequest } from "../../shared/tools/context.ts";
-import { ToolRegistry } from "../../shared/tools/registry.ts";
-import type { Tool, ToolResult } from "../../shared/tools/tool.ts";
-import { acceptedIds } from "../../shared/verify/store-accepted.ts";
+import { stepMessageSchema } from "../../shared/messages/agent-step.ts";
+import type { OutboundRequest } from "../../shared/messages/outbound.ts";
+import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
+import type { Tool, ToolResult } from "../../shared/tool-framework/tool.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import {
   AGENT,

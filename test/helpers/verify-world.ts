@@ -1,13 +1,13 @@
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../../shared/admin/schema.ts";
-import { agentStepMessageSchema } from "../../shared/queue/messages.ts";
+import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/intake/process.ts";
+import { agentStepMessageSchema } from "../../shared/messages/agent-step.ts";
+import type { OutboundRequest } from "../../shared/messages/outbound.ts";
 import type { BlobStore } from "../../shared/store/blob-store.ts";
 import type { InboundRepo } from "../../shared/store/inbound-repo.ts";
 import type { MessageRepo } from "../../shared/store/message-repo.ts";
 import type { RunRepo } from "../../shared/store/run-repo.ts";
 import type { ThreadRepo } from "../../shared/store/thread-repo.ts";
-import type { OutboundRequest } from "../../shared/tools/context.ts";
-import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/verify/process.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import { admin as adminOf, config as configOf, inboundEvent, NOW } from "../fakes/builders.ts";
 import { memoryInbound } from "../fakes/inbound.ts";
@@ -21,7 +21,7 @@ import { memoryThreads } from "../fakes/threads.ts";
 import { QUEUES } from "./step-world.ts";
 
 /**
- * The verify function over in-memory fakes, assembled as shared/verify/wiring.ts assembles it. VerifyDeps names
+ * The verify function over in-memory fakes, assembled as shared/intake/wiring.ts assembles it. VerifyDeps names
  * store classes (InboundRepo, BlobStore, MessageRepo, ThreadRepo, RunRepo), whose #private fields no object
  * literal can have: the fakes implement the methods verify calls, and the casts below say so once.
  */

@@ -1,5 +1,5 @@
 import { ENV, type Resources, tableEnvName } from "../../shared/config/resources.ts";
-import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { TABLE_KEYS } from "../../shared/config/tables.ts";
 
 /**
  * The environment CDK gives a function, pointed at the local emulators: resource names as in

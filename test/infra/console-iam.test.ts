@@ -9,7 +9,7 @@ import { devSend } from "../../cli/local/dev-send.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import {
   APPROVER,
   ConsoleClient,

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TABLES } from "../../shared/store/tables.ts";
+import type { TABLES } from "../../shared/config/tables.ts";
 import {
   actionsOf,
   arnText,

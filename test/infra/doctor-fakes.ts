@@ -15,7 +15,7 @@ import type { DoctorContext, DoctorPorts } from "../../cli/doctor/ports.ts";
 import type { DoctorCheck } from "../../cli/doctor/report.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, type TableKey } from "../../shared/store/tables.ts";
+import { TABLE_KEYS, type TableKey } from "../../shared/config/tables.ts";
 
 /** Any SDK v3 command class; its input and output types are read off the class, as the SDK declares them. */
 type AnyCommand = abstract new (

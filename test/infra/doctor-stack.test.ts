@@ -12,7 +12,7 @@ import { checkAlarmTopic } from "../../cli/doctor/alarm-topic.ts";
 import { checkOutboundPermission } from "../../cli/doctor/outbound-permission.ts";
 import { checkQueues } from "../../cli/doctor/queues.ts";
 import { checkTables } from "../../cli/doctor/tables.ts";
-import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import {
   ALARM_TOPIC,
   beforeDeploy,

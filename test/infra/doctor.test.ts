@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { registerDoctorCommand } from "../../cli/commands/doctor.ts";
 import { formatReport } from "../../cli/doctor/report.ts";
 import { runDoctor } from "../../cli/doctor/run.ts";
-import { TABLE_KEYS } from "../../shared/store/tables.ts";
+import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import { type Answer, beforeDeploy, deployed, fakePorts, META, type Service, when } from "./doctor-fakes.ts";
 
 /** Credentials the CLI could not use: what every client throws when the operator's session expired. */

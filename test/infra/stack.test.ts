@@ -4,8 +4,8 @@ import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
+import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/outbound/ses-sender.ts";
-import { TABLE_KEYS, TABLES } from "../../shared/store/tables.ts";
 import {
   actionsOf,
   arnText,

@@ -6,7 +6,7 @@ import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/age
 import { modelFailure } from "../../shared/model/failure.ts";
 import { scriptTurnIndex } from "../../shared/model/scripted.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";
-import { defineTool, success, type Tool } from "../../shared/tools/tool.ts";
+import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import { counterTool, type Harness, scripted, startHarness } from "../helpers/agent-harness.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runStep } from "../../shared/agent/step.ts";
-import { defineResolver } from "../../shared/tools/resolver.ts";
+import { defineResolver } from "../../shared/tool-framework/resolver.ts";
 import { customerProfileResolver, demoOrderBackend } from "../../tools/orders.ts";
 import { counting, type Harness, SENDER, scripted, startHarness } from "../helpers/agent-harness.ts";
 

@@ -2,7 +2,7 @@ import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runStep } from "../../shared/agent/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
-import { sendEmailTool } from "../../shared/tools/builtin/send-email.ts";
+import { sendEmailTool } from "../../shared/tool-framework/builtin/send-email.ts";
 import {
   AGENT,
   counterTool,

@@ -5,9 +5,9 @@ import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { type MessageRecord, newMessageId } from "../../shared/store/message-repo.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
-import { makeCreateFileTool } from "../../shared/tools/builtin/create-file.ts";
-import { makeReadAttachmentTool } from "../../shared/tools/builtin/read-attachment.ts";
-import { makeSearchEmailsTool } from "../../shared/tools/builtin/search-emails.ts";
+import { makeCreateFileTool } from "../../shared/tool-framework/builtin/create-file.ts";
+import { makeReadAttachmentTool } from "../../shared/tool-framework/builtin/read-attachment.ts";
+import { makeSearchEmailsTool } from "../../shared/tool-framework/builtin/search-emails.ts";
 import { toolContext } from "../unit/tools/tool-context.ts";
 
 /** The real Mailbox over the real repositories, against the emulators (DynamoDB: dynalite, S3: fauxqs). */

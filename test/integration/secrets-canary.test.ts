@@ -7,8 +7,8 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
+import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import { makeStores } from "../../shared/store/stores.ts";
-import { TABLE_KEYS } from "../../shared/store/tables.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 import { startPipelineStack } from "../helpers/pipeline-stack.ts";
 

@@ -2,8 +2,8 @@ import { DeleteCommand, PutCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { TABLES } from "../../shared/config/tables.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { TABLES } from "../../shared/store/tables.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
 const SUZIE = "suzie@shopping.example.net";

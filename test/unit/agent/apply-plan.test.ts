@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
+import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import { AGENT, APPROVER, confirmMessage, countingTool, SENDER, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, stepWorld } from "../../helpers/step-world.ts";
 

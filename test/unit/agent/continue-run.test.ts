@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { OpResult } from "../../../shared/agent/apply-plan.ts";
 import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
-import type { StepMessage } from "../../../shared/queue/messages.ts";
-import { success, toolFailure } from "../../../shared/tools/tool.ts";
+import type { StepMessage } from "../../../shared/messages/agent-step.ts";
+import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { agent, replyRun, storedRun } from "../../fakes/builders.ts";
 import { memoryRunTable } from "../../fakes/run-table.ts";
 

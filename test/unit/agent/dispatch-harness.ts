@@ -1,8 +1,8 @@
 import type { ToolkitItem } from "../../../shared/admin/schema.ts";
 import type { CallCheck, DispatchDeps, DispatchEvent } from "../../../shared/agent/dispatch.ts";
-import type { ToolContext } from "../../../shared/tools/context.ts";
-import { ToolRegistry } from "../../../shared/tools/registry.ts";
-import type { Tool, ToolResult } from "../../../shared/tools/tool.ts";
+import type { ToolContext } from "../../../shared/tool-framework/context.ts";
+import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
+import type { Tool, ToolResult } from "../../../shared/tool-framework/tool.ts";
 
 export const AGENT = "helpdesk@agents.example.net";
 

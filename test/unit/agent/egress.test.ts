@@ -3,8 +3,13 @@ import { z } from "zod";
 import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
 import { egressCheck } from "../../../shared/agent/egress.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import { ToolRegistry } from "../../../shared/tools/registry.ts";
-import { defineTool, type EgressDeclaration, success, type Tool } from "../../../shared/tools/tool.ts";
+import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
+import {
+  defineTool,
+  type EgressDeclaration,
+  success,
+  type Tool,
+} from "../../../shared/tool-framework/tool.ts";
 import { dispatchDeps, kit } from "./dispatch-harness.ts";
 
 const config = parseConfig({

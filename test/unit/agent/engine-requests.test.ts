@@ -3,8 +3,9 @@ import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
 import { confirmNoticeRequest } from "../../../shared/agent/confirm-notice.ts";
 import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
-import type { FactStore, Mailbox, OutboundRequest } from "../../../shared/tools/context.ts";
+import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
+import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
 import { AGENT, agent, replyRun, SENDER } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 

@@ -7,7 +7,7 @@ import {
 import type { RoundClaim } from "../../../shared/agent/ports.ts";
 import { RETRIES_EXHAUSTED } from "../../../shared/agent/retries-exhausted.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import type { ConfirmMessage } from "../../../shared/queue/messages.ts";
+import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import { admin, replyRun, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { recordingSink } from "../../fakes/run-event-sink.ts";

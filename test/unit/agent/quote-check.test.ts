@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
 import { quoteCheck } from "../../../shared/agent/quote-check.ts";
-import { recordFactTool } from "../../../shared/tools/builtin/record-fact.ts";
-import type { ToolContext } from "../../../shared/tools/context.ts";
-import { ToolRegistry } from "../../../shared/tools/registry.ts";
+import { recordFactTool } from "../../../shared/tool-framework/builtin/record-fact.ts";
+import type { ToolContext } from "../../../shared/tool-framework/context.ts";
+import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import { dispatchDeps, kit } from "./dispatch-harness.ts";
 
 const untrusted = "Hello,\nmy order 1234 arrived\u00a0broken   and I want a refund.\u200b Thanks";

@@ -8,8 +8,8 @@ import {
   toolsForRun,
 } from "../../../shared/agent/toolkits.ts";
 import { routingKey } from "../../../shared/gate/address.ts";
-import { ToolRegistry } from "../../../shared/tools/registry.ts";
-import { defineTool, success, type Tool } from "../../../shared/tools/tool.ts";
+import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
+import { defineTool, success, type Tool } from "../../../shared/tool-framework/tool.ts";
 import { AGENT, kit } from "./dispatch-harness.ts";
 
 /** G11 as a table: who may call `lookup` on this run, and through which toolkits. */

@@ -2,7 +2,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { zoneSchema } from "../../../shared/gate/zone-resolver.ts";
+import { zoneSchema } from "../../../shared/runtime/zone-resolver.ts";
 import { FIXTURES, readFixture, verdictOf } from "../../helpers/conformance.ts";
 
 const NOW = new Date("2026-06-01T00:00:00Z");

@@ -2,8 +2,8 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Zone } from "../../../shared/gate/zone-resolver.ts";
 import { signMessage } from "../../../shared/mail/dkim-sign.ts";
+import type { Zone } from "../../../shared/runtime/zone-resolver.ts";
 import { FIXTURES, verdictOf } from "../../helpers/conformance.ts";
 import { buildMessage } from "../../helpers/dkim-test-keys.ts";
 

@@ -3,7 +3,7 @@ import type { AdminSnapshot, AgentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../../shared/config/schema.ts";
 import { type Decision, gateMessage } from "../../../shared/gate/gate.ts";
-import type { ZoneResolver } from "../../../shared/gate/zone-resolver.ts";
+import type { ZoneResolver } from "../../../shared/runtime/zone-resolver.ts";
 import {
   buildMessage,
   resolverFor,

@@ -6,7 +6,7 @@ import type { DNSResolver } from "mailauth";
 import { beforeAll, describe, expect, it } from "vitest";
 import { boundedResolver, KEY_RECORDS_AMBIGUOUS } from "../../../shared/gate/bounded-resolver.ts";
 import { type ProveSenderOptions, proveSender } from "../../../shared/gate/sender-proof.ts";
-import { type Zone, zoneResolver } from "../../../shared/gate/zone-resolver.ts";
+import { type Zone, zoneResolver } from "../../../shared/runtime/zone-resolver.ts";
 import { buildMessage, signWith, type TestKeys, testKeys, zoneFor } from "../../helpers/dkim-test-keys.ts";
 
 const NOW = new Date("2026-11-29T12:30:00Z");

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { describe, expect, it } from "vitest";
-import { loadZoneFile, zoneResolver } from "../../../shared/gate/zone-resolver.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../../../shared/mail/dkim-sign.ts";
+import { loadZoneFile, zoneResolver } from "../../../shared/runtime/zone-resolver.ts";
 import { buildMessage } from "../../helpers/dkim-test-keys.ts";
 
 describe("zoneResolver", () => {

@@ -3,8 +3,8 @@
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ProveSenderOptions, proveSender } from "../../../shared/gate/sender-proof.ts";
-import { type Zone, zoneResolver } from "../../../shared/gate/zone-resolver.ts";
 import { zoneRecordFor } from "../../../shared/mail/dkim-sign.ts";
+import { type Zone, zoneResolver } from "../../../shared/runtime/zone-resolver.ts";
 import { buildMessage, signWith, type TestKeys, testKeys, zoneFor } from "../../helpers/dkim-test-keys.ts";
 import { signManually } from "../../helpers/manual-dkim.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
+import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
+import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";
-import type { OutboundMessage } from "../../../shared/outbound/request.ts";
-import { noticeRequest } from "../../../shared/outbound/request.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { HELPDESK, INBOUND, recordingSes, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";

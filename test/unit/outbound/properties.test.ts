@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { routingKey } from "../../../shared/gate/address.ts";
+import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
-import type { OutboundMessage } from "../../../shared/outbound/request.ts";
 import { HELPDESK, INBOUND, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 

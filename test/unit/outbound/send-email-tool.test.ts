@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { sendEmailTool } from "../../../shared/tools/builtin/send-email.ts";
-import type { OutboundRequest, RunTrigger, ToolContext } from "../../../shared/tools/context.ts";
+import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
+import type { RunTrigger, ToolContext } from "../../../shared/tool-framework/context.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { CONFIG, HELPDESK } from "./fakes.ts";
 

@@ -5,7 +5,7 @@ import {
   parseAgentStepMessage,
   type StepMessage,
   type TickMessage,
-} from "../../../shared/queue/messages.ts";
+} from "../../../shared/messages/agent-step.ts";
 
 const step: StepMessage = { runId: "run-1", round: 2 };
 const tick: TickMessage = { tick: "2026-11-29T12:01:00.000Z" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDocument } from "../../../shared/store/admin-document.ts";
+import { checkDocument } from "../../../shared/admin/document.ts";
 
 const none = { agents: new Set<string>(), toolkits: new Set<string>() };
 const S = "suzie@shopping.example.net";

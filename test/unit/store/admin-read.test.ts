@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatPath } from "../../../shared/store/admin-issues.ts";
-import { readAccessRules, readAgents, ruleKey } from "../../../shared/store/admin-read.ts";
+import { formatPath } from "../../../shared/admin/issues.ts";
+import { readAccessRules, readAgents, ruleKey } from "../../../shared/admin/read.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const capture = recordingLogger;

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { builtinTools } from "../../../shared/tools/builtin/index.ts";
-import { ToolRegistry } from "../../../shared/tools/registry.ts";
+import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
+import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 
 describe("builtinTools", () => {
   const tools = builtinTools();

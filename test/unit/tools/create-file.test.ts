@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
-import { makeCreateFileTool, sanitizeFilename } from "../../../shared/tools/builtin/create-file.ts";
-import { makeReadAttachmentTool } from "../../../shared/tools/builtin/read-attachment.ts";
+import { makeCreateFileTool, sanitizeFilename } from "../../../shared/tool-framework/builtin/create-file.ts";
+import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
 import { MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 

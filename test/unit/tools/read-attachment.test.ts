@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
-import { makeReadAttachmentTool } from "../../../shared/tools/builtin/read-attachment.ts";
-import type { ToolContent } from "../../../shared/tools/tool.ts";
+import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
+import type { ToolContent } from "../../../shared/tool-framework/tool.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 

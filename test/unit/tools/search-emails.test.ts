@@ -3,7 +3,7 @@ import { createMailbox } from "../../../shared/agent/mailbox.ts";
 import {
   MAX_SEARCH_RESULT_BYTES,
   makeSearchEmailsTool,
-} from "../../../shared/tools/builtin/search-emails.ts";
+} from "../../../shared/tool-framework/builtin/search-emails.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 

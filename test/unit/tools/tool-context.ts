@@ -1,6 +1,6 @@
 import { agentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import type { Mailbox, ToolContext } from "../../../shared/tools/context.ts";
+import type { Mailbox, ToolContext } from "../../../shared/tool-framework/context.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 /** A ToolContext as the runtime builds one, around the mailbox under test. */

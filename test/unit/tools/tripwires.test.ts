@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { builtinTools } from "../../../shared/tools/builtin/index.ts";
+import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
 import { operatorTools } from "../../../tools/index.ts";
 
 /**
@@ -47,7 +47,7 @@ describe("tool tripwires", () => {
   it("no tool module reaches storage except through the context's bound mailbox (G12)", () => {
     // A tool that imported the store or an AWS client could read any agent's mail; through ctx.mailbox it
     // cannot, because the mailbox is bound to the run's agent and thread before the tool sees it.
-    const dirs = ["shared/tools/builtin", "tools"];
+    const dirs = ["shared/tool-framework/builtin", "tools"];
     const offenders: string[] = [];
     for (const dir of dirs) {
       for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith(".ts"))) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { makeWebFetchTool } from "../../../shared/tools/builtin/web-fetch.ts";
+import { makeWebFetchTool } from "../../../shared/tool-framework/builtin/web-fetch.ts";
 import { fakeResolver, type LocalServer, startServer } from "../net/local-server.ts";
 import { noMailbox, toolContext } from "./tool-context.ts";
 

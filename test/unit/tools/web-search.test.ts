@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeResultUrl, parseResultsPage } from "../../../shared/net/duckduckgo.ts";
-import { makeWebSearchTool } from "../../../shared/tools/builtin/web-search.ts";
+import { makeWebSearchTool } from "../../../shared/tool-framework/builtin/web-search.ts";
 import { fakeResolver, type LocalServer, startServer } from "../net/local-server.ts";
 import { noMailbox, toolContext } from "./tool-context.ts";
 

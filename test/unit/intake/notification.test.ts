@@ -2,9 +2,9 @@
 
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { parseNotification, SES_SETUP_OBJECT } from "../../../shared/verify/notification.ts";
-import type { VerifyDeps } from "../../../shared/verify/process.ts";
-import { verifySqsHandler } from "../../../shared/verify/sqs-handler.ts";
+import { parseNotification, SES_SETUP_OBJECT } from "../../../shared/intake/notification.ts";
+import type { VerifyDeps } from "../../../shared/intake/process.ts";
+import { verifySqsHandler } from "../../../shared/intake/sqs-handler.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const BUCKET = "postern-mail";

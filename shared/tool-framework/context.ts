@@ -1,6 +1,7 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
 import type { Fail, Ok } from "../result.ts";
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
@@ -22,26 +23,6 @@ export interface TriggerMessage {
 export type RunTrigger =
   | { readonly kind: "message"; readonly message: TriggerMessage }
   | { readonly kind: "responsibility"; readonly responsibility: ResponsibilityItem };
-
-/** An outbound send request: what send_email (and notices) put on the outbound queue. */
-export interface OutboundRequest {
-  /** Idempotency key of the send; one SES call per request id. */
-  readonly requestId: string;
-  readonly agent: string;
-  /** `reply`: threading and subject come from `replyTo` (the stored inbound message), never from the model. */
-  readonly mode: "reply" | "new";
-  readonly replyTo?: { readonly messageId: string };
-  readonly to: readonly string[];
-  readonly cc: readonly string[];
-  readonly bcc: readonly string[];
-  readonly subject?: string;
-  readonly body: string;
-  readonly attachmentIds: readonly string[];
-  readonly runId?: string;
-  readonly correlationId: string;
-  /** Engine notices (bounces, budget notices) are stamped like agent mail but carry no thread. */
-  readonly kind?: "agent" | "notice";
-}
 
 /**
  * The runtime's deliver never refuses: a queue error throws, and the dispatcher makes it `tool-error`. A refusal is

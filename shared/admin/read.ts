@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { Logger } from "../logger.ts";
+import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
 import {
   type AccessRuleItem,
   type AgentItem,
@@ -11,10 +13,10 @@ import {
   responsibilityItem,
   type ToolkitItem,
   toolkitItem,
-} from "../admin/schema.ts";
-import type { Logger } from "../logger.ts";
-import { type AdminIssue, issuesText, zodIssues } from "./admin-issues.ts";
-import type { Item } from "./dynamo-util.ts";
+} from "./schema.ts";
+
+/** One raw admin-table item as the store returns it, before validation. */
+export type Item = Record<string, unknown>;
 
 /**
  * Validation on read, per admin table. Every item read from DynamoDB passes through here before anything uses

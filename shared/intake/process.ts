@@ -8,11 +8,11 @@ import type { Logger } from "../logger.ts";
 import { freshText } from "../mail/fresh-text.ts";
 import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
 import type { ParsedMail } from "../mail/parse.ts";
-import { noticeRequest } from "../outbound/request.ts";
-import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../queue/messages.ts";
+import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
+import type { OutboundRequest } from "../messages/outbound.ts";
+import { noticeRequest } from "../messages/outbound.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { InboundOutcome, InboundRepo } from "../store/inbound-repo.ts";
-import type { OutboundRequest } from "../tools/context.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 

@@ -5,7 +5,7 @@ import { buildMessage, type MessageParts } from "../../helpers/dkim-test-keys.ts
 import { QUEUES } from "../../helpers/step-world.ts";
 import { verifyWorld } from "../../helpers/verify-world.ts";
 
-/** processInbound (shared/verify/process.ts) on the in-memory fakes: the real gate, real DKIM, no emulator. */
+/** processInbound (shared/intake/process.ts) on the in-memory fakes: the real gate, real DKIM, no emulator. */
 
 let resolver: Awaited<ReturnType<typeof signedMail>>["resolver"];
 const sign = async (parts: MessageParts = {}, domain = "example.com") =>
@@ -159,7 +159,7 @@ describe("processInbound", () => {
 
   it("raw mail that is not in the bucket is an error (SQS redelivers), not a verdict", async () => {
     const w = verifyWorld({ resolver });
-    const { processInbound } = await import("../../../shared/verify/process.ts");
+    const { processInbound } = await import("../../../shared/intake/process.ts");
     const { inboundEvent } = await import("../../fakes/builders.ts");
     await expect(processInbound(inboundEvent({ objectKey: "inbound/gone" }), w.deps)).rejects.toThrow(
       /not found/,

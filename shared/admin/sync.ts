@@ -1,9 +1,17 @@
-import type { AdminDocument } from "../admin/schema.ts";
-import { checkDocument } from "./admin-document.ts";
-import type { AdminIssue } from "./admin-issues.ts";
-import { type AdminTable, readAgents, readToolkits, ruleKey } from "./admin-read.ts";
-import type { AdminRepo } from "./admin-repo.ts";
-import type { Item } from "./dynamo-util.ts";
+import type { Logger } from "../logger.ts";
+import { checkDocument } from "./document.ts";
+import type { AdminIssue } from "./issues.ts";
+import { type AdminTable, type Item, readAgents, readToolkits, ruleKey } from "./read.ts";
+import type { AdminDocument, AdminSnapshot } from "./schema.ts";
+
+/** What import/export needs from the admin tables: the store's AdminRepo implements it. */
+export interface AdminTables {
+  readonly logger: Logger;
+  snapshot(): Promise<AdminSnapshot>;
+  rawItems(table: AdminTable): Promise<Item[]>;
+  rawPut(table: AdminTable, item: Item, ifAbsentOn?: string): Promise<boolean | "duplicate">;
+  rawDelete(table: AdminTable, key: Item): Promise<boolean>;
+}
 
 export type ImportResult =
   | { readonly ok: true; readonly written: number; readonly deleted: number }
@@ -15,7 +23,7 @@ const byText =
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /** The whole admin state as one document: validated items only, in a stable order (diffable, round-trips). */
-export async function exportAdminDocument(repo: AdminRepo): Promise<AdminDocument> {
+export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocument> {
   const s = await repo.snapshot();
   return {
     agents: [...s.agents].sort(byText((a) => a.address)),
@@ -34,7 +42,7 @@ export async function exportAdminDocument(repo: AdminRepo): Promise<AdminDocumen
  * stale agents are deleted first and stale deny rules last.
  */
 export async function importAdminDocument(
-  repo: AdminRepo,
+  repo: AdminTables,
   input: unknown,
   opts: { replace?: boolean },
 ): Promise<ImportResult> {

@@ -1,5 +1,5 @@
-import { type AdminDocument, adminDocument } from "../admin/schema.ts";
-import { type AdminIssue, zodIssues } from "./admin-issues.ts";
+import { type AdminIssue, zodIssues } from "./issues.ts";
+import { type AdminDocument, adminDocument } from "./schema.ts";
 
 /** What already exists outside the document and may be referenced by it (an import without `replace`). */
 export interface ExistingRefs {

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { PREFIXES } from "../config/tables.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
-import { PREFIXES } from "../store/tables.ts";
 
 /**
  * The SES receipt notification as it reaches the verify queue: raw (SNS raw message delivery) or inside an SNS

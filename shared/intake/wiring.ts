@@ -3,7 +3,7 @@ import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { Resources } from "../config/resources.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import { agentStepMessageSchema } from "../queue/messages.ts";
+import { agentStepMessageSchema } from "../messages/agent-step.ts";
 import { PlanStore } from "../store/plan-store.ts";
 import { makeStores } from "../store/stores.ts";
 import type { VerifyDeps } from "./process.ts";

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { PREFIXES } from "../config/tables.ts";
 import type { Decision } from "../gate/gate.ts";
 import type { ParsedMail } from "../mail/parse.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import type { AttachmentRef, MessageRecord, MessageRepo } from "../store/message-repo.ts";
 import type { RunRepo } from "../store/run-repo.ts";
-import { PREFIXES } from "../store/tables.ts";
 import type { ThreadRepo } from "../store/thread-repo.ts";
 import type { InboundEvent } from "./notification.ts";
 

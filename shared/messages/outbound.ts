@@ -1,11 +1,32 @@
 import { z } from "zod";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
-import type { OutboundRequest } from "../tools/context.ts";
-import type { RequestRefusal } from "./reasons.ts";
+
+/** An outbound send request: what send_email (and notices) put on the outbound queue. */
+export interface OutboundRequest {
+  /** Idempotency key of the send; one SES call per request id. */
+  readonly requestId: string;
+  readonly agent: string;
+  /** `reply`: threading and subject come from `replyTo` (the stored inbound message), never from the model. */
+  readonly mode: "reply" | "new";
+  readonly replyTo?: { readonly messageId: string };
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly subject?: string;
+  readonly body: string;
+  readonly attachmentIds: readonly string[];
+  readonly runId?: string;
+  readonly correlationId: string;
+  /** Engine notices (bounces, budget notices) are stamped like agent mail but carry no thread. */
+  readonly kind?: "agent" | "notice";
+}
+
+/** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
+export type RequestRefusal = "request-not-json" | "request-invalid";
 
 /**
- * The outbound queue message: an OutboundRequest (shared/tools/context.ts), plus, for engine notices, the reason
+ * The outbound queue message: an OutboundRequest (shared/tool-framework/context.ts), plus, for engine notices, the reason
  * code and the refused message's hop count. A notice carries no text: the outbound renders it (G6), so nothing a
  * refused sender wrote can ride along.
  */
