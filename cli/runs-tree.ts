@@ -1,5 +1,5 @@
+import type { RunRecord } from "../shared/ports/runs.ts";
 import type { StoredRunEvent } from "../shared/store/run-event-repo.ts";
-import type { RunRecord } from "../shared/store/run-repo.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/timeline.ts";
 
 /** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { listUncertainSends } from "../../shared/outbound/state-store.ts";
+import { listUncertainSends } from "../../shared/store/send-state-store.ts";
 import { openTarget } from "../target.ts";
 import { type AdminIo, json, processIo, table } from "./admin-io.ts";
 

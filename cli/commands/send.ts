@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
 import { loadConfigFile } from "../../shared/config/load.ts";
 import type { OutboundMessage } from "../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../shared/outbound/process.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { ensureDemoFiles } from "../local/demo.ts";

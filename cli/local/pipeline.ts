@@ -1,11 +1,11 @@
 import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
 import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
 import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeStores } from "../../shared/store/stores.ts";

@@ -6,8 +6,8 @@ import type {
   ToolkitItem,
 } from "../../shared/admin/schema.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import type { RunRecord } from "../../shared/ports/runs.ts";
 import type { Page } from "../../shared/store/page.ts";
-import type { RunRecord } from "../../shared/store/run-repo.ts";
 import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";

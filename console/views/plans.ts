@@ -1,6 +1,6 @@
 import { canonicalJson } from "../../shared/agent/plan.ts";
+import type { PlanRecord } from "../../shared/ports/plans.ts";
 import type { Page } from "../../shared/store/page.ts";
-import type { PlanRecord } from "../../shared/store/plan-store.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { csrfField } from "./layout.ts";

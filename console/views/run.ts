@@ -1,5 +1,5 @@
-import type { PlanRecord } from "../../shared/store/plan-store.ts";
-import type { RunRecord } from "../../shared/store/run-repo.ts";
+import type { PlanRecord } from "../../shared/ports/plans.ts";
+import type { RunRecord } from "../../shared/ports/runs.ts";
 import type { SendSummary } from "../../shared/store/trace-lookups.ts";
 import { type TimelineItem, timelineTree } from "../../shared/trace/timeline.ts";
 import { type Html, html, seg, time, untrusted } from "./html.ts";

@@ -1,4 +1,4 @@
-import type { MessageRecord } from "../../shared/store/message-repo.ts";
+import type { MessageRecord } from "../../shared/ports/messages.ts";
 import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
 import { bytes, type Html, html, seg, time, untrusted } from "./html.ts";
 

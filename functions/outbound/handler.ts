@@ -1,7 +1,7 @@
 import { makeClients } from "../../shared/aws/clients.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
 import { resourcesFromEnv } from "../../shared/config/resources.ts";
 import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeLogger } from "../../shared/runtime/logger.ts";

@@ -1,7 +1,7 @@
 import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import { routingKey } from "../gate/access.ts";
 import type { ConfirmMessage, Unclear } from "../messages/agent-step.ts";
-import type { PlanRecord, StoredOperation } from "../store/plan-store.ts";
+import type { PlanRecord, StoredOperation } from "../ports/plans.ts";
 import type { ToolContext } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";

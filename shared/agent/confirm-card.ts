@@ -6,8 +6,9 @@
 // an unquoted card (Outlook's default reply) confirms nothing. And nothing model-written can start
 // a line: summaries and arguments are escaped so no line break or control character survives.
 
-import { formatCode } from "./confirm-reading.ts";
-import { canonicalJson, type PlanOperation } from "./plan.ts";
+import { formatCode } from "../mail/confirm-reading.ts";
+import type { PlanOperation } from "../ports/plans.ts";
+import { canonicalJson } from "./plan.ts";
 
 // Controls (Cc), format characters (Cf: bidi overrides, zero-width), line and paragraph separators
 // (Zl, Zp): anything that could move text to a line of its own, or reorder what the approver sees.

@@ -1,6 +1,6 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
-import type { MessageRecord } from "../store/message-repo.ts";
+import type { MessageRecord } from "../ports/messages.ts";
 import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
 

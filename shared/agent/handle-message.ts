@@ -1,7 +1,7 @@
 import type { Logger } from "../logger.ts";
 import type { ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
 import { parseAgentStepMessage } from "../messages/agent-step.ts";
-import type { RecordOutcome, RecordScope } from "../queue/partial-batch.ts";
+import type { RecordOutcome, RecordScope } from "../messages/partial-batch.ts";
 import type { ApplyOutcome } from "./apply-plan.ts";
 import type { StepDeps } from "./ports.ts";
 import { failExhaustedRun, isLastDelivery } from "./retries-exhausted.ts";

@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { PREFIXES } from "../config/tables.ts";
-import type { BlobStore } from "../store/blob-store.ts";
-import type { AttachmentRef, MessageRecord, MessageRepo } from "../store/message-repo.ts";
-import type { StateRepo } from "../store/state-repo.ts";
+import type { Blobs } from "../ports/blobs.ts";
+import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
+import type { KeyValueState } from "../ports/state.ts";
 import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tool-framework/context.ts";
 
-/** The repositories a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
+/** The store ports a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
 export interface MailboxStore {
-  readonly messages: Pick<MessageRepo, "listByAgent" | "listByThread">;
-  readonly blobs: Pick<BlobStore, "get" | "getText" | "put">;
+  readonly messages: Pick<MessageStore, "listByAgent" | "listByThread">;
+  readonly blobs: Pick<Blobs, "get" | "getText" | "put">;
   /** Metadata of agent-created files lives in the `state` table: `pk = file#<agent>`, `sk = <id>`. */
-  readonly files: Pick<StateRepo, "putIfAbsent" | "get">;
+  readonly files: Pick<KeyValueState, "putIfAbsent" | "get">;
 }
 
 export interface MailboxDeps extends MailboxStore {

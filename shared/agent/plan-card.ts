@@ -1,8 +1,8 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
+import { formatCode } from "../mail/confirm-reading.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
-import { formatCode } from "./confirm-reading.ts";
 import { newConfirmCode, planHash } from "./plan.ts";
 import type { PlanBook } from "./plan-ports.ts";
 import type { RunEventSink, RunRecord, StepDeps } from "./ports.ts";

@@ -1,4 +1,4 @@
-import type { PlanRecord, PlanState, StoredOperation } from "../store/plan-store.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
 
 /** The plans (G14) as applying a confirmation needs them: a plan moves only by a conditional state change. */
 export interface PlanPort {

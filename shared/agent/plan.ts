@@ -1,12 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
-
-/** One proposed operation: exactly the tool and the validated arguments the model asked for. */
-export interface PlanOperation {
-  readonly callId: string;
-  readonly tool: string;
-  readonly input: unknown;
-  readonly summary: string;
-}
+import { CODE_ALPHABET, CODE_LENGTH } from "../mail/confirm-reading.ts";
+import type { PlanOperation } from "../ports/plans.ts";
 
 /** JSON with object keys sorted at every level: the same plan always hashes the same (RFC 8785 in spirit). */
 export function canonicalJson(value: unknown): string {
@@ -24,10 +18,6 @@ export function planHash(plan: { agent: string; runId: string; ops: readonly Pla
     .update(canonicalJson({ agent: plan.agent, runId: plan.runId, ops: plan.ops }))
     .digest("hex");
 }
-
-/** Unambiguous upper-case letters and digits (no 0/O, 1/I/L). */
-export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-export const CODE_LENGTH = 10;
 
 /**
  * A fresh, unguessable confirm code (~49 bits). It is random rather than derived from the plan, so knowing the

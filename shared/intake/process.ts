@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
-import { cardCodes, readConfirmation } from "../agent/confirm-reading.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
 import type { Logger } from "../logger.ts";
+import { cardCodes, readConfirmation } from "../mail/confirm-reading.ts";
 import { freshText } from "../mail/fresh-text.ts";
 import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
 import type { ParsedMail } from "../mail/parse.ts";
 import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { noticeRequest } from "../messages/outbound.ts";
-import type { BlobStore } from "../store/blob-store.ts";
-import type { InboundOutcome, InboundRepo } from "../store/inbound-repo.ts";
+import type { Blobs } from "../ports/blobs.ts";
+import type { InboundLedger, InboundOutcome } from "../ports/inbound.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 
@@ -21,8 +21,8 @@ export interface VerifyDeps {
   loadAdmin(): Promise<AdminSnapshot>;
   readonly resolver: DNSResolver;
   now(): Date;
-  readonly inbound: InboundRepo;
-  readonly blobs: BlobStore;
+  readonly inbound: InboundLedger;
+  readonly blobs: Blobs;
   readonly stores: AcceptStores;
   enqueueStep(message: StepMessage | ConfirmEnvelope): Promise<void>;
   enqueueOutbound(request: OutboundRequest): Promise<void>;

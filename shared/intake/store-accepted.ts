@@ -3,17 +3,17 @@ import type { DeploymentConfig } from "../config/schema.ts";
 import { PREFIXES } from "../config/tables.ts";
 import type { Decision } from "../gate/gate.ts";
 import type { ParsedMail } from "../mail/parse.ts";
-import type { BlobStore } from "../store/blob-store.ts";
-import type { AttachmentRef, MessageRecord, MessageRepo } from "../store/message-repo.ts";
-import type { RunRepo } from "../store/run-repo.ts";
-import type { ThreadRepo } from "../store/thread-repo.ts";
+import type { Blobs } from "../ports/blobs.ts";
+import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
+import type { RunCreator } from "../ports/runs.ts";
+import type { ThreadIndex } from "../ports/threads.ts";
 import type { InboundEvent } from "./notification.ts";
 
 export interface AcceptStores {
-  readonly messages: MessageRepo;
-  readonly threads: ThreadRepo;
-  readonly runs: RunRepo;
-  readonly blobs: BlobStore;
+  readonly messages: MessageStore;
+  readonly threads: ThreadIndex;
+  readonly runs: RunCreator;
+  readonly blobs: Blobs;
 }
 
 type Accepted = Extract<Decision, { verdict: "accept" }>;

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
 import { parseOutboundMessage } from "../messages/outbound.ts";
-import { sqsBatchHandler } from "../queue/partial-batch.ts";
+import { sqsBatchHandler } from "../messages/partial-batch.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
 

@@ -1,12 +1,12 @@
 import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
-import type { MessageRecord } from "../store/message-repo.ts";
+import type { MessageRecord } from "../ports/messages.ts";
+import { sendStateStore } from "../store/send-state-store.ts";
 import type { Stores } from "../store/stores.ts";
 import { normalizeMessageId } from "../store/thread-repo.ts";
 import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
-import { sendStateStore } from "./state-store.ts";
 
 /** The repositories store Message-IDs without angle brackets; our header code wants `<...>`. */
 const bracketed = (id: string): string => `<${normalizeMessageId(id)}>`;

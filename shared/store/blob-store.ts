@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { Blobs } from "../ports/blobs.ts";
 
 export interface BlobStoreDeps {
   readonly s3: S3Client;
@@ -11,7 +12,7 @@ function isMissing(err: unknown): boolean {
 }
 
 /** Bodies, attachments, transcripts and raw mail in the mail bucket. Keys follow PREFIXES in tables.ts. */
-export class BlobStore {
+export class BlobStore implements Blobs {
   readonly #s3: S3Client;
   readonly #bucket: string;
 

@@ -1,45 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import type {
+  ClaimResult,
+  CompleteResult,
+  InboundClaim,
+  InboundLedger,
+  InboundOutcome,
+  InboundRecord,
+} from "../ports/inbound.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
-
-export type InboundVerdict = "accept" | "refuse" | "drop";
-
-/** What verify knows when it starts on one (SES message, envelope recipient) pair. */
-export interface InboundClaim {
-  readonly sesMessageId: string;
-  readonly recipient: string;
-  /** S3 key of the raw mail (`inbound/<sesMessageId>`). */
-  readonly rawKey: string;
-  readonly receivedAt: string;
-}
-
-/** The gate's outcome. `sender` is the routing key, set only once the sender is proven (G2); `reason` a code. */
-export interface InboundOutcome {
-  readonly verdict: InboundVerdict;
-  readonly reason: string;
-  readonly sender: string | null;
-  readonly agent: string | null;
-  /** Id of the stored message in the agent's mailbox (accept only). */
-  readonly messageId: string | null;
-}
-
-export interface InboundRecord extends InboundClaim {
-  readonly status: "claimed" | "done";
-  readonly claimedAt: string;
-  readonly completedAt: string | null;
-  readonly verdict: InboundVerdict | null;
-  readonly reason: string | null;
-  readonly sender: string | null;
-  readonly agent: string | null;
-  readonly messageId: string | null;
-}
-
-export type ClaimResult =
-  | { readonly ok: true; readonly record: InboundRecord }
-  | { readonly ok: false; readonly reason: "duplicate"; readonly existing: InboundRecord | null };
-export type CompleteResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "missing" | "already-done" };
 
 export interface InboundRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -51,7 +20,7 @@ export interface InboundRepoDeps {
  * One item per (SES message id, envelope recipient): the dedupe marker, the gate verdict and the pointer to the
  * evidence. SES and SQS deliver at least once; the conditional claim makes a second delivery a no-op.
  */
-export class InboundRepo {
+export class InboundRepo implements InboundLedger {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => Date;

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
 import { TABLES } from "../config/tables.ts";
-import type { InboundRecord } from "./inbound-repo.ts";
-import type { MessageRecord } from "./message-repo.ts";
+import type { InboundRecord } from "../ports/inbound.ts";
+import type { MessageRecord } from "../ports/messages.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
+import type { RunRecord } from "../ports/runs.ts";
 import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "./plan-store.ts";
-import type { RunRecord } from "./run-repo.ts";
 import type { ThreadRecord } from "./thread-repo.ts";
 
 export interface IndexReadDeps {

@@ -1,47 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/messages.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
-
-export interface AttachmentRef {
-  readonly id: string;
-  readonly filename: string;
-  readonly contentType: string;
-  readonly size: number;
-  /** S3 key (`files/<agent>/<id>`). */
-  readonly key: string;
-}
-
-/**
- * One mail in an agent's mailbox (accepted inbound or sent outbound). Bodies live in S3 (`bodyKey`), so the item
- * stays small; refused mail never becomes a MessageRecord (its evidence stays in the inbound table + raw S3).
- */
-export interface MessageRecord {
-  readonly agent: string;
-  /** Sort key; use `newMessageId()` so ids sort by time (listByAgent relies on it). */
-  readonly id: string;
-  readonly direction: "in" | "out";
-  readonly threadId: string;
-  /** The RFC 5322 Message-ID, without angle brackets. */
-  readonly headerMessageId: string;
-  readonly inReplyTo: string | null;
-  readonly references: string[];
-  readonly from: string;
-  readonly to: string[];
-  readonly cc: string[];
-  readonly subject: string;
-  /** ISO time: received (in) or sent (out). */
-  readonly at: string;
-  readonly bodyKey: string;
-  /** An HTML-only mail shows no body to the model (G8). */
-  readonly hasHtmlOnly: boolean;
-  readonly attachments: AttachmentRef[];
-  /** X-Postern-Recursion value carried (in) or stamped (out) (G5). */
-  readonly hop: number;
-  readonly sesMessageId?: string;
-}
-
-export type MessagePutResult = { readonly ok: true } | { readonly ok: false; readonly reason: "duplicate" };
 
 /** A time-sortable mailbox id: `<UTC yyyymmddThhmmssmmm>-<8 random hex>`. */
 export function newMessageId(at: Date = new Date()): string {
@@ -54,7 +15,7 @@ export interface MessageRepoDeps {
   readonly tables: Resources["tables"];
 }
 
-export class MessageRepo {
+export class MessageRepo implements MessageStore {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
 

@@ -1,37 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { PlanOperation } from "../agent/plan.ts";
 import type { Resources } from "../config/resources.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
-
-export type PlanState =
-  | "open"
-  | "pending"
-  | "applying"
-  | "applied"
-  | "cancelled"
-  | "expired"
-  | "tampered"
-  | "unconfirmable";
-
-export interface StoredOperation extends PlanOperation {
-  /** Toolkits that granted the tool when it was proposed: their approvers may confirm it. */
-  readonly toolkits: readonly string[];
-}
-
-export interface PlanRecord {
-  readonly runId: string;
-  readonly agent: string;
-  readonly state: PlanState;
-  readonly ops: readonly StoredOperation[];
-  readonly code?: string;
-  readonly hash?: string;
-  readonly expiresAtIso?: string;
-  /** When the first operation was proposed (absent on plans written before the console's index). */
-  readonly planAt?: string;
-  /** Who decided it (the approver's routing key), once decided. */
-  readonly decidedBy?: string;
-}
 
 const key = (runId: string) => ({ pk: `plan#${runId}`, sk: "plan" });
 const PLAN_TTL_SECONDS = 30 * 24 * 3600;

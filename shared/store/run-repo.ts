@@ -1,45 +1,15 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import type {
+  CreateRunResult,
+  FinalRunState,
+  NewRun,
+  RunCreator,
+  RunRecord,
+  RunState,
+} from "../ports/runs.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 
-export type RunKind = "reply" | "scheduled";
-export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
-export type FinalRunState = Exclude<RunState, "running">;
-
-export interface RunRecord {
-  readonly runId: string;
-  readonly agent: string;
-  readonly kind: RunKind;
-  /** Mailbox id of the inbound message that started a reply run; null for scheduled runs. */
-  readonly messageId: string | null;
-  readonly responsibilityId: string | null;
-  /** Proven sender's routing key (G17); null for scheduled runs. */
-  readonly sender: string | null;
-  readonly threadId: string | null;
-  readonly state: RunState;
-  /** The round the next agent-step works on (starts at 1). */
-  readonly round: number;
-  /** Highest round claimed by an agent-step (0 = none yet). */
-  readonly claimedRound: number;
-  readonly maxRounds: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly correlationId: string;
-  /** S3 key of the transcript (`transcripts/<runId>.json`). */
-  readonly transcriptKey: string;
-  readonly finishReason: string | null;
-  /** Counter allocating run-event sequence numbers (see run-event-repo.ts). */
-  readonly eventSeq: number;
-}
-
-export type NewRun = Omit<
-  RunRecord,
-  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "eventSeq" | "createdAt"
-> & { readonly createdAt?: string };
-
-export type CreateRunResult =
-  | { readonly ok: true; readonly run: RunRecord }
-  | { readonly ok: false; readonly reason: "duplicate" };
 export type ClaimRoundResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: "already-claimed" | "not-running" | "missing" | "wrong-round" };
@@ -61,7 +31,7 @@ export interface RunRepoDeps {
  * conditional update before the model is called: a redelivered step finds the round claimed and does nothing,
  * which is what keeps one inbound mail from producing two model calls or two replies.
  */
-export class RunRepo {
+export class RunRepo implements RunCreator {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => string;

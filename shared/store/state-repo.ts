@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import type { KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
 import { type Item, isConditionFailed } from "./dynamo-util.ts";
 
 export interface StateRepoDeps {
@@ -8,9 +9,6 @@ export interface StateRepoDeps {
   readonly now?: () => Date;
 }
 
-export type PutIfAbsentResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "duplicate"; readonly existing: Item | null };
 export type TransitionResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: "missing" }
@@ -27,7 +25,7 @@ export const STATE_ATTR = { state: "state", value: "value", expiresAt: "expiresA
  * Single-item conditional writes only (dynalite has no transactions). DynamoDB TTL deletes expired items only
  * eventually (and dynalite never), so an expired item is treated as absent here rather than trusted to be gone.
  */
-export class StateRepo {
+export class StateRepo implements KeyValueState {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => Date;

@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import type { RecordIdResult, ThreadHeaders, ThreadIndex, ThreadResolution } from "../ports/threads.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 export interface ThreadRecord {
@@ -19,18 +20,6 @@ export interface ThreadRecord {
   readonly lastMessageAt: string;
   readonly messageCount: number;
 }
-
-export interface ThreadHeaders {
-  readonly headerMessageId: string;
-  readonly inReplyTo: string | null;
-  readonly references: readonly string[];
-  readonly subject: string;
-}
-
-export type ThreadResolution = { readonly threadId: string; readonly isNew: boolean };
-export type RecordIdResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "duplicate"; readonly threadId: string | null };
 
 /** Index items in the `state` table: pk `msgid#<agent>`, sk `<message-id>` → threadId. Per agent on purpose. */
 export const msgIdPk = (agent: string): string => `msgid#${agent}`;
@@ -54,7 +43,7 @@ export interface ThreadRepoDeps {
  * (In-Reply-To / References, RFC 5322 §3.6.4): never through a subject, and never through another agent's
  * index, so a sender who learns one agent's Message-IDs cannot graft mail into another agent's conversation.
  */
-export class ThreadRepo {
+export class ThreadRepo implements ThreadIndex {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #threads: string;
   readonly #state: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type MessageRecord, newMessageId } from "../../shared/store/message-repo.ts";
+import type { MessageRecord } from "../../shared/ports/messages.ts";
+import { newMessageId } from "../../shared/store/message-repo.ts";
 import type { MessagePort } from "../fakes/messages.ts";
 import { fresh } from "./ids.ts";
 

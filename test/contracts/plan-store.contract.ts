@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PlanBook } from "../../shared/agent/plan-ports.ts";
-import type { StoredOperation } from "../../shared/store/plan-store.ts";
+import type { StoredOperation } from "../../shared/ports/plans.ts";
 import { fresh } from "./ids.ts";
 
 const AGENT = "shop@agents.example.net";

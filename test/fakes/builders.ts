@@ -12,7 +12,7 @@ import { parseConfig } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import type { InboundEvent } from "../../shared/intake/notification.ts";
 import type { ConfirmMessage } from "../../shared/messages/agent-step.ts";
-import type { MessageRecord } from "../../shared/store/message-repo.ts";
+import type { MessageRecord } from "../../shared/ports/messages.ts";
 import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import {
   buildMessage,

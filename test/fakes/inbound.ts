@@ -1,4 +1,5 @@
-import type { InboundRecord, InboundRepo } from "../../shared/store/inbound-repo.ts";
+import type { InboundRecord } from "../../shared/ports/inbound.ts";
+import type { InboundRepo } from "../../shared/store/inbound-repo.ts";
 import { stored } from "./stored.ts";
 
 /** The inbound table as verify uses it (InboundRepo): one item per (SES message, envelope recipient). */

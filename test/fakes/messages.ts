@@ -1,4 +1,5 @@
-import type { MessagePutResult, MessageRecord, MessageRepo } from "../../shared/store/message-repo.ts";
+import type { MessagePutResult, MessageRecord } from "../../shared/ports/messages.ts";
+import type { MessageRepo } from "../../shared/store/message-repo.ts";
 import { stored } from "./stored.ts";
 
 /** The mailbox table as verify, the step loop and the mailbox tools use it (MessageRepo). */

@@ -3,9 +3,9 @@ import { Validations } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
-import { SES_SEND_TIMEOUT_MS } from "../../shared/outbound/ses-sender.ts";
 import {
   actionsOf,
   arnText,

@@ -9,7 +9,7 @@ import PostalMime, { type Email } from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
-import { formatCode } from "../../shared/agent/confirm-reading.ts";
+import { formatCode } from "../../shared/mail/confirm-reading.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SesCapture, startSesCapture } from "../../cli/local/ses-capture.ts";
 import { rewriteAsSes } from "../../cli/local/ses-header-rewrite.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
 import type { Resources } from "../../shared/config/resources.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/outbound/ses-sender.ts";
 import { baseInput, composeAndParse } from "../unit/outbound/mail-helpers.ts";
 
 /** The SESv2 adapter over loopback: the local capture endpoint, and a stub answering with SES error shapes. */

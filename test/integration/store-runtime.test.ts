@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import type { NewRun } from "../../shared/store/run-repo.ts";
+import type { NewRun } from "../../shared/ports/runs.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 
 let em: Emulators;

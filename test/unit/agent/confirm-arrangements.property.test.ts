@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderCard } from "../../../shared/agent/confirm-card.ts";
-import { readConfirmation } from "../../../shared/agent/confirm-reading.ts";
+import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 
 const CODE = "K7Q2M9XT4Z";

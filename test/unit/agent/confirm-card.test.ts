@@ -3,8 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cardText, renderCard } from "../../../shared/agent/confirm-card.ts";
-import { readConfirmation } from "../../../shared/agent/confirm-reading.ts";
-import type { PlanOperation } from "../../../shared/agent/plan.ts";
+import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
+import type { PlanOperation } from "../../../shared/ports/plans.ts";
 
 const CODE = "K7Q2M9XT4Z";
 const LINE_BREAKS = ["\n", "\r", "\r\n", "\v", "\f", "\u0085", "\u2028", "\u2029"];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cardAddressees, cardSubject, PLAN_TTL_MS, sendPlanCard } from "../../../shared/agent/plan-card.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
-import type { PlanRecord } from "../../../shared/store/plan-store.ts";
+import type { PlanRecord } from "../../../shared/ports/plans.ts";
 import { AGENT, admin, agent, replyRun, SENDER } from "../../fakes/builders.ts";
 import { memoryPlanStore } from "../../fakes/plan-store.ts";
 import { recordingSink } from "../../fakes/run-event-sink.ts";

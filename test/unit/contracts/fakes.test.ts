@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { sendStateStore } from "../../../shared/outbound/state-store.ts";
+import { sendStateStore } from "../../../shared/store/send-state-store.ts";
 import type { StateRepo } from "../../../shared/store/state-repo.ts";
 import { blobsContract } from "../../contracts/blobs.contract.ts";
 import { inboundContract } from "../../contracts/inbound.contract.ts";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { formatCode } from "../../../shared/agent/confirm-reading.ts";
+import { formatCode } from "../../../shared/mail/confirm-reading.ts";
 import { AGENT, APPROVER, signedMail } from "../../fakes/builders.ts";
 import { buildMessage, type MessageParts } from "../../helpers/dkim-test-keys.ts";
 import { QUEUES } from "../../helpers/step-world.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
-import type { MessageRecord } from "../../../shared/store/message-repo.ts";
+import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { type MemoryMessages, memoryMessages } from "../../fakes/messages.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 

@@ -1,5 +1,5 @@
 import type { MailboxStore } from "../../../shared/agent/mailbox.ts";
-import type { MessageRecord } from "../../../shared/store/message-repo.ts";
+import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { memoryBlobs } from "../../fakes/blobs.ts";
 import { memoryMessages } from "../../fakes/messages.ts";
 import { memoryState } from "../../fakes/state.ts";

@@ -1,7 +1,7 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import { type CallObserver, observeCalls } from "../aws/observe.ts";
 import type { Resources } from "../config/resources.ts";
-import type { SesOutcome, SesPort, SesSendInput } from "./ports.ts";
+import type { SesOutcome, SesPort, SesSendInput } from "../outbound/ports.ts";
+import { type CallObserver, observeCalls } from "./observe.ts";
 
 /**
  * SES errors that mean "not now" rather than "never": the request goes back to `claimed` and the queue

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cardCodes, formatCode, readConfirmation } from "../../../shared/agent/confirm-reading.ts";
+import { cardCodes, formatCode, readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 
 const CODE = "K7Q2M9XT4Z";
 const OTHER = "ABCDEFGH23";

@@ -2,7 +2,10 @@
 // words (shared/mail/fresh-text.ts): never from quoted or pasted text, and the card itself holds no
 // line that would count (confirm-card.ts). Anything but one clear decision applies nothing.
 
-import { CODE_ALPHABET, CODE_LENGTH } from "./plan.ts";
+/** Unambiguous upper-case letters and digits (no 0/O, 1/I/L). */
+export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+export const CODE_LENGTH = 10;
 
 export type ConfirmationReading =
   | { readonly kind: "approve"; readonly code: string }

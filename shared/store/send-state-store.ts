@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { type Item, scanAll } from "../store/dynamo-util.ts";
-import type { StateRepo } from "../store/state-repo.ts";
-import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "./ports.ts";
+import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "../outbound/ports.ts";
+import { type Item, scanAll } from "./dynamo-util.ts";
+import type { StateRepo } from "./state-repo.ts";
 
 /** Send state items: pk `send#<requestId>`, sk `send` in the `state` table. */
 export const sendPk = (requestId: string): string => `send#${requestId}`;

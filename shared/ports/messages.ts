@@ -1,0 +1,52 @@
+// Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
+// shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
+
+export interface AttachmentRef {
+  readonly id: string;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly size: number;
+  /** S3 key (`files/<agent>/<id>`). */
+  readonly key: string;
+}
+
+/**
+ * One mail in an agent's mailbox (accepted inbound or sent outbound). Bodies live in S3 (`bodyKey`), so the item
+ * stays small; refused mail never becomes a MessageRecord (its evidence stays in the inbound table + raw S3).
+ */
+export interface MessageRecord {
+  readonly agent: string;
+  /** Sort key; use `newMessageId()` so ids sort by time (listByAgent relies on it). */
+  readonly id: string;
+  readonly direction: "in" | "out";
+  readonly threadId: string;
+  /** The RFC 5322 Message-ID, without angle brackets. */
+  readonly headerMessageId: string;
+  readonly inReplyTo: string | null;
+  readonly references: string[];
+  readonly from: string;
+  readonly to: string[];
+  readonly cc: string[];
+  readonly subject: string;
+  /** ISO time: received (in) or sent (out). */
+  readonly at: string;
+  readonly bodyKey: string;
+  /** An HTML-only mail shows no body to the model (G8). */
+  readonly hasHtmlOnly: boolean;
+  readonly attachments: AttachmentRef[];
+  /** X-Postern-Recursion value carried (in) or stamped (out) (G5). */
+  readonly hop: number;
+  readonly sesMessageId?: string;
+}
+
+export type MessagePutResult = { readonly ok: true } | { readonly ok: false; readonly reason: "duplicate" };
+
+/** The agents' mailboxes (shared/store/message-repo.ts). */
+export interface MessageStore {
+  /** Conditional on the id being new: a redelivery finds `duplicate`. */
+  put(msg: MessageRecord): Promise<MessagePutResult>;
+  get(agent: string, id: string): Promise<MessageRecord | null>;
+  listByThread(agent: string, threadId: string): Promise<MessageRecord[]>;
+  /** Newest first. */
+  listByAgent(agent: string, opts?: { limit?: number }): Promise<MessageRecord[]>;
+}

@@ -1,0 +1,49 @@
+// Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
+// shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
+
+export type RunKind = "reply" | "scheduled";
+
+export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
+
+export type FinalRunState = Exclude<RunState, "running">;
+
+export interface RunRecord {
+  readonly runId: string;
+  readonly agent: string;
+  readonly kind: RunKind;
+  /** Mailbox id of the inbound message that started a reply run; null for scheduled runs. */
+  readonly messageId: string | null;
+  readonly responsibilityId: string | null;
+  /** Proven sender's routing key (G17); null for scheduled runs. */
+  readonly sender: string | null;
+  readonly threadId: string | null;
+  readonly state: RunState;
+  /** The round the next agent-step works on (starts at 1). */
+  readonly round: number;
+  /** Highest round claimed by an agent-step (0 = none yet). */
+  readonly claimedRound: number;
+  readonly maxRounds: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly correlationId: string;
+  /** S3 key of the transcript (`transcripts/<runId>.json`). */
+  readonly transcriptKey: string;
+  readonly finishReason: string | null;
+  /** Counter allocating run-event sequence numbers (see run-event-repo.ts). */
+  readonly eventSeq: number;
+}
+
+export type NewRun = Omit<
+  RunRecord,
+  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "eventSeq" | "createdAt"
+> & { readonly createdAt?: string };
+
+export type CreateRunResult =
+  | { readonly ok: true; readonly run: RunRecord }
+  | { readonly ok: false; readonly reason: "duplicate" };
+
+/** Where intake starts a run (shared/store/run-repo.ts). */
+export interface RunCreator {
+  /** Conditional on the run id being new: a redelivery finds `duplicate`. */
+  create(input: NewRun): Promise<CreateRunResult>;
+}
