@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { accessEffect, accessPattern, accessRule } from "../config/schema.ts";
+import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
 
 /**
  * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;
@@ -70,6 +70,17 @@ export const toolkitItem = z
     system: z.boolean().default(false),
     /** For `confirm` tools (G14): send the confirm card to the verified sender instead of the approvers. */
     confirmBySender: z.boolean().default(false),
+    /**
+     * Whose mail this toolkit's tools may read (issue 14, same eyes). `sender`: only mail the run's proven sender
+     * could already see. `agent`: the agent's whole archive, meant for toolkits whose sender gate admits only
+     * staff; a run that reads wider than its sender this way has its channels closed (G18).
+     */
+    archiveScope: z.enum(["sender", "agent"]).default("sender"),
+    /**
+     * Hosts this toolkit's network tools (web_fetch, web_search) may still reach once a run's channels are closed
+     * (G18): exact lower-case host names. None by default: a run that read wider than its sender cannot fetch.
+     */
+    egressHosts: z.array(domainName).max(50).default([]),
   })
   .loose();
 export type ToolkitItem = z.infer<typeof toolkitItem>;
@@ -87,6 +98,12 @@ export const responsibilityItem = z
       ),
     prompt: z.string().min(1).max(20_000),
     enabled: z.boolean().default(true),
+    /**
+     * A scheduled run has no sender, so no sender's view to keep to: what stored mail its tools may read is set
+     * here (issue 14). `none` (default): no stored mail at all. `agent`: the agent's whole archive, with the
+     * run's channels closed once it reads any (G18).
+     */
+    archiveScope: z.enum(["none", "agent"]).default("none"),
   })
   .loose();
 export type ResponsibilityItem = z.infer<typeof responsibilityItem>;

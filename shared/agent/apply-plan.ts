@@ -1,4 +1,4 @@
-import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
+import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
 import { routingKey } from "../gate/access.ts";
 import type { ConfirmMessage, Unclear } from "../messages/agent-step.ts";
 import type { PlanRecord, StoredOperation } from "../ports/plans.ts";
@@ -19,7 +19,13 @@ export interface ApplyDeps {
   checks(run: RunRecord, agent: AgentItem): readonly CallCheck[];
   readonly budgets: BudgetGate;
   readonly cache: ToolResultCache;
-  makeToolContext(run: RunRecord, agent: AgentItem, call: ToolCallRequest, key: string): ToolContext;
+  makeToolContext(
+    run: RunRecord,
+    agent: AgentItem,
+    call: ToolCallRequest,
+    key: string,
+    grantedBy: readonly ToolkitItem[],
+  ): ToolContext;
   readonly events: RunEventSink;
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
   notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
@@ -172,10 +178,12 @@ async function applyOne(
     op.tool,
   );
   if (!gate.allowed) return toolFailure(gate.reason, `${op.tool} is no longer granted`);
+  // The toolkits that grant it now (G11), re-read like every other gate at apply time.
+  const grantedBy = admin.toolkits.filter((k) => gate.toolkits.includes(k.id));
   const parsed = gate.tool.input.safeParse(op.input);
   if (!parsed.success) return toolFailure("tool-input-invalid", "stored arguments no longer validate");
   for (const check of deps.checks(run, agent)) {
-    const v = await check("input", { name: op.tool, input: parsed.data });
+    const v = await check("input", { name: op.tool, input: parsed.data, grantedBy });
     if (!v.ok) return toolFailure(v.reason, v.detail);
   }
   const budget = await deps.budgets.beforeInference(run, agent, 2);
@@ -186,7 +194,7 @@ async function applyOne(
   const call: ToolCallRequest = { id: op.callId, name: op.tool, input: parsed.data };
   let result: ToolResult;
   try {
-    result = await gate.tool.use(deps.makeToolContext(run, agent, call, key), parsed.data);
+    result = await gate.tool.use(deps.makeToolContext(run, agent, call, key, grantedBy), parsed.data);
   } catch (err) {
     result = toolFailure(
       "tool-error",
@@ -195,7 +203,7 @@ async function applyOne(
   }
   if (result.ok) {
     for (const check of deps.checks(run, agent)) {
-      const v = await check("result", { name: op.tool, input: parsed.data, result });
+      const v = await check("result", { name: op.tool, input: parsed.data, result, grantedBy });
       if (!v.ok) {
         result = toolFailure(v.reason, v.detail);
         break;

@@ -2,14 +2,23 @@ import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ApplyDeps } from "./apply-plan.ts";
+import { closedChannelCheck, restrictedReadCheck } from "./channels.ts";
 import type { CallCheck } from "./dispatch.ts";
 import { egressCheck } from "./egress.ts";
-import type { StepDeps } from "./ports.ts";
+import type { EgressChannel, RunRecord, StepDeps } from "./ports.ts";
 import { quoteCheck } from "./quote-check.ts";
 
 interface CheckSources {
   readonly config: DeploymentConfig;
   readonly registry: ToolRegistry;
+  /** G18: where the run's closed channels are recorded. */
+  readonly channel: EgressChannel;
+}
+
+/** G18: a closed run's network tools reach only allowed hosts; a restricted read closes the run's channels. */
+function channelChecks(src: CheckSources, run: RunRecord): CallCheck[] {
+  const opts = { runId: run.runId, channel: src.channel, registry: src.registry };
+  return [closedChannelCheck(opts), restrictedReadCheck({ ...opts, policy: src.config.egress })];
 }
 
 /** The egress gate (G13) for the agent's model. */
@@ -21,15 +30,19 @@ function egressFor(src: CheckSources, agent: AgentItem): CallCheck {
   });
 }
 
-/** Every call in a run passes the egress gate (G13), then the quote check over the run's untrusted text (G15). */
+/**
+ * Every call in a run passes the egress gate (G13), closed channels (G18), then the quote check over the run's
+ * untrusted text (G15); after it ran, its result passes the egress gate and may close the run's channels.
+ */
 export function runCallChecks(src: CheckSources): NonNullable<StepDeps["checks"]> {
-  return (_run, transcript, agent) => [
+  return (run, transcript, agent) => [
     egressFor(src, agent),
+    ...channelChecks(src, run),
     quoteCheck({ registry: src.registry, untrustedText: transcript.untrustedText }),
   ];
 }
 
 /** Applying a confirmed plan re-runs the egress gate; its evidence was quote-checked when it was proposed. */
 export function planCallChecks(src: CheckSources): ApplyDeps["checks"] {
-  return (_run, agent) => [egressFor(src, agent)];
+  return (run, agent) => [egressFor(src, agent), ...channelChecks(src, run)];
 }

@@ -1,6 +1,7 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
 import type { MessageRecord } from "../ports/messages.ts";
+import { seenBy } from "./mail-scope.ts";
 import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
 
@@ -41,8 +42,11 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       }
       const current = await sources.getMessage(run.agent, run.trigger.message.id);
       if (!current) throw new Error(`run ${run.runId}: message ${run.trigger.message.id} not found`);
+      // Same eyes (issue 14): thread memory shows only mail this run's sender could already see (they sent it, or
+      // it was sent to them); a thread they joined late, or one with a Cc they were left off, shows no more.
+      const sender = run.sender?.routingKey ?? null;
       const thread = (await sources.listThread(run.agent, current.threadId))
-        .filter((m) => m.id !== current.id && m.at <= current.at)
+        .filter((m) => m.id !== current.id && m.at <= current.at && sender !== null && seenBy(sender, m))
         .sort((a, b) => a.at.localeCompare(b.at));
       const shownHistory = thread.slice(-MAX_HISTORY);
       const blocks: string[] = [...context];

@@ -1,6 +1,8 @@
+import type { ToolkitItem } from "../admin/schema.ts";
 import type { FailWithDetail, Ok } from "../result.ts";
 import type { ToolContext } from "../tool-framework/context.ts";
 import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
+import type { ChannelReason } from "./channels.ts";
 import type { EgressReason } from "./egress.ts";
 import type { QuoteReason } from "./quote-check.ts";
 import { checkToolCall, type RunGateInput, type ToolGateReason } from "./toolkits.ts";
@@ -48,20 +50,27 @@ export type DispatchEvent =
       readonly data: { callId: string; name: string; ok: boolean; reason?: string };
     };
 
-/** What refuses a call on its input or its result: the egress gate (G13) and the quote check (G15). */
-export type CheckReason = EgressReason | QuoteReason;
+/** What refuses a call on its input or its result: the egress gate (G13), closed channels (G18), the quote check (G15). */
+export type CheckReason = EgressReason | ChannelReason | QuoteReason;
 /** A refusal's detail is what the model reads, so it is always there. */
 export type CheckVerdict = Ok | FailWithDetail<CheckReason>;
 
 /** A check run on validated input before the tool, or on its result after: egress (G13), quote (G15), ... */
 export type CallCheck = (
   phase: "input" | "result",
-  call: { readonly name: string; readonly input: unknown; readonly result?: ToolResult },
+  call: {
+    readonly name: string;
+    readonly input: unknown;
+    readonly result?: ToolResult;
+    /** The toolkits that granted this call (G11): their own settings (allow-lists, scopes) apply to it. */
+    readonly grantedBy: readonly ToolkitItem[];
+  },
 ) => Promise<CheckVerdict>;
 
 export interface DispatchDeps {
   readonly gate: RunGateInput;
-  makeContext(call: ToolCallRequest, idempotencyKey: string): ToolContext;
+  /** `grantedBy`: the toolkits that granted the call; what the tool may read follows from them (issue 14). */
+  makeContext(call: ToolCallRequest, idempotencyKey: string, grantedBy: readonly ToolkitItem[]): ToolContext;
   readonly cache: ToolResultCache;
   record(event: DispatchEvent): Promise<void>;
   readonly checks?: readonly CallCheck[];
@@ -102,6 +111,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   if (!decision.allowed)
     return refuse(decision.reason, `tool ${call.name} is not available in this conversation`);
   const tool = decision.tool;
+  const grantedBy = deps.gate.toolkits.filter((k) => decision.toolkits.includes(k.id));
 
   const maxInput = deps.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT;
   const inputSize = jsonSize(call.input);
@@ -116,7 +126,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     return refuse("tool-input-invalid", issues.join("; "));
   }
   for (const check of deps.checks ?? []) {
-    const verdict = await check("input", { name: tool.name, input: parsed.data });
+    const verdict = await check("input", { name: tool.name, input: parsed.data, grantedBy });
     if (!verdict.ok) return refuse(verdict.reason, verdict.detail);
   }
   const key = `${deps.runId}:${deps.round}:${call.id}`;
@@ -154,7 +164,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   }
   let result: ToolResult;
   try {
-    result = await tool.use(deps.makeContext(call, key), parsed.data);
+    result = await tool.use(deps.makeContext(call, key, grantedBy), parsed.data);
   } catch (err) {
     // A tool's exception is the model's failure to read, not a crashed round.
     result = toolFailure(
@@ -170,7 +180,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
   }
   if (result.ok) {
     for (const check of deps.checks ?? []) {
-      const verdict = await check("result", { name: tool.name, input: parsed.data, result });
+      const verdict = await check("result", { name: tool.name, input: parsed.data, result, grantedBy });
       if (!verdict.ok) {
         result = toolFailure(verdict.reason, verdict.detail);
         break;

@@ -5,6 +5,7 @@ import type { Blobs } from "../ports/blobs.ts";
 import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
 import type { KeyValueState } from "../ports/state.ts";
 import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tool-framework/context.ts";
+import { inScope, type MailScope, widerThanSender } from "./mail-scope.ts";
 
 /** The store ports a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
 export interface MailboxStore {
@@ -20,6 +21,13 @@ export interface MailboxDeps extends MailboxStore {
   /** The run's thread; null on a scheduled run (then only files created in this run are "in the thread"). */
   readonly threadId: string | null;
   readonly runId: string;
+  /** Whose eyes this mailbox reads with (issue 14): every search and attachment lookup is filtered by it. */
+  readonly scope: MailScope;
+  /**
+   * Called before a read returns mail wider than the run's sender could see (an `agent` scope): the runtime closes
+   * the run's channels (G18). A failure to record that fails the read: nothing wider is returned unrecorded.
+   */
+  readonly onWiderRead?: () => Promise<void>;
   readonly now?: () => Date;
   /** Newest messages a search looks through. Default 500. */
   readonly maxScan?: number;
@@ -35,7 +43,13 @@ export interface AttachmentScope {
   readonly threadId: string | null;
   /** Files created by this run count as in scope even on a threadless run. */
   readonly runId: string | null;
+  /** Whose eyes (issue 14): a message's attachment resolves only if the message is in this scope. */
+  readonly mail: MailScope;
+  readonly onWiderRead?: () => Promise<void>;
 }
+
+/** Newest messages an `anyThread` attachment lookup looks through: the lookup is bounded like a search. */
+const MAX_ATTACHMENT_SCAN = 1000;
 
 const filesPk = (agent: string): string => `file#${agent}`;
 const agentFilesPrefix = (agent: string): string => `${PREFIXES.files}${agent}/`;
@@ -70,31 +84,51 @@ export async function resolveAttachment(
   id: string,
 ): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null> {
   const { agent, threadId, anyThread } = scope;
+  if (scope.mail.kind === "none") return resolveFile(store, scope, id);
   const messages = anyThread
-    ? await store.messages.listByAgent(agent)
+    ? await store.messages.listByAgent(agent, { limit: MAX_ATTACHMENT_SCAN })
     : threadId !== null
       ? await store.messages.listByThread(agent, threadId)
       : [];
   for (const m of messages) {
     // The repository queries one agent's partition; re-check so a repository bug cannot widen the reach.
     if (m.agent !== agent || (!anyThread && m.threadId !== threadId)) continue;
+    // Same eyes: another sender's mail is "not found", whatever id the model names (issue 14).
+    if (!inScope(scope.mail, m)) continue;
     const ref = m.attachments?.find((a) => a.id === id);
     // A ref pointing outside this agent's file prefix is corrupt or forged: fail closed.
     if (!ref?.key.startsWith(agentFilesPrefix(agent))) continue;
     const bytes = await store.blobs.get(ref.key);
-    return bytes ? { meta: metaOf(ref), bytes } : null;
+    if (!bytes) return null;
+    if (widerThanSender(scope.mail, m)) await scope.onWiderRead?.();
+    return { meta: metaOf(ref), bytes };
   }
+  return resolveFile(store, scope, id);
+}
+
+/**
+ * A file the agent created (create_file). Its contents are the agent's own words, but they may restate any mail the
+ * creating run read: so a file from another thread, or another run on a threadless run, is reachable only with the
+ * agent's whole archive in scope (and then counts as a wider read, G18).
+ */
+async function resolveFile(
+  store: MailboxStore,
+  scope: AttachmentScope,
+  id: string,
+): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null> {
+  const { agent, threadId } = scope;
   if (!FILE_ID.test(id)) return null;
   const parsed = fileItem.safeParse(await store.files.get(filesPk(agent), id));
   if (!parsed.success) return null;
   const f = parsed.data;
-  const inScope =
-    anyThread ||
-    (threadId !== null && f.threadId === threadId) ||
-    (scope.runId !== null && f.runId === scope.runId);
-  if (!inScope || f.key !== `${agentFilesPrefix(agent)}${id}`) return null;
+  const own =
+    (threadId !== null && f.threadId === threadId) || (scope.runId !== null && f.runId === scope.runId);
+  const wide = scope.anyThread && scope.mail.kind === "agent";
+  if (!(own || wide) || f.key !== `${agentFilesPrefix(agent)}${id}`) return null;
   const bytes = await store.blobs.get(f.key);
-  return bytes ? { meta: metaOf({ id, ...f }), bytes } : null;
+  if (!bytes) return null;
+  if (!own && scope.mail.kind === "agent") await scope.onWiderRead?.();
+  return { meta: metaOf({ id, ...f }), bytes };
 }
 
 /** The real Mailbox over the store, bound to one agent and thread by the runtime. */
@@ -108,6 +142,8 @@ export function createMailbox(deps: MailboxDeps): Mailbox {
         anyThread: opts?.anyThread === true,
         threadId: deps.threadId,
         runId: deps.runId,
+        mail: deps.scope,
+        ...(deps.onWiderRead ? { onWiderRead: deps.onWiderRead } : {}),
       };
       return resolveAttachment(deps, scope, id);
     },
@@ -137,7 +173,12 @@ export function createMailbox(deps: MailboxDeps): Mailbox {
 export function createAttachmentSource(store: MailboxStore) {
   return {
     load: (agent: string, id: string, threadId: string | null) =>
-      resolveAttachment(store, { agent, anyThread: threadId === null, threadId, runId: null }, id),
+      // Not a model's read: the outbound attaches ids a run already resolved through its own scoped mailbox.
+      resolveAttachment(
+        store,
+        { agent, anyThread: threadId === null, threadId, runId: null, mail: { kind: "agent", sender: null } },
+        id,
+      ),
   };
 }
 
@@ -156,9 +197,14 @@ async function searchMailbox(
   const limit = Math.max(1, Math.min(50, Math.floor(query.limit)));
   const terms = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 10);
   const who = query.participant?.trim().toLowerCase() ?? "";
-  // Newest first: ids are time-ordered within the agent's partition; only this agent's partition is read.
+  if (deps.scope.kind === "none") return [];
+  // Newest first: ids are time-ordered within the agent's partition; only this agent's partition is read, and
+  // within it only mail in the run's scope (issue 14: another sender's mail is never searched or quoted).
   const recent = (await deps.messages.listByAgent(deps.agent, { limit: deps.maxScan ?? 500 })).filter(
-    (m) => m.agent === deps.agent && (!who || participants(m).some((a) => a.toLowerCase().includes(who))),
+    (m) =>
+      m.agent === deps.agent &&
+      inScope(deps.scope, m) &&
+      (!who || participants(m).some((a) => a.toLowerCase().includes(who))),
   );
   let bodyBudget = deps.maxBodyReads ?? 100;
   const hits: SearchHit[] = [];
@@ -178,6 +224,8 @@ async function searchMailbox(
       if (hits.length < limit && terms.every((t) => hay.includes(t))) hits.push(toHit(m, body, terms));
     });
   }
+  if (recent.some((m) => hits.some((h) => h.id === m.id) && widerThanSender(deps.scope, m)))
+    await deps.onWiderRead?.();
   return hits;
 }
 

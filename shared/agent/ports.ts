@@ -1,4 +1,4 @@
-import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
+import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/agent-step.ts";
@@ -75,6 +75,19 @@ export interface TranscriptStore {
   save(runId: string, transcript: Transcript): Promise<void>;
 }
 
+/** Why a run's channels closed: what the trace event and the log line say. */
+export type ClosedBecause = "archive-read" | "restricted-class" | "classifier-error";
+
+/**
+ * A run's channel state, durable across rounds (each round is another Lambda invocation): closing is a
+ * conditional write that later rounds and redeliveries read back. Never reopened.
+ */
+export interface EgressChannel {
+  /** Close the run's channels; closing an already closed run changes nothing. */
+  close(runId: string, because: ClosedBecause): Promise<void>;
+  isClosed(runId: string): Promise<boolean>;
+}
+
 export interface RunEventSink {
   append(
     runId: string,
@@ -122,6 +135,8 @@ export interface StepDeps {
     round: number,
     call: ToolCallRequest,
     key: string,
+    /** The toolkits that granted the call (G11): what its tool may read follows from them (issue 14). */
+    grantedBy: readonly ToolkitItem[],
   ): ToolContext;
   checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
   /** G14: a call to a `confirm` tool adds an operation to the run's plan instead of running. */

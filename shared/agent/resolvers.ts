@@ -34,7 +34,7 @@ export async function runResolvers(opts: {
   const blocks: string[] = [];
   const runs: ResolverRun[] = [];
   for (const r of opts.resolvers) {
-    const granted = opts.toolkits.some(
+    const grantedBy = opts.toolkits.filter(
       (k) =>
         k.tools.includes(r.name) &&
         k.agents.includes(ctx.agent.address) &&
@@ -42,7 +42,7 @@ export async function runResolvers(opts: {
           ? k.allowScheduled
           : ctx.sender !== null && evaluateLayer(k.senderRules, ctx.sender.routingKey) === "allow"),
     );
-    if (!granted) continue;
+    if (grantedBy.length === 0) continue;
     let result: Awaited<ReturnType<Resolver["resolve"]>>;
     try {
       result = await r.resolve(ctx);
@@ -57,6 +57,7 @@ export async function runResolvers(opts: {
       name: r.name,
       input: {},
       result: { ok: true, data: result.data },
+      grantedBy,
     });
     if (!verdict.ok) {
       runs.push({ name: r.name, ok: false, reason: verdict.reason });

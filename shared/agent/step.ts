@@ -226,7 +226,7 @@ async function runToolCalls(
       round: msg.round,
       checks,
       record: (e) => record(e.type, e.data as Record<string, unknown>),
-      makeContext: (c, key) => deps.makeToolContext(run, agent, msg.round, c, key),
+      makeContext: (c, key, grantedBy) => deps.makeToolContext(run, agent, msg.round, c, key, grantedBy),
       ...(deps.propose
         ? { propose: (c, input, kits) => deps.propose?.(run, agent, c, input, kits) as Promise<ToolResult> }
         : {}),

@@ -26,6 +26,7 @@ import { confirmNoticeRequest } from "./confirm-notice.ts";
 import { createContextBuilder } from "./context-builder.ts";
 import { continueRun } from "./continue-run.ts";
 import type { ToolResultCache } from "./dispatch.ts";
+import { egressChannel } from "./egress-channel.ts";
 import type { StepHandlerDeps } from "./handle-message.ts";
 import { loadRun } from "./load-run.ts";
 import { createMailbox } from "./mailbox.ts";
@@ -152,6 +153,8 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   const { opts, stores, clients, now, runs, loadAdmin } = w;
   const { config } = opts.loaded;
   const { logger, resources } = opts;
+  const events = createRunEventSink({ log: stores.runEvents, runs, activity, now, logger });
+  const channel = egressChannel({ state: stores.state, events, logger, now });
   return {
     config,
     registry: opts.registry,
@@ -166,7 +169,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     },
     ledger: new DynamoRoundLedger({ dynamo: clients.dynamo, tables: resources.tables }),
     transcripts: transcriptStore(stores.blobs),
-    events: createRunEventSink({ log: stores.runEvents, runs, activity, now, logger }),
+    events,
     budgets: createBudgetGate({
       counters: stores.state,
       config,
@@ -208,8 +211,9 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       mailbox: (s) =>
         createMailbox({ ...s, messages: stores.messages, blobs: stores.blobs, files: stores.state }),
       sendOutbound: w.sendOutbound,
+      channel,
     }),
-    checks: runCallChecks({ config, registry: opts.registry }),
+    checks: runCallChecks({ config, registry: opts.registry, channel }),
     logger,
     leaseMs: opts.leaseMs ?? 15 * 60_000,
   };
@@ -219,7 +223,8 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
 function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "afterRun" | "applyConfirm"> {
   const { opts, stores, clients, now } = w;
   const plans = new PlanStore({ dynamo: clients.dynamo, tables: opts.resources.tables, state: stores.state });
-  const checkSources = { config: opts.loaded.config, registry: opts.registry };
+  const channel = egressChannel({ state: stores.state, events: step.events, logger: opts.logger, now });
+  const checkSources = { config: opts.loaded.config, registry: opts.registry, channel };
   return {
     propose: proposeOperation({ plans, registry: opts.registry }),
     afterRun: sendPlanCard({
@@ -238,7 +243,8 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
         checks: planCallChecks(checkSources),
         budgets: step.budgets,
         cache: step.cache,
-        makeToolContext: (run, agent, call, key) => step.makeToolContext(run, agent, 0, call, key),
+        makeToolContext: (run, agent, call, key, grantedBy) =>
+          step.makeToolContext(run, agent, 0, call, key, grantedBy),
         events: step.events,
         now,
         notify: (msg, reason) => w.sendOutbound(confirmNoticeRequest(msg, reason)),

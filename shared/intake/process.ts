@@ -167,6 +167,18 @@ async function handOn(
     { event, decision, mail, config: deps.config, startRun: confirmation === null },
     deps.stores,
   );
+  if (stored.joinRefused) {
+    // Issue 14: the headers named a thread the proven sender never took part in. The mail is kept, in a thread of
+    // its own; operators see who tried to join which thread (addresses reduced to address characters, G4).
+    deps.logger.warn("thread join refused", {
+      sesMessageId: event.sesMessageId,
+      reason: "thread-join-refused",
+      agent: decision.agent.address,
+      sender: decision.sender.routingKey,
+      namedThread: stored.joinRefused,
+      threadId: stored.threadId,
+    });
+  }
   if (confirmation) {
     await deps.enqueueStep({
       confirm: {

@@ -3,10 +3,11 @@ import type { DeploymentConfig } from "../config/schema.ts";
 import { PREFIXES } from "../config/tables.ts";
 import type { Decision } from "../gate/gate.ts";
 import type { ParsedMail } from "../mail/parse.ts";
+import { routingKey } from "../mail/routing-key.ts";
 import type { Blobs } from "../ports/blobs.ts";
 import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
 import type { RunCreator } from "../ports/runs.ts";
-import type { ThreadIndex } from "../ports/threads.ts";
+import type { ThreadHeaders, ThreadIndex } from "../ports/threads.ts";
 import type { InboundEvent } from "./notification.ts";
 
 export interface AcceptStores {
@@ -44,7 +45,7 @@ export async function storeAccepted(
     startRun: boolean;
   },
   stores: AcceptStores,
-): Promise<{ messageId: string; runId: string | null; threadId: string }> {
+): Promise<{ messageId: string; runId: string | null; threadId: string; joinRefused: string | null }> {
   const { event, decision, mail, config } = input;
   const agent = decision.agent.address;
   const ids = acceptedIds(event.sesMessageId, agent, event.receivedAt);
@@ -60,15 +61,11 @@ export async function storeAccepted(
   // A message without a Message-ID still needs one to thread replies: derive it from SES's id.
   const headerMessageId = (mail.messageId ?? `${event.sesMessageId}@inbound.postern`).replace(/^<|>$/g, "");
   const subject = mail.subject ?? "";
-  const resolved = await stores.threads.resolveThread(agent, {
-    headerMessageId,
-    inReplyTo: mail.inReplyTo,
-    references: mail.references,
-    subject,
-  });
-  const recorded = await stores.threads.recordMessageId(agent, headerMessageId, resolved.threadId);
-  // A redelivery (or a reused Message-ID) keeps the thread the first delivery chose.
-  const threadId = !recorded.ok && recorded.threadId ? recorded.threadId : resolved.threadId;
+  const { threadId, joinRefused } = await chooseThread(
+    stores.threads,
+    { agent, sender: decision.sender.routingKey, participants: participantsOf(decision) },
+    { headerMessageId, inReplyTo: mail.inReplyTo, references: mail.references, subject },
+  );
   const record: MessageRecord & { fromName: string } = {
     agent,
     id: ids.messageId,
@@ -95,7 +92,7 @@ export async function storeAccepted(
   if ((await stores.messages.put(record)).ok) {
     await stores.threads.touch(agent, threadId, { lastMessageAt: event.receivedAt, subject });
   }
-  if (!input.startRun) return { messageId: ids.messageId, runId: null, threadId };
+  if (!input.startRun) return { messageId: ids.messageId, runId: null, threadId, joinRefused };
   const maxRounds = Math.min(config.maxToolTurns, decision.agent.maxToolTurns ?? config.maxToolTurns);
   await stores.runs.create({
     runId: ids.runId,
@@ -109,5 +106,41 @@ export async function storeAccepted(
     correlationId: event.sesMessageId,
     transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
-  return { messageId: ids.messageId, runId: ids.runId, threadId };
+  return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused };
+}
+
+/** Who a mail makes a participant of its thread: the proven sender and the signed To/Cc (G9), by routing key. */
+function participantsOf(decision: Accepted): string[] {
+  const self = routingKey(decision.agent.address);
+  const signed = [...decision.sender.signedRecipients.to, ...decision.sender.signedRecipients.cc].map(
+    routingKey,
+  );
+  return [decision.sender.routingKey, ...signed].filter((k) => k !== self);
+}
+
+/**
+ * Which thread a mail joins (issue 14, thread grafting). In-Reply-To and References are the sender's own words,
+ * and Message-IDs travel in every reply and are often guessable: they may name a thread, but a mail joins it only
+ * when its proven sender already took part in it (sent to it, was in a signed To or Cc of a mail in it, or was
+ * written to by the agent in it). Otherwise it starts a new thread, and its run sees no earlier mail.
+ *
+ * Participants are recorded before the Message-ID, so a redelivery, which finds its own Message-ID first, finds its
+ * sender a member of the thread the first delivery chose. A mail reusing another mail's Message-ID finds that
+ * Message-ID taken: it keeps the other mail's thread only if its sender is a member there too.
+ */
+async function chooseThread(
+  threads: ThreadIndex,
+  who: { readonly agent: string; readonly sender: string; readonly participants: readonly string[] },
+  headers: ThreadHeaders,
+): Promise<{ threadId: string; joinRefused: string | null }> {
+  const { agent, sender } = who;
+  const resolved = await threads.resolveThread(agent, headers);
+  const member = resolved.isNew || (await threads.isParticipant(agent, resolved.threadId, sender));
+  let threadId = member ? resolved.threadId : threads.newThreadId();
+  await threads.addParticipants(agent, threadId, who.participants);
+  const recorded = await threads.recordMessageId(agent, headers.headerMessageId, threadId);
+  if (!recorded.ok && recorded.threadId && recorded.threadId !== threadId) {
+    if (await threads.isParticipant(agent, recorded.threadId, sender)) threadId = recorded.threadId;
+  }
+  return { threadId, joinRefused: member ? null : resolved.threadId };
 }

@@ -68,6 +68,7 @@ export function duckDuckGoProvider(opts: DuckDuckGoOptions = {}): SearchProvider
   const endpoint = opts.endpoint ?? DUCKDUCKGO_HTML_ENDPOINT;
   return {
     id: "duckduckgo",
+    host: new URL(endpoint).hostname.toLowerCase(),
     async search(query: string, limit: number): Promise<SearchOutcome> {
       const url = new URL(endpoint);
       url.searchParams.set("q", query);

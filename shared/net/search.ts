@@ -23,6 +23,8 @@ export type SearchOutcome = Ok<{ readonly results: readonly SearchResult[] }> | 
 export interface SearchProvider {
   /** Short id for traces (`duckduckgo`, `brave`). */
   readonly id: string;
+  /** The host queries go to, lower-case (G18's allow-lists name it); absent when unknown (then never allowed). */
+  readonly host?: string;
   search(query: string, limit: number): Promise<SearchOutcome>;
 }
 

@@ -1,6 +1,7 @@
 import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
+import { routingKey } from "../mail/routing-key.ts";
 import type { MessageRecord } from "../ports/messages.ts";
 import { sendStateStore } from "../store/send-state-store.ts";
 import type { Stores } from "../store/stores.ts";
@@ -45,6 +46,7 @@ function mailbox(stores: Stores): OutboundMailbox {
         from: s.from,
         to: [...s.to],
         cc: [...s.cc],
+        bcc: [...s.bcc],
         subject: s.subject,
         at: s.sentAt,
         bodyKey: s.bodyKey,
@@ -59,6 +61,9 @@ function mailbox(stores: Stores): OutboundMailbox {
         hop: s.hop ?? 0,
         sesMessageId: s.sesMessageId,
       });
+      // Everyone the agent wrote to takes part in the thread (Bcc too: they got the mail), so their replies may
+      // join it (issue 14); recorded before the Message-ID their replies will name.
+      await stores.threads.addParticipants(s.agent, s.threadId, [...s.to, ...s.cc, ...s.bcc].map(routingKey));
       // The recipients' replies reference SES's Message-ID: index it so they join this thread.
       await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId);
       // touch() counts messages; only the first recording may count this one.

@@ -27,6 +27,11 @@ export interface MessageRecord {
   readonly from: string;
   readonly to: string[];
   readonly cc: string[];
+  /**
+   * Outbound only: who got the mail blind. Never shown to a model or another participant; read only to decide
+   * who may see this message (issue 14, same eyes). Absent on inbound mail and on older records.
+   */
+  readonly bcc?: string[];
   readonly subject: string;
   /** ISO time: received (in) or sent (out). */
   readonly at: string;

@@ -19,4 +19,21 @@ export interface ThreadIndex {
   resolveThread(agent: string, h: ThreadHeaders): Promise<ThreadResolution>;
   recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult>;
   touch(agent: string, threadId: string, t: { lastMessageAt: string; subject: string }): Promise<void>;
+  /** A fresh thread id (a mail that may not join the thread its headers name starts one). */
+  newThreadId(): string;
+  /**
+   * Record who took part in a thread, by routing key: the proven sender and the signed To/Cc of a mail in it, and
+   * everyone the agent wrote to in it. Only these may join the thread later (issue 14: threading headers are
+   * never trusted to decide who sees what). Idempotent; at most MAX_PARTICIPANTS_PER_MAIL keys per call.
+   */
+  addParticipants(agent: string, threadId: string, keys: readonly string[]): Promise<void>;
+  /** Did `key` (a routing key) take part in the thread? Unknown threads have no participants. */
+  isParticipant(agent: string, threadId: string, key: string): Promise<boolean>;
 }
+
+/**
+ * Participants one mail may add. A mail's signed To/Cc can name hundreds of addresses; each becomes a member of
+ * the thread, and the set lives on one DynamoDB item (400 KB). Beyond this cap the extra addresses are simply not
+ * members: they start their own thread if they write (fail closed).
+ */
+export const MAX_PARTICIPANTS_PER_MAIL = 100;

@@ -8,7 +8,13 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
-import type { RecordIdResult, ThreadHeaders, ThreadIndex, ThreadResolution } from "../ports/threads.ts";
+import {
+  MAX_PARTICIPANTS_PER_MAIL,
+  type RecordIdResult,
+  type ThreadHeaders,
+  type ThreadIndex,
+  type ThreadResolution,
+} from "../ports/threads.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 export interface ThreadRecord {
@@ -137,9 +143,40 @@ export class ThreadRepo implements ThreadIndex {
     }
   }
 
+  newThreadId(): string {
+    return this.#newId();
+  }
+
+  /** Participants are a string set on the thread's own item: one UpdateItem per mail, one GetItem to check. */
+  async addParticipants(agent: string, threadId: string, keys: readonly string[]): Promise<void> {
+    const unique = [...new Set(keys.filter((k) => k !== ""))].slice(0, MAX_PARTICIPANTS_PER_MAIL);
+    if (unique.length === 0) return;
+    await this.#dynamo.send(
+      new UpdateCommand({
+        TableName: this.#threads,
+        Key: { agent, threadId },
+        UpdateExpression: "ADD participants :p",
+        ExpressionAttributeValues: { ":p": new Set(unique) },
+      }),
+    );
+  }
+
+  async isParticipant(agent: string, threadId: string, key: string): Promise<boolean> {
+    const r = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.#threads,
+        Key: { agent, threadId },
+        ProjectionExpression: "participants",
+        ConsistentRead: true,
+      }),
+    );
+    const p = r.Item?.participants;
+    return p instanceof Set && p.has(key);
+  }
+
   async get(agent: string, threadId: string): Promise<ThreadRecord | null> {
     const r = await this.#dynamo.send(new GetCommand({ TableName: this.#threads, Key: { agent, threadId } }));
-    return (r.Item as ThreadRecord | undefined) ?? null;
+    return r.Item ? summaryOf(r.Item) : null;
   }
 
   async listByAgent(agent: string): Promise<ThreadRecord[]> {
@@ -149,6 +186,19 @@ export class ThreadRepo implements ThreadIndex {
       ExpressionAttributeNames: { "#agent": "agent" },
       ExpressionAttributeValues: { ":agent": agent },
     });
-    return (items as unknown as ThreadRecord[]).sort((a, b) => (a.lastMessageAt < b.lastMessageAt ? 1 : -1));
+    return items
+      .map(summaryOf)
+      .filter((t) => t !== null)
+      .sort((a, b) => (a.lastMessageAt < b.lastMessageAt ? 1 : -1));
   }
+}
+
+/**
+ * The thread as lists and pages show it: who took part stays with the gate, not on every screen. An item with
+ * participants but no message yet (intake records participants before the mail, and a crash can stop it there)
+ * is not a thread anyone can see.
+ */
+function summaryOf(item: Record<string, unknown>): ThreadRecord | null {
+  const { participants: _participants, ...summary } = item;
+  return typeof summary.lastMessageAt === "string" ? (summary as unknown as ThreadRecord) : null;
 }

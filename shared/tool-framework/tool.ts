@@ -74,6 +74,13 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R extends string = st
   readonly evidenceFields?: readonly string[];
   /** Reads stored mail or files: must scope by the context's agent (and thread). Tripwire-checked. */
   readonly readsStoredMail?: boolean;
+  /**
+   * Sends its input to a host on the network (a fetch, a search query): the host one call reaches, lower-case,
+   * or null when none can be named (then it is refused wherever a host must be allowed). Once a run's channels are
+   * closed (G18) such a call runs only to a host on a granting toolkit's `egressHosts`. A tool that calls out
+   * must declare this, or closed channels cannot see it.
+   */
+  readonly network?: { host(input: unknown): string | null };
   use(ctx: ToolContext, input: z.output<S>): Promise<ToolResult<R>>;
 }
 

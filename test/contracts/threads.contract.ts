@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_PARTICIPANTS_PER_MAIL } from "../../shared/ports/threads.ts";
 import type { ThreadPort } from "../fakes/threads.ts";
 import { fresh } from "./ids.ts";
 
@@ -57,6 +58,47 @@ export function threadsContract(make: () => ThreadPort | Promise<ThreadPort>): v
         subject: "",
       };
       expect(await threads.resolveThread(a, h)).toEqual({ threadId: "T-new", isNew: false });
+    });
+
+    it("records who took part in a thread, per thread and per agent; a participants-only item is no thread", async () => {
+      const threads = await make();
+      const [a, b] = [`${fresh("tp")}@x.example`, `${fresh("tq")}@x.example`];
+      expect(await threads.isParticipant(a, "T", "carol@example.com")).toBe(false);
+      await threads.addParticipants(a, "T", [
+        "carol@example.com",
+        "dave@example.com",
+        "carol@example.com",
+        "",
+      ]);
+      await threads.addParticipants(a, "T", ["erin@example.com"]);
+      await threads.addParticipants(a, "T", []);
+      for (const k of ["carol@example.com", "dave@example.com", "erin@example.com"])
+        expect(await threads.isParticipant(a, "T", k)).toBe(true);
+      expect(await threads.isParticipant(a, "T", "mallory@example.com")).toBe(false);
+      expect(await threads.isParticipant(a, "T", "")).toBe(false);
+      expect(await threads.isParticipant(a, "U", "carol@example.com")).toBe(false);
+      expect(await threads.isParticipant(b, "T", "carol@example.com")).toBe(false);
+      // Participants alone do not make a thread anyone lists or opens; the summary never carries them.
+      expect(await threads.get(a, "T")).toBeNull();
+      await threads.touch(a, "T", { lastMessageAt: "2026-01-02T00:00:00Z", subject: "S" });
+      expect(await threads.get(a, "T")).toEqual({
+        agent: a,
+        threadId: "T",
+        subject: "S",
+        createdAt: "2026-01-02T00:00:00Z",
+        lastMessageAt: "2026-01-02T00:00:00Z",
+        messageCount: 1,
+      });
+      expect(threads.newThreadId()).not.toBe(threads.newThreadId());
+    });
+
+    it("adds at most MAX_PARTICIPANTS_PER_MAIL participants per call", async () => {
+      const threads = await make();
+      const a = `${fresh("tm")}@x.example`;
+      const keys = Array.from({ length: MAX_PARTICIPANTS_PER_MAIL + 5 }, (_, i) => `p${i}@example.com`);
+      await threads.addParticipants(a, "T", keys);
+      expect(await threads.isParticipant(a, "T", keys[MAX_PARTICIPANTS_PER_MAIL - 1] as string)).toBe(true);
+      expect(await threads.isParticipant(a, "T", keys[MAX_PARTICIPANTS_PER_MAIL] as string)).toBe(false);
     });
 
     it("keeps a thread's summary: first subject, latest time, count", async () => {

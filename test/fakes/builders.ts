@@ -6,6 +6,7 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../../shared/admin/schema.ts";
+import type { MailScope } from "../../shared/agent/mail-scope.ts";
 import type { RunRecord } from "../../shared/agent/ports.ts";
 import type { StoredRun } from "../../shared/agent/store-ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
@@ -176,3 +177,9 @@ export function countingTool(
     },
   });
 }
+
+/**
+ * The agent's whole archive, as a toolkit with `archiveScope: "agent"` sees it on a scheduled run (no sender): the
+ * scope the mailbox tests use when they test the agent and thread bounds (G12) rather than same eyes (issue 14).
+ */
+export const WHOLE: MailScope = { kind: "agent", sender: null };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { MAX_PARTICIPANTS_PER_MAIL } from "../../shared/ports/threads.ts";
 import {
   msgIdPk,
   normalizeMessageId,
@@ -9,10 +10,15 @@ import { type MemoryState, memoryState } from "./state.ts";
 import { stored } from "./stored.ts";
 
 /** Threads as verify stores accepted mail into them (ThreadRepo). */
-export type ThreadPort = Pick<ThreadRepo, "resolveThread" | "recordMessageId" | "touch" | "get">;
+export type ThreadPort = Pick<
+  ThreadRepo,
+  "resolveThread" | "recordMessageId" | "touch" | "get" | "newThreadId" | "addParticipants" | "isParticipant"
+>;
 
 export interface MemoryThreads extends ThreadPort {
   readonly threads: Map<string, ThreadRecord>;
+  /** `<agent>|<threadId>` → routing keys of the thread's participants. */
+  readonly participants: Map<string, Set<string>>;
   /** The `state` table holding the per-agent Message-ID index (`msgid#<agent>`). */
   readonly state: MemoryState;
 }
@@ -26,11 +32,24 @@ export function memoryThreads(opts: { state?: MemoryState; newId?: () => string 
   const state = opts.state ?? memoryState();
   const newId = opts.newId ?? randomUUID;
   const threads = new Map<string, ThreadRecord>();
+  const participants = new Map<string, Set<string>>();
   const known = (agent: string, id: string) =>
     state.items.get(`${msgIdPk(agent)}|${id}`)?.threadId as string | undefined;
   return {
     threads,
+    participants,
     state,
+    newThreadId: () => newId(),
+    async addParticipants(agent, threadId, keys) {
+      const unique = [...new Set(keys.filter((k) => k !== ""))].slice(0, MAX_PARTICIPANTS_PER_MAIL);
+      if (unique.length === 0) return;
+      const set = participants.get(`${agent}|${threadId}`) ?? new Set<string>();
+      for (const k of unique) set.add(k);
+      participants.set(`${agent}|${threadId}`, set);
+    },
+    async isParticipant(agent, threadId, key) {
+      return participants.get(`${agent}|${threadId}`)?.has(key) ?? false;
+    },
     async resolveThread(agent, h) {
       const candidates = [h.headerMessageId, h.inReplyTo ?? "", ...[...h.references].reverse()]
         .map(normalizeMessageId)

@@ -73,6 +73,8 @@ export type MessageParts = {
   headers?: string[];
   subject?: string;
   body?: string;
+  /** The Message-ID (default <test-1@example.com>). */
+  messageId?: string;
 };
 
 /** A small CRLF message; `from` may be several From fields or none ([]). */
@@ -83,7 +85,7 @@ export function buildMessage(parts: MessageParts = {}): string {
     `To: ${parts.to ?? "helpdesk@agents.example.net"}`,
     `Subject: ${parts.subject ?? "Quarterly numbers"}`,
     "Date: Sun, 29 Nov 2026 12:00:00 +0000",
-    "Message-ID: <test-1@example.com>",
+    `Message-ID: ${parts.messageId ?? "<test-1@example.com>"}`,
     ...(parts.headers ?? []),
   ];
   return `${lines.join("\r\n")}\r\n\r\n${parts.body ?? "Hello,\r\nthe numbers are attached.\r\n"}`;

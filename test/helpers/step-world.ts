@@ -7,6 +7,7 @@ import { confirmNoticeRequest } from "../../shared/agent/confirm-notice.ts";
 import { createContextBuilder } from "../../shared/agent/context-builder.ts";
 import { continueRun } from "../../shared/agent/continue-run.ts";
 import type { ToolResultCache } from "../../shared/agent/dispatch.ts";
+import { egressChannel } from "../../shared/agent/egress-channel.ts";
 import type { StepHandlerDeps } from "../../shared/agent/handle-message.ts";
 import { loadRun } from "../../shared/agent/load-run.ts";
 import { createMailbox } from "../../shared/agent/mailbox.ts";
@@ -110,6 +111,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   const { runs, messages, blobs, state, plans, logger } = f;
   const { config, registry, loadAdmin, now, sendOutbound } = c;
   const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
+  const channel = egressChannel({ state, events, logger, now });
   return {
     config,
     registry,
@@ -150,8 +152,9 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
       }),
       mailbox: (scope) => createMailbox({ ...scope, messages, blobs, files: state, now }),
       sendOutbound,
+      channel,
     }),
-    checks: runCallChecks({ config, registry }),
+    checks: runCallChecks({ config, registry, channel }),
     propose: proposeOperation({ plans, registry }),
     afterRun: sendPlanCard({ plans, loadAdmin, events, sendOutbound, now }),
     logger,
@@ -171,10 +174,15 @@ function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
         loadAdmin,
         registry,
         getRun: (id) => step.runs.get(id),
-        checks: planCallChecks({ config, registry }),
+        checks: planCallChecks({
+          config,
+          registry,
+          channel: egressChannel({ state: f.state, events: step.events, logger: f.logger, now }),
+        }),
         budgets: step.budgets,
         cache: step.cache,
-        makeToolContext: (run, a, call, key) => step.makeToolContext(run, a, 0, call, key),
+        makeToolContext: (run, a, call, key, grantedBy) =>
+          step.makeToolContext(run, a, 0, call, key, grantedBy),
         events: step.events,
         now,
         notify: (m, reason) => c.sendOutbound(confirmNoticeRequest(m, reason)),

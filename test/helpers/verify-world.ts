@@ -3,11 +3,7 @@ import type { AdminSnapshot } from "../../shared/admin/schema.ts";
 import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/intake/process.ts";
 import { agentStepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
-import type { BlobStore } from "../../shared/store/blob-store.ts";
-import type { InboundRepo } from "../../shared/store/inbound-repo.ts";
-import type { MessageRepo } from "../../shared/store/message-repo.ts";
-import type { RunRepo } from "../../shared/store/run-repo.ts";
-import type { ThreadRepo } from "../../shared/store/thread-repo.ts";
+import type { RunCreator } from "../../shared/ports/runs.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import { admin as adminOf, config as configOf, inboundEvent, NOW } from "../fakes/builders.ts";
 import { memoryInbound } from "../fakes/inbound.ts";
@@ -48,13 +44,14 @@ export function verifyWorld(opts: {
     loadAdmin: async () => snapshot.admin,
     resolver: opts.resolver,
     now,
-    inbound: inbound as unknown as InboundRepo,
-    blobs: blobs as unknown as BlobStore,
+    inbound: inbound,
+    blobs: blobs,
     stores: {
-      messages: messages as unknown as MessageRepo,
-      threads: threads as unknown as ThreadRepo,
-      runs: runs as unknown as RunRepo,
-      blobs: blobs as unknown as BlobStore,
+      messages: messages,
+      threads: threads,
+      // The run-table fake speaks the agent core's RunTable (create → { ok }); intake only creates and ignores it.
+      runs: runs as unknown as RunCreator,
+      blobs: blobs,
     },
     enqueueStep: async (m) => void (await queue.send(QUEUES.agentStep, agentStepMessageSchema.parse(m))),
     enqueueOutbound: async (r: OutboundRequest) => void (await queue.send(QUEUES.outbound, r)),

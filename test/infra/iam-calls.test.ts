@@ -300,11 +300,8 @@ describe("granted but never exercised", () => {
     "sqs:GetQueueUrl": esm,
   };
   const UNUSED: Record<Fn, Record<string, string>> = {
-    verify: {
-      ...common,
-      "dynamodb:GetItem":
-        "a redelivered notification reads its existing claim (inbound), a replayed signed message its first one (state): paths this scenario does not take",
-    },
+    // dynamodb:GetItem is exercised now: thread membership reads the thread's participants (issue 14).
+    verify: common,
     "agent-step": common,
     outbound: {
       ...common,

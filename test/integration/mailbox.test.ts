@@ -9,6 +9,7 @@ import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { makeCreateFileTool } from "../../shared/tool-framework/builtin/create-file.ts";
 import { makeReadAttachmentTool } from "../../shared/tool-framework/builtin/read-attachment.ts";
 import { makeSearchEmailsTool } from "../../shared/tool-framework/builtin/search-emails.ts";
+import { WHOLE } from "../fakes/builders.ts";
 import { toolContext } from "../unit/tools/tool-context.ts";
 
 /** The real Mailbox over the real repositories, against the emulators (DynamoDB: dynalite, S3: fauxqs). */
@@ -60,7 +61,15 @@ async function store(
 }
 
 const mailboxFor = (agent: string, threadId: string | null, runId = "run-1") =>
-  createMailbox({ agent, threadId, runId, messages: s.messages, blobs: s.blobs, files: s.state });
+  createMailbox({
+    agent,
+    threadId,
+    runId,
+    messages: s.messages,
+    blobs: s.blobs,
+    files: s.state,
+    scope: WHOLE,
+  });
 const read = makeReadAttachmentTool();
 const search = makeSearchEmailsTool();
 

@@ -8,6 +8,7 @@ import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../shared/outbou
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { listUncertainSends, sendPk } from "../../shared/store/send-state-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
+import { WHOLE } from "../fakes/builders.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 import { CONFIG, HELPDESK, recordingSes } from "../unit/outbound/fakes.ts";
 import { readMail } from "../unit/outbound/mail-helpers.ts";
@@ -328,6 +329,7 @@ describe("outbound attachments resolve only in the agent's own mailbox and threa
       agent: HELPDESK.address,
       threadId: THREAD,
       runId: "run-x",
+      scope: WHOLE,
     });
     const file = await mailbox.createFile({
       filename: "summary.md",

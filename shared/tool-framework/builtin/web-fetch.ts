@@ -34,6 +34,17 @@ export const WEB_EGRESS: EgressDeclaration = {
   classifyResult: () => [],
 };
 
+/** The host a URL names, lower-case; null when it is not an absolute http(s) URL. */
+export function hostOf(url: unknown): string | null {
+  if (typeof url !== "string") return null;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
 const input = z
   .object({
     url: z.string().min(1).max(2048).describe("Absolute http:// or https:// URL of a public web page."),
@@ -52,6 +63,8 @@ export function makeWebFetchTool(opts: WebFetchOptions = {}): Tool {
     summary: "Fetch a public web page as readable text (SSRF-guarded; GET only).",
     input,
     egress: WEB_EGRESS,
+    // The first request goes to the URL's host (G18): its path and query can carry whatever the run has read.
+    network: { host: (inp) => hostOf((inp as { url?: unknown }).url) },
     sideEffects: { kind: "none" },
     async use(_ctx, { url }): Promise<ToolResult<SafeFetchFailure>> {
       const fetched = await safeFetch(url, fetchOpts);

@@ -39,6 +39,8 @@ export function defineSearchTool(spec: SearchToolSpec): Tool {
     input,
     // Same as web_fetch: third-party text, no record content, kept under the egress gate.
     egress: WEB_EGRESS,
+    // The query goes to the provider's host (G18): a query can carry whatever the run has read.
+    network: { host: () => spec.provider.host ?? null },
     sideEffects: { kind: "none" },
     async use(_ctx, { query, limit = 5 }): Promise<ToolResult<SearchReason>> {
       const outcome = await spec.provider.search(query, limit);

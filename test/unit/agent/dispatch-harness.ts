@@ -12,6 +12,8 @@ export function kit(id: string, tools: string[], extra: Partial<ToolkitItem> = {
     tools,
     agents: [AGENT],
     senderRules: [],
+    archiveScope: "sender",
+    egressHosts: [],
     allowScheduled: false,
     system: false,
     confirmBySender: false,

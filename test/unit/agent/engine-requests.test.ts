@@ -8,6 +8,7 @@ import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
 import { AGENT, agent, replyRun, SENDER } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { kit } from "./dispatch-harness.ts";
 
 const CONFIG = parseConfig({
   domains: ["agents.example.net"],
@@ -66,34 +67,47 @@ describe("what the engine asks the outbound function to send", () => {
         return {} as FactStore;
       },
       mailbox: (s) => {
-        scopes.push(`mailbox ${s.agent} ${s.threadId} ${s.runId}`);
+        scopes.push(`mailbox ${s.agent} ${s.threadId} ${s.runId} ${JSON.stringify(s.scope)}`);
         return {} as Mailbox;
       },
       sendOutbound: async (r) => void sent.push(r),
+      channel: { close: async () => {}, isClosed: async () => false },
     });
     const call = { id: "c1", name: "send_email", input: {} };
-    const ctx = make(replyRun(), agent(), 2, call, "run-1:2:c1");
+    const ctx = make(replyRun(), agent(), 2, call, "run-1:2:c1", []);
     expect(Object.isFrozen(ctx)).toBe(true);
     expect(ctx).toMatchObject({ runId: "run-1", round: 2, callId: "c1", idempotencyKey: "run-1:2:c1" });
     const reply = { mode: "reply" as const, to: [], cc: [], bcc: [], body: "hi", attachmentIds: [] };
     const first = await ctx.deliver(reply);
-    const again = await make(replyRun(), agent(), 2, call, "run-1:2:c1").deliver(reply);
+    const again = await make(replyRun(), agent(), 2, call, "run-1:2:c1", []).deliver(reply);
     expect(first).toEqual(again);
     expect(sent[0]).toMatchObject({ agent: AGENT, correlationId: "ses-1", runId: "run-1", body: "hi" });
     const scheduled = replyRun({
       trigger: {
         kind: "responsibility",
-        responsibility: { id: "d", agent: AGENT, schedule: "rate(1 day)", prompt: "p", enabled: true },
+        responsibility: {
+          id: "d",
+          agent: AGENT,
+          schedule: "rate(1 day)",
+          prompt: "p",
+          enabled: true,
+          archiveScope: "none",
+        },
       },
     });
-    make(scheduled, agent(), 1, call, "k");
+    make(scheduled, agent(), 1, call, "k", []);
+    // A staff toolkit that granted this call widens its reads to the agent's archive (issue 14).
+    make(replyRun(), agent(), 2, call, "k2", [kit("staff", ["search_emails"], { archiveScope: "agent" })]);
+    const sender = JSON.stringify({ kind: "sender", sender: SENDER });
     expect(scopes).toEqual([
       `facts ${AGENT} t-1`,
-      `mailbox ${AGENT} t-1 run-1`,
+      `mailbox ${AGENT} t-1 run-1 ${sender}`,
       `facts ${AGENT} t-1`,
-      `mailbox ${AGENT} t-1 run-1`,
+      `mailbox ${AGENT} t-1 run-1 ${sender}`,
       `facts ${AGENT} run-1`,
-      `mailbox ${AGENT} null run-1`,
+      `mailbox ${AGENT} null run-1 ${JSON.stringify({ kind: "none" })}`,
+      `facts ${AGENT} t-1`,
+      `mailbox ${AGENT} t-1 run-1 ${JSON.stringify({ kind: "agent", sender: SENDER })}`,
     ]);
   });
 });

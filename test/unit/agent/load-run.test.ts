@@ -19,6 +19,7 @@ const responsibility = {
   schedule: "rate(1 day)",
   prompt: "Send the digest.",
   enabled: true,
+  archiveScope: "none" as const,
 };
 
 function sources(run: StoredRun, msg: StoredMessage | null = message) {

@@ -22,6 +22,8 @@ const kit = (id: string, confirmBySender = false) => ({
   allowScheduled: false,
   system: false,
   confirmBySender,
+  archiveScope: "sender" as const,
+  egressHosts: [],
 });
 
 /** The plan store fake holding `plan` as the store would (seeded item for item, so empty plans are possible too). */

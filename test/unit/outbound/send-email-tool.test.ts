@@ -53,6 +53,7 @@ const scheduled: RunTrigger = {
     schedule: "rate(1 day)",
     prompt: "p",
     enabled: true,
+    archiveScope: "none",
   },
 };
 

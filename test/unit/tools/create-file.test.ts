@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
 import { makeCreateFileTool, sanitizeFilename } from "../../../shared/tool-framework/builtin/create-file.ts";
 import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
+import { WHOLE } from "../../fakes/builders.ts";
 import { MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 
@@ -11,7 +12,7 @@ const read = makeReadAttachmentTool();
 function setup(threadId: string | null = "t1", runId = "run-1") {
   const store = new MemoryMailboxStore();
   const ctx = (t: string | null = threadId, r = runId, agent = A) =>
-    toolContext(createMailbox({ ...store, agent, threadId: t, runId: r }), agent);
+    toolContext(createMailbox({ ...store, agent, threadId: t, runId: r, scope: WHOLE }), agent);
   return { store, ctx };
 }
 

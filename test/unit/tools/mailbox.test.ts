@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
+import { WHOLE } from "../../fakes/builders.ts";
 import { type MemoryMessages, memoryMessages } from "../../fakes/messages.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 
@@ -31,7 +32,7 @@ describe("Mailbox scoping does not rely on the repository alone (G12)", () => {
   addMessage(store, { agent: A, threadId: "t2", subject: "A's other thread" }, "body", [
     { id: "att-a2", filename: "a.txt", contentType: "text/plain", bytes: new TextEncoder().encode("a") },
   ]);
-  const mailbox = createMailbox({ ...store, agent: A, threadId: "t1", runId: "r" });
+  const mailbox = createMailbox({ ...store, agent: A, threadId: "t1", runId: "r", scope: WHOLE });
 
   it("drops another agent's records a buggy repository returns", async () => {
     expect(await mailbox.attachment("att-b")).toBeNull();
@@ -55,7 +56,7 @@ describe("Mailbox scoping does not rely on the repository alone (G12)", () => {
       key: `files/${A}/../sales@agents.example.net/att-b`,
     });
     await files.blobs.put(`files/${A}/../sales@agents.example.net/att-b`, new Uint8Array([1]));
-    const mb = createMailbox({ ...files, agent: A, threadId: "t1", runId: "r" });
+    const mb = createMailbox({ ...files, agent: A, threadId: "t1", runId: "r", scope: WHOLE });
     expect(await mb.attachment("../sales@agents.example.net/att-b")).toBeNull();
   });
 });

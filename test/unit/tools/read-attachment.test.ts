@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
 import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
 import type { ToolContent } from "../../../shared/tool-framework/tool.ts";
+import { WHOLE } from "../../fakes/builders.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 
@@ -13,7 +14,7 @@ const PDF = enc("%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n");
 
 let store: MemoryMailboxStore;
 const ctxFor = (agent: string, threadId: string | null) =>
-  toolContext(createMailbox({ ...store, agent, threadId, runId: "run-1" }), agent);
+  toolContext(createMailbox({ ...store, agent, threadId, runId: "run-1", scope: WHOLE }), agent);
 const tool = makeReadAttachmentTool({ maxTextChars: 40, maxBinaryBytes: 1024 });
 
 beforeEach(() => {

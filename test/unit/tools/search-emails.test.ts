@@ -4,6 +4,7 @@ import {
   MAX_SEARCH_RESULT_BYTES,
   makeSearchEmailsTool,
 } from "../../../shared/tool-framework/builtin/search-emails.ts";
+import { WHOLE } from "../../fakes/builders.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 
@@ -24,7 +25,7 @@ const hits = (r: Awaited<ReturnType<typeof tool.use>>) =>
 
 let store: MemoryMailboxStore;
 const ctx = (agent = A, threadId: string | null = "t1") =>
-  toolContext(createMailbox({ ...store, agent, threadId, runId: "run-1" }), agent);
+  toolContext(createMailbox({ ...store, agent, threadId, runId: "run-1", scope: WHOLE }), agent);
 
 beforeEach(() => {
   store = new MemoryMailboxStore();
