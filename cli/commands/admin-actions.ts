@@ -152,13 +152,15 @@ export async function toolkitsList(repo: AdminRepo, io: AdminIo, asJson: boolean
   if (asJson) return io.out(json(kits));
   io.out(
     table(
-      ["ID", "TOOLS", "AGENTS", "SCHEDULED", "SYSTEM"],
+      ["ID", "TOOLS", "AGENTS", "SCHEDULED", "SYSTEM", "ARCHIVE", "EGRESS HOSTS"],
       kits.map((t) => [
         t.id,
         t.tools.join(","),
         t.agents.join(","),
         String(t.allowScheduled),
         String(t.system),
+        t.archiveScope,
+        t.egressHosts.join(",") || "-",
       ]),
     ),
   );
@@ -170,6 +172,8 @@ export interface ToolkitAddArgs {
   readonly agents?: string;
   readonly name?: string;
   readonly allowScheduled?: boolean;
+  readonly archiveScope?: string;
+  readonly egressHosts?: string;
   readonly replace?: boolean;
 }
 
@@ -186,6 +190,9 @@ export async function toolkitsAdd(repo: AdminRepo, io: AdminIo, a: ToolkitAddArg
       agents,
       allowScheduled: a.allowScheduled ?? false,
       ...(a.name !== undefined ? { name: a.name } : {}),
+      // Validated by the toolkit schema like every other field: a wrong scope or host is refused with the fix.
+      ...(a.archiveScope !== undefined ? { archiveScope: a.archiveScope } : {}),
+      ...(a.egressHosts !== undefined ? { egressHosts: list(a.egressHosts).map(lower) } : {}),
     },
     { ifAbsent: !a.replace },
   );

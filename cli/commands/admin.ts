@@ -139,6 +139,15 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .option("--agents <a,b>", "comma-separated agent addresses to attach")
     .option("--name <name>", "display name")
     .option("--allow-scheduled", "usable on scheduled runs (no proven sender)")
+    .option(
+      "--archive-scope <scope>",
+      "whose mail its tools read: sender (the run's sender's own, default) or agent (the whole archive; for " +
+        "toolkits whose sender rules admit only staff; closes the run's channels, G18)",
+    )
+    .option(
+      "--egress-hosts <a,b>",
+      "hosts its web tools may still reach once a run's channels are closed (G18); none by default",
+    )
     .option("--replace", "overwrite an existing toolkit")
     .action((o: TargetFlags & act.ToolkitAddArgs) => run(o, (r, io) => act.toolkitsAdd(r, io, o)));
   leaf(toolkits, "remove <id>", "remove a toolkit and its approvers").action((id: string, o: TargetFlags) =>

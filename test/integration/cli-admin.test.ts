@@ -135,6 +135,23 @@ describe("postern agents/rules/toolkits/approvers", () => {
     expect((await cli("toolkits", "list")).out).toContain(`default  send_email  ${SUZIE}`);
   });
 
+  it("sets a toolkit's archive scope and egress hosts (issue 14, G18), refusing a scope that does not exist", async () => {
+    await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
+    const add = ["toolkits", "add", "--id", "staff", "--tools", "search_emails", "--agents", SUZIE];
+    expect(await cli(...add, "--archive-scope", "everyone")).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("archiveScope"),
+    });
+    expect(
+      (await cli(...add, "--archive-scope", "agent", "--egress-hosts", "Allowed.example,docs.example")).code,
+    ).toBe(0);
+    const staff = JSON.parse((await cli("toolkits", "list", "--json")).out).find(
+      (t: { id: string }) => t.id === "staff",
+    );
+    expect(staff).toMatchObject({ archiveScope: "agent", egressHosts: ["allowed.example", "docs.example"] });
+    expect((await cli("toolkits", "list")).out).toMatch(/staff .* agent +allowed\.example,docs\.example/);
+  });
+
   it("adds and removes rules, refusing rules for an unknown agent", async () => {
     await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
     const rule = ["--agent", SUZIE, "--pattern", "*@Evil.example", "--effect", "deny"];
