@@ -10,6 +10,7 @@
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import nodemailer from "nodemailer";
 import { devSend } from "../cli/local/dev-send.ts";
 import { pipelineHandlers } from "../cli/local/pipeline.ts";
@@ -18,6 +19,7 @@ import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
 import { MEMORY_MB } from "../infra/postern-stack.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import type { KeyedLogger } from "../shared/logger.ts";
+import { newMessageId } from "../shared/store/message-repo.ts";
 import { makeStores } from "../shared/store/stores.ts";
 import { PRICES } from "./aws-prices.ts";
 
@@ -30,6 +32,8 @@ const FN_OF: Record<CallIssuer, Fn | null> = {
 };
 const AGENT = "helpdesk@agents.example.net";
 const MAILS = Number(process.env.COST_MAILS ?? 5);
+/** Archived messages written before the last measurement: a run's reads must not grow with them (issue 13). */
+const ARCHIVE = Number(process.env.COST_ARCHIVE ?? 2000);
 
 interface Sample {
   calls: { issuer: CallIssuer; call: ObservedCall }[];
@@ -172,6 +176,48 @@ async function refused(): Promise<Sample> {
   return current;
 }
 
+/** `n` archived messages of the agent, in 500 other threads, as verify stores them (bodies are never read here). */
+async function fillArchive(n: number): Promise<void> {
+  const at = new Date("2026-01-01T00:00:00Z").getTime();
+  for (let i = 0; i < n; i += 25) {
+    const items = Array.from({ length: Math.min(25, n - i) }, (_, j) => {
+      const id = newMessageId(new Date(at + (i + j) * 1000));
+      return {
+        PutRequest: {
+          Item: {
+            agent: AGENT,
+            id,
+            direction: "in",
+            threadId: `archived-${(i + j) % 500}`,
+            headerMessageId: `${id}@archive.example`,
+            inReplyTo: null,
+            references: [],
+            from: `someone${(i + j) % 97}@customer.example`,
+            to: [AGENT],
+            cc: [],
+            subject: "An older question about an order, padded like real mail subjects tend to be",
+            at: new Date(at + (i + j) * 1000).toISOString(),
+            bodyKey: `mail/${AGENT}/${id}/body.txt`,
+            hasHtmlOnly: false,
+            attachments: [],
+            hop: 0,
+          },
+        },
+      };
+    });
+    await stack.clients.dynamo.send(
+      new BatchWriteCommand({ RequestItems: { [stack.resources.tables.messages]: items } }),
+    );
+  }
+}
+
+/** DynamoDB read units one function consumed in a sample. */
+const readUnits = (s: Sample, issuer: CallIssuer) =>
+  s.calls
+    .filter((c) => c.issuer === issuer && c.call.service === "DynamoDB")
+    .filter((c) => !["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"].includes(c.call.operation))
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+
 interface Line {
   service: string;
   calls: number;
@@ -302,6 +348,16 @@ try {
   );
   print("one accepted mail, one reply", mean(samples.map(bill)), samples);
   print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
+  if (ARCHIVE > 0) {
+    const empty = samples.reduce((a, s) => a + readUnits(s, "agent-step"), 0) / samples.length;
+    await fillArchive(ARCHIVE);
+    const full = readUnits(await accepted(MAILS + 1), "agent-step");
+    console.log(
+      `\nagent-step read units per run: ${empty.toFixed(1)} with ${MAILS + 1} archived messages, ` +
+        `${full.toFixed(1)} with ${ARCHIVE} more in other threads (ratio ${(full / empty).toFixed(2)}; ` +
+        "COST_ARCHIVE=N sets the archive)",
+    );
+  }
 } finally {
   await stack.stop();
 }

@@ -72,8 +72,17 @@ export class StateTables extends Construct {
 
   grant(grantee: IGrantable, actions: readonly string[], keys: readonly TableKey[]): void {
     if (keys.length === 0) return;
+    // A Query through an index is authorised on the index's own ARN: a query grant covers the table's declared
+    // indexes (agent-step reads a thread through the messages table's `byThread`), nothing wider.
+    const indexes = (k: TableKey) =>
+      actions.includes("dynamodb:Query")
+        ? ((TABLES[k] as TableSpec).indexes ?? []).map((ix) => `${this.tables[k].tableArn}/index/${ix.name}`)
+        : [];
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...actions], resources: keys.map((k) => this.tables[k].tableArn) }),
+      new PolicyStatement({
+        actions: [...actions],
+        resources: keys.flatMap((k) => [this.tables[k].tableArn, ...indexes(k)]),
+      }),
     );
   }
 

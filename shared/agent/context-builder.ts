@@ -7,7 +7,12 @@ import { systemPrompt } from "./standing-rules.ts";
 
 export interface ContextSources {
   getMessage(agent: string, id: string): Promise<(MessageRecord & { fromName?: string }) | null>;
-  listThread(agent: string, threadId: string): Promise<readonly (MessageRecord & { fromName?: string })[]>;
+  /** The thread's newest `newest` messages, oldest first. */
+  listThread(
+    agent: string,
+    threadId: string,
+    opts: { newest: number },
+  ): Promise<readonly (MessageRecord & { fromName?: string })[]>;
   getText(key: string): Promise<string | null>;
   responsibility(id: string): ResponsibilityItem | null;
   /** The agent's own earlier tool calls in this thread (other runs), oldest first. */
@@ -21,6 +26,12 @@ export interface ContextSources {
 
 /** Earlier messages shown from a thread; older ones are summarised by count. */
 const MAX_HISTORY = 10;
+/**
+ * Messages read from the thread's newest end to find them (issue 13: a thread is read by key, bounded, whatever
+ * the archive's size). More than shown, because some may be the sender's to not see (same eyes) or newer than
+ * the message being answered.
+ */
+const HISTORY_WINDOW = 3 * MAX_HISTORY;
 
 /**
  * Round 1's conversation. Everything people wrote (the mail, the thread history, the agent's own earlier replies,
@@ -45,16 +56,20 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       // Same eyes (issue 14): thread memory shows only mail this run's sender could already see (they sent it, or
       // it was sent to them); a thread they joined late, or one with a Cc they were left off, shows no more.
       const sender = run.sender?.routingKey ?? null;
-      const thread = (await sources.listThread(run.agent, current.threadId))
+      const window = await sources.listThread(run.agent, current.threadId, { newest: HISTORY_WINDOW });
+      const thread = window
         .filter((m) => m.id !== current.id && m.at <= current.at && sender !== null && seenBy(sender, m))
         .sort((a, b) => a.at.localeCompare(b.at));
       const shownHistory = thread.slice(-MAX_HISTORY);
       const blocks: string[] = [...context];
       const untrusted: string[] = [];
-      if (thread.length > shownHistory.length)
+      if (window.length >= HISTORY_WINDOW) blocks.push("(earlier messages in this thread are not shown)");
+      else if (thread.length > shownHistory.length)
         blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);
-      for (const m of shownHistory) {
-        const body = (await sources.getText(m.bodyKey)) ?? "";
+      // Bodies in parallel: one round trip's latency for the whole history, not one per message.
+      const bodies = await Promise.all(shownHistory.map((m) => sources.getText(m.bodyKey)));
+      for (const [i, m] of shownHistory.entries()) {
+        const body = bodies[i] ?? "";
         const label =
           m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";
         blocks.push(`${label} (${m.at}):`);

@@ -88,7 +88,7 @@ export async function resolveAttachment(
   const messages = anyThread
     ? await store.messages.listByAgent(agent, { limit: MAX_ATTACHMENT_SCAN })
     : threadId !== null
-      ? await store.messages.listByThread(agent, threadId)
+      ? await store.messages.listByThread(agent, threadId, { newest: MAX_ATTACHMENT_SCAN })
       : [];
   for (const m of messages) {
     // The repository queries one agent's partition; re-check so a repository bug cannot widen the reach.

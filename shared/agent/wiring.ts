@@ -181,7 +181,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     }),
     context: createContextBuilder({
       getMessage: (agent, id) => stores.messages.get(agent, id),
-      listThread: (agent, threadId) => stores.messages.listByThread(agent, threadId),
+      listThread: (agent, threadId, o) => stores.messages.listByThread(agent, threadId, o),
       getText: (key) => stores.blobs.getText(key),
       activity: (agent, threadId) => activity.list(agent, threadId),
       responsibility: () => null,

@@ -51,7 +51,8 @@ export interface MessageStore {
   /** Conditional on the id being new: a redelivery finds `duplicate`. */
   put(msg: MessageRecord): Promise<MessagePutResult>;
   get(agent: string, id: string): Promise<MessageRecord | null>;
-  listByThread(agent: string, threadId: string): Promise<MessageRecord[]>;
+  /** Oldest first; with `newest`, only the newest N of the thread (still oldest first). */
+  listByThread(agent: string, threadId: string, opts?: { newest?: number }): Promise<MessageRecord[]>;
   /** Newest first. */
   listByAgent(agent: string, opts?: { limit?: number }): Promise<MessageRecord[]>;
 }

@@ -4,6 +4,9 @@ import type { Resources } from "../config/resources.ts";
 import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/messages.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
+/** The messages table's thread index (shared/config/tables.ts): threadId → message ids in time order. */
+const MESSAGES_BY_THREAD = "byThread";
+
 /** A time-sortable mailbox id: `<UTC yyyymmddThhmmssmmm>-<8 random hex>`. */
 export function newMessageId(at: Date = new Date()): string {
   const t = at.toISOString().replace(/[-:.Z]/g, "");
@@ -48,16 +51,32 @@ export class MessageRepo implements MessageStore {
     return (r.Item as MessageRecord | undefined) ?? null;
   }
 
-  /** Oldest first. Scoped to one agent's partition: a thread never spans agents (G12). */
-  async listByThread(agent: string, threadId: string): Promise<MessageRecord[]> {
-    const items = await queryAll(this.#dynamo, {
-      TableName: this.#table,
-      KeyConditionExpression: "#agent = :agent",
-      ExpressionAttributeNames: { "#agent": "agent" },
-      FilterExpression: "threadId = :thread",
-      ExpressionAttributeValues: { ":agent": agent, ":thread": threadId },
-    });
-    return items as unknown as MessageRecord[];
+  /**
+   * Oldest first; with `newest`, only the thread's newest N (still oldest first). Through the `byThread` index, so
+   * a run reads its thread, not the agent's whole archive (issue 13: 1,559 read units at 30,000 archived messages
+   * through a filtered partition query). The index is eventually consistent: a message written a moment ago may
+   * be missing, which thread memory tolerates (the run's own message is read by key). Filtered to the agent: a
+   * thread never spans agents (G12).
+   */
+  async listByThread(
+    agent: string,
+    threadId: string,
+    opts: { newest?: number } = {},
+  ): Promise<MessageRecord[]> {
+    const items = await queryAll(
+      this.#dynamo,
+      {
+        TableName: this.#table,
+        IndexName: MESSAGES_BY_THREAD,
+        KeyConditionExpression: "threadId = :thread",
+        FilterExpression: "#agent = :agent",
+        ExpressionAttributeNames: { "#agent": "agent" },
+        ExpressionAttributeValues: { ":agent": agent, ":thread": threadId },
+        ScanIndexForward: opts.newest === undefined,
+      },
+      opts.newest,
+    );
+    return (opts.newest === undefined ? items : items.reverse()) as unknown as MessageRecord[];
   }
 
   /** Newest first (by id, which `newMessageId` makes time-ordered). */

@@ -51,6 +51,8 @@ export function messagesContract(make: () => MessagePort | Promise<MessagePort>)
       expect((await messages.listByAgent(agent, { limit: 2 })).map((m) => m.id)).toEqual([id2, id1]);
       expect((await messages.listByAgent(agent)).map((m) => m.id)).toEqual([id2, id1, id0]);
       expect((await messages.listByThread(agent, "tA")).map((m) => m.id)).toEqual([id0, id1]);
+      expect((await messages.listByThread(agent, "tA", { newest: 1 })).map((m) => m.id)).toEqual([id1]);
+      expect((await messages.listByThread(agent, "tA", { newest: 5 })).map((m) => m.id)).toEqual([id0, id1]);
       expect(await messages.listByThread(agent, "none")).toEqual([]);
     });
   });

@@ -31,8 +31,9 @@ export function memoryMessages(): MemoryMessages {
       const m = records.get(`${agent}|${id}`);
       return m ? stored(m) : null;
     },
-    async listByThread(agent, threadId) {
-      return stored(partition(agent).filter((m) => m.threadId === threadId));
+    async listByThread(agent, threadId, opts = {}) {
+      const thread = partition(agent).filter((m) => m.threadId === threadId);
+      return stored(opts.newest === undefined ? thread : thread.slice(-opts.newest));
     },
     async listByAgent(agent, opts = {}) {
       return stored(

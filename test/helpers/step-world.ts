@@ -136,7 +136,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     }),
     context: createContextBuilder({
       getMessage: (a, id) => messages.get(a, id),
-      listThread: (a, threadId) => messages.listByThread(a, threadId),
+      listThread: (a, threadId, o) => messages.listByThread(a, threadId, o),
       getText: (key) => blobs.getText(key),
       activity: (a, threadId) => f.activity.list(a, threadId),
       responsibility: () => null,
