@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
 import { startLocalStack } from "../../cli/local/stack.ts";
@@ -53,6 +54,41 @@ describe("local stack state", () => {
         new GetCommand({ TableName: tables.agents, Key: { address: "helpdesk@demo.postern.test" } }),
       );
       expect(demo.Item?.model).toBe("demo");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it.concurrent("keeps queued messages across a restart, and hands back at once what the stopped stack had in flight", async () => {
+    const dir = tmp();
+    // No handlers: nothing polls, so the queue holds exactly what the test puts there.
+    const opts = { dir, persist: true, smtpPort: 0, configPath: join(dir, "absent.config.json") } as const;
+    const first = await startLocalStack(opts);
+    const queue = first.resources.queues.verify;
+    for (const body of ["one", "two"])
+      await first.clients.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+    // One of them received and never deleted: a batch the stop (or a kill) interrupted. Visibility timeout: 30 s.
+    const taken = await first.clients.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 1 }),
+    );
+    expect(taken.Messages).toHaveLength(1);
+    await first.stop();
+
+    const second = await startLocalStack(opts);
+    try {
+      const bodies: string[] = [];
+      const until = Date.now() + 10_000;
+      while (bodies.length < 2 && Date.now() < until) {
+        const got = await second.clients.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: second.resources.queues.verify,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 2,
+          }),
+        );
+        bodies.push(...(got.Messages ?? []).map((m) => m.Body ?? ""));
+      }
+      expect(bodies.sort()).toEqual(["one", "two"]);
     } finally {
       await second.stop();
     }
