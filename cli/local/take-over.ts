@@ -1,22 +1,27 @@
 import type { AwsClients } from "../../shared/aws/clients.ts";
 import type { Logger } from "../../shared/logger.ts";
+import { abandonSend } from "../../shared/outbound/process.ts";
+import { listUncertainSends, sendStateStore } from "../../shared/outbound/state-store.ts";
 import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
+import { makeStores } from "../../shared/store/stores.ts";
 import { returnInFlight } from "./emulator-queues.ts";
 import { type Emulators, QUEUE_NAMES } from "./emulators.ts";
 
 /**
  * A persisted stack starting where a stopped or killed one left off. Only one stack runs per data directory
  * (stack.json), and this runs before the pollers start, so whatever the previous stack was holding has no live
- * holder and would only make its mail wait:
+ * holder. Each hold is a lease that exists to tell a slow worker from a dead one; here the answer is known, and
+ * waiting it out locally would lose the mail, because the local queues redeliver three times, 30 s apart:
  *
  * - queue messages it had received and not finished come back now instead of after their visibility timeout;
- * - agent-step rounds it had claimed are released: their 15-minute lease outlives the local queue's three 30-s
- *   deliveries, so every redelivery would be `busy` and the last one would fail the run (a mail never answered).
+ * - agent-step rounds it had claimed are released: their 15-minute lease would make every redelivery `busy`, and
+ *   the last one would fail the run (`step-retries-exhausted`: a mail never answered);
+ * - outbound sends it left between `sending` and `sent` become `unknown` with the alarm line (docs/outbound.md):
+ *   whether SES took the mail cannot be known, and Postern never sends twice. Left alone they would stay
+ *   `sending`, their message in the DLQ after three `retry`s, and no alarm line.
  *
- * In AWS neither needs doing: a crashed Lambda's message returns after the visibility timeout (60 min for
- * agent-step), by which time its round's lease has expired and the redelivery takes the round over.
- * Outbound sends caught between `sending` and `sent` are deliberately left alone: whether SES took the mail is
- * unknown, and the outbound never sends twice (docs/outbound.md).
+ * In AWS none of this is needed: a crashed Lambda's message returns after the visibility timeout (6 × the
+ * function's timeout), by which time the round's or the send's lease has expired and the redelivery acts on it.
  */
 export async function takeOverFromStoppedStack(
   emulators: Emulators,
@@ -24,7 +29,7 @@ export async function takeOverFromStoppedStack(
   logger: Logger,
 ): Promise<void> {
   const { resources } = emulators;
-  const returned = await returnInFlight(
+  const messagesReturned = await returnInFlight(
     emulators.fauxqs,
     clients.sqs,
     (Object.keys(QUEUE_NAMES) as (keyof typeof QUEUE_NAMES)[]).map((k) => ({
@@ -32,10 +37,21 @@ export async function takeOverFromStoppedStack(
       queueUrl: resources.queues[k],
     })),
   );
-  const released = await new DynamoRoundLedger({
+  const roundsReleased = await new DynamoRoundLedger({
     dynamo: clients.dynamo,
     tables: resources.tables,
   }).releaseAll();
-  if (returned + released > 0)
-    logger.info("took over from the stopped stack", { messagesReturned: returned, roundsReleased: released });
+  const now = new Date();
+  // leaseMs 0: every `sending` item, however young; its worker died with the previous stack.
+  const sending = (
+    await listUncertainSends(clients.dynamo, resources.tables.state, { now, leaseMs: 0 })
+  ).filter((r) => r.state === "sending");
+  const state = sendStateStore(makeStores(clients, resources, logger).state);
+  for (const record of sending) await abandonSend(record, { state, clock: () => new Date(), logger });
+  if (messagesReturned + roundsReleased + sending.length > 0)
+    logger.info("took over from the stopped stack", {
+      messagesReturned,
+      roundsReleased,
+      sendsUnknown: sending.length,
+    });
 }

@@ -180,9 +180,21 @@ async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<Out
   return { status: "unknown", requestId };
 }
 
+/**
+ * A `sending` item whose worker is known to be dead, not merely slow: `unknown` now, with the alarm line, instead of
+ * on the first redelivery after the lease. Only for a caller that knows (the local stack at start, one per data
+ * directory); a Lambda cannot tell, and waits out the lease.
+ */
+export async function abandonSend(
+  record: SendRecord,
+  deps: Pick<OutboundDeps, "state" | "clock" | "logger">,
+): Promise<void> {
+  await markUnknown(record.requestId, deps, "crashed-while-sending", undefined, record);
+}
+
 async function markUnknown(
   requestId: string,
-  deps: OutboundDeps,
+  deps: Pick<OutboundDeps, "state" | "clock" | "logger">,
   reason: "ses-no-answer" | "crashed-while-sending",
   err?: unknown,
   record?: SendRecord,

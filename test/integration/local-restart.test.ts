@@ -8,6 +8,12 @@ import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
 import { startLocalStack } from "../../cli/local/stack.ts";
 import { removeStackFile, writeStackFile } from "../../cli/local/stack-file.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
+import { sendStateStore } from "../../shared/outbound/state-store.ts";
+import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
+import { makeStores } from "../../shared/store/stores.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const dirs: string[] = [];
@@ -89,6 +95,38 @@ describe("local stack state", () => {
         bodies.push(...(got.Messages ?? []).map((m) => m.Body ?? ""));
       }
       expect(bodies.sort()).toEqual(["one", "two"]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it.concurrent("releases the rounds and settles the sends a stopped stack held, before anything polls", async () => {
+    const dir = tmp();
+    const opts = { dir, persist: true, smtpPort: 0, configPath: join(dir, "absent.config.json") } as const;
+    const first = await startLocalStack(opts);
+    const ledger = (s: typeof first) =>
+      new DynamoRoundLedger({ dynamo: s.clients.dynamo, tables: s.resources.tables });
+    const sends = (s: typeof first) => sendStateStore(makeStores(s.clients, s.resources, silentLogger).state);
+    // What a stack killed mid-round and mid-send leaves: a round claimed for 15 minutes, a send between
+    // `sending` and `sent`.
+    expect(await ledger(first).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+    const at = new Date().toISOString();
+    expect(await sends(first).claim("send-held", at)).toBe(true);
+    expect(await sends(first).transition("send-held", ["claimed"], "sending", { sendingAt: at }, at)).toBe(
+      true,
+    );
+    await first.stop();
+
+    const logger = recordingLogger();
+    const second = await startLocalStack({ ...opts, logger });
+    try {
+      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+      // Never sent again: whether SES took it is unknown, and an operator is told (docs/outbound.md).
+      expect(await sends(second).get("send-held")).toMatchObject({
+        state: "unknown",
+        reason: "crashed-while-sending",
+      });
+      expect(logger.messages("error")).toContain(UNKNOWN_OUTCOME_LOG);
     } finally {
       await second.stop();
     }
