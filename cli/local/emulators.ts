@@ -27,7 +27,8 @@ import { ensureQueue } from "./emulator-queues.ts";
  * dynalite (DynamoDB). Real SDK clients talk to them over loopback HTTP, so the adapters under test are the ones
  * that run in Lambda. With a `dataDir` the state persists (fauxqs in SQLite, dynalite in LevelDB), and both write
  * a change before they answer the call that made it: whatever an emulator acknowledged survives the process being
- * killed (a power cut is another matter: dynalite does not sync to disk). docs/local-stack.md says what is durable when.
+ * killed (a power cut is another matter: dynalite does not sync to disk). docs/local-stack.md says what is
+ * durable when.
  */
 export interface Emulators {
   readonly resources: Resources;
