@@ -15,15 +15,20 @@ import {
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from "@aws-sdk/client-dynamodb";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import dynalite from "dynalite";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
+import { ensureQueue } from "./emulator-queues.ts";
 
 /**
  * The in-process AWS emulators behind the local stack and the integration tests: fauxqs (S3, SQS, SNS) and
  * dynalite (DynamoDB). Real SDK clients talk to them over loopback HTTP, so the adapters under test are the ones
- * that run in Lambda. With a `dataDir` the state persists (fauxqs in SQLite, dynalite in LevelDB).
+ * that run in Lambda. With a `dataDir` the state persists (fauxqs in SQLite, dynalite in LevelDB), and both write
+ * a change before they answer the call that made it: whatever an emulator acknowledged survives the process being
+ * killed (a power cut is another matter: dynalite does not sync to disk). docs/local-stack.md says what is
+ * durable when.
  */
 export interface Emulators {
   readonly resources: Resources;
@@ -79,19 +84,21 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     const maxReceiveCount = String(opts.maxReceiveCount ?? 3);
     const visibility = String(opts.visibilityTimeout ?? 30);
     const queues = {} as Record<keyof typeof QUEUE_NAMES, string>;
-    for (const [key, name] of Object.entries(QUEUE_NAMES) as [keyof typeof QUEUE_NAMES, string][]) {
-      const dlq = fauxqs.createQueue(`${name}-dlq`, {
-        region,
-        attributes: { MessageRetentionPeriod: "1209600" },
-      });
-      const q = fauxqs.createQueue(name, {
-        region,
-        attributes: {
+    const sqs = localSqsClient(fauxqs.address, region);
+    try {
+      for (const [key, name] of Object.entries(QUEUE_NAMES) as [keyof typeof QUEUE_NAMES, string][]) {
+        // ensureQueue, never fauxqs.createQueue: a persisted queue keeps the mail still in it (issue 13).
+        const dlq = await ensureQueue(fauxqs, sqs, `${name}-dlq`, region, {
+          MessageRetentionPeriod: "1209600",
+        });
+        const q = await ensureQueue(fauxqs, sqs, name, region, {
           VisibilityTimeout: visibility,
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
-        },
-      });
-      queues[key] = q.queueUrl;
+        });
+        queues[key] = q.queueUrl;
+      }
+    } finally {
+      sqs.destroy();
     }
     fauxqs.createBucket(BUCKET_NAME);
     const { topicArn } = fauxqs.createTopic(INTAKE_TOPIC, { region });
@@ -125,6 +132,11 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     dynamo.close();
     throw err;
   }
+}
+
+/** For the emulators' own setup calls; the stack's and the functions' clients come from makeClients. */
+function localSqsClient(endpoint: string, region: string): SQSClient {
+  return new SQSClient({ region, endpoint, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
 }
 
 function listen(server: Server, port: number): Promise<void> {

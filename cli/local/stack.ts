@@ -17,6 +17,7 @@ import { startSesCapture } from "./ses-capture.ts";
 import type { SesReceivedNotification } from "./ses-notification.ts";
 import { DEFAULT_SMTP_PORT, startSmtpIntake } from "./smtp-intake.ts";
 import { liveStackFile, removeStackFile, writeStackFile } from "./stack-file.ts";
+import { takeOverFromStoppedStack } from "./take-over.ts";
 
 /**
  * The whole local stack, used by `npm start` and by the integration tests: emulators, the SMTP intake standing in
@@ -165,6 +166,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
             ...(opts.observe ? { observe: opts.observe } : {}),
           })
         : (opts.handlers ?? {});
+    // Before the pollers: the stack.json check above makes this the only stack on this directory.
+    if (opts.persist) await takeOverFromStoppedStack(emulators, clients, logger);
     const pollers = await startPollers(resources, clients.sqs, handlers, {
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
       ...(opts.waitTimeSeconds !== undefined ? { waitTimeSeconds: opts.waitTimeSeconds } : {}),

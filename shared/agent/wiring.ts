@@ -40,6 +40,13 @@ import type { RunTable } from "./store-ports.ts";
 import { toolContextFactory } from "./tool-context.ts";
 
 /**
+ * How long a claimed round belongs to its worker: longer than the function may run (no live worker loses its
+ * round), shorter than the queue's visibility timeout (the first redelivery after a crash takes the round over).
+ * test/infra/stack.test.ts holds the deployed stack to both; the local stack releases a killed one's leases.
+ */
+export const ROUND_LEASE_MS = 15 * 60_000;
+
+/**
  * The agent-step function's composition root: the store's repositories adapted to the agent's ports, and the
  * agent's rules assembled into StepHandlerDeps. The same function in Lambda and in the local stack. The rules take
  * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
@@ -215,7 +222,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     }),
     checks: runCallChecks({ config, registry: opts.registry, channel }),
     logger,
-    leaseMs: opts.leaseMs ?? 15 * 60_000,
+    leaseMs: opts.leaseMs ?? ROUND_LEASE_MS,
   };
 }
 

@@ -38,7 +38,12 @@ export interface ProcessOptions {
   readonly origin?: MailOrigin;
 }
 
-const DEFAULT_LEASE_MS = 120_000;
+/**
+ * How long a `sending` item may belong to a live worker: longer than an SES call may take (SES_SEND_TIMEOUT_MS),
+ * shorter than the queue's visibility timeout, so the first redelivery after a crash judges the item
+ * (test/infra/stack.test.ts holds the deployed stack to both).
+ */
+export const SEND_LEASE_MS = 120_000;
 
 /** The log line an operator alarms on (a CloudWatch metric filter on this exact message). */
 export const UNKNOWN_OUTCOME_LOG = "outbound-send-outcome-unknown";
@@ -172,7 +177,7 @@ async function sendClaimed(
 
 async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<OutboundOutcome> {
   const { requestId } = record;
-  const lease = deps.inFlightLeaseMs ?? DEFAULT_LEASE_MS;
+  const lease = deps.inFlightLeaseMs ?? SEND_LEASE_MS;
   const age = deps.clock().getTime() - Date.parse(record.sendingAt ?? record.updatedAt);
   // A duplicate delivery while the first worker is still talking to SES: not ours to judge yet.
   if (age < lease) return { status: "retry", requestId, reason: "in-flight" };
@@ -180,9 +185,21 @@ async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<Out
   return { status: "unknown", requestId };
 }
 
+/**
+ * A `sending` item whose worker is known to be dead, not merely slow: `unknown` now, with the alarm line, instead of
+ * on the first redelivery after the lease. Only for a caller that knows (the local stack at start, one per data
+ * directory); a Lambda cannot tell, and waits out the lease.
+ */
+export async function abandonSend(
+  record: SendRecord,
+  deps: Pick<OutboundDeps, "state" | "clock" | "logger">,
+): Promise<void> {
+  await markUnknown(record.requestId, deps, "crashed-while-sending", undefined, record);
+}
+
 async function markUnknown(
   requestId: string,
-  deps: OutboundDeps,
+  deps: Pick<OutboundDeps, "state" | "clock" | "logger">,
   reason: "ses-no-answer" | "crashed-while-sending",
   err?: unknown,
   record?: SendRecord,

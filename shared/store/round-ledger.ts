@@ -1,7 +1,15 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type { RoundClaim, RoundLedger } from "../agent/ports.ts";
 import type { Resources } from "../config/resources.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
+
+const ROUND_PREFIX = "round#";
 
 /** Round progress lives 30 days: long enough to answer any redelivery, short enough to clean itself up. */
 const TTL_SECONDS = 30 * 24 * 3600;
@@ -23,7 +31,7 @@ export class DynamoRoundLedger implements RoundLedger {
   }
 
   async claim(runId: string, round: number, leaseMs: number): Promise<RoundClaim> {
-    const key = { pk: `round#${runId}`, sk: String(round) };
+    const key = { pk: `${ROUND_PREFIX}${runId}`, sk: String(round) };
     const now = this.#now();
     try {
       await this.#dynamo.send(
@@ -72,7 +80,7 @@ export class DynamoRoundLedger implements RoundLedger {
       await this.#dynamo.send(
         new UpdateCommand({
           TableName: this.#table,
-          Key: { pk: `round#${runId}`, sk: String(round) },
+          Key: { pk: `${ROUND_PREFIX}${runId}`, sk: String(round) },
           UpdateExpression: "SET leaseUntil = :zero",
           ConditionExpression: "attribute_exists(pk) AND #state <> :done",
           ExpressionAttributeNames: { "#state": "state" },
@@ -84,11 +92,38 @@ export class DynamoRoundLedger implements RoundLedger {
     }
   }
 
+  /**
+   * Release every round whose lease still runs, and say how many. Only for a caller that knows no holder is alive:
+   * the local stack at start, whose killed predecessor's leases would otherwise turn every redelivery of its
+   * rounds into `busy` until the last one fails the run. A scan of the state table: never on a per-mail path.
+   */
+  async releaseAll(): Promise<number> {
+    let released = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#dynamo.send(
+        new ScanCommand({
+          TableName: this.#table,
+          FilterExpression: "begins_with(pk, :round) AND #state <> :done AND leaseUntil > :now",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":round": ROUND_PREFIX, ":done": "done", ":now": this.#now() },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        await this.release(String(item.pk).slice(ROUND_PREFIX.length), Number(item.sk));
+        released++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return released;
+  }
+
   async markDone(runId: string, round: number): Promise<void> {
     await this.#dynamo.send(
       new UpdateCommand({
         TableName: this.#table,
-        Key: { pk: `round#${runId}`, sk: String(round) },
+        Key: { pk: `${ROUND_PREFIX}${runId}`, sk: String(round) },
         UpdateExpression: "SET #state = :done",
         ExpressionAttributeNames: { "#state": "state" },
         ExpressionAttributeValues: { ":done": "done" },

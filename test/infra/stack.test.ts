@@ -3,9 +3,11 @@ import { Validations } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUND_LEASE_MS } from "../../shared/agent/wiring.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
+import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
 import {
   actionsOf,
   arnText,
@@ -250,6 +252,25 @@ describe("queues and functions", () => {
       expect(q.VisibilityTimeout).toBe(fn.Timeout * 6);
       expect(q.SqsManagedSseEnabled).toBe(true);
     }
+  });
+
+  it("each lease outlives its holder and expires before its queue redelivers (a crashed step is taken over)", () => {
+    const fns = s.template.findResources("AWS::Lambda::Function");
+    const queues = s.template.findResources("AWS::SQS::Queue");
+    const seconds = (name: "agentStep" | "outbound") => {
+      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+      const q = queues[logicalId(s.stack, s.stack.queues[name].queue)]?.Properties as {
+        VisibilityTimeout: number;
+      };
+      return { timeout: fn.Timeout, visibility: q.VisibilityTimeout };
+    };
+    // A round's lease: no live agent-step loses its round, and the redelivery after a crash finds it expired.
+    const step = seconds("agentStep");
+    expect(ROUND_LEASE_MS / 1000).toBeGreaterThan(step.timeout);
+    expect(ROUND_LEASE_MS / 1000).toBeLessThan(step.visibility);
+    // A send's lease: longer than one SES call, and expired when the redelivery after a crash judges the item.
+    expect(SEND_LEASE_MS).toBeGreaterThan(SES_SEND_TIMEOUT_MS);
+    expect(SEND_LEASE_MS / 1000).toBeLessThan(seconds("outbound").visibility);
   });
 
   it("outbound's timeout fits a whole batch of sends that each wait out SES, with room to record them", () => {

@@ -3,10 +3,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
 import { startLocalStack } from "../../cli/local/stack.ts";
 import { removeStackFile, writeStackFile } from "../../cli/local/stack-file.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
+import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
+import { sendStateStore } from "../../shared/store/send-state-store.ts";
+import { makeStores } from "../../shared/store/stores.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const dirs: string[] = [];
@@ -53,6 +60,73 @@ describe("local stack state", () => {
         new GetCommand({ TableName: tables.agents, Key: { address: "helpdesk@demo.postern.test" } }),
       );
       expect(demo.Item?.model).toBe("demo");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it.concurrent("keeps queued messages across a restart, and hands back at once what the stopped stack had in flight", async () => {
+    const dir = tmp();
+    // No handlers: nothing polls, so the queue holds exactly what the test puts there.
+    const opts = { dir, persist: true, smtpPort: 0, configPath: join(dir, "absent.config.json") } as const;
+    const first = await startLocalStack(opts);
+    const queue = first.resources.queues.verify;
+    for (const body of ["one", "two"])
+      await first.clients.sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }));
+    // One of them received and never deleted: a batch the stop (or a kill) interrupted. Visibility timeout: 30 s.
+    const taken = await first.clients.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queue, MaxNumberOfMessages: 1 }),
+    );
+    expect(taken.Messages).toHaveLength(1);
+    await first.stop();
+
+    const second = await startLocalStack(opts);
+    try {
+      const bodies: string[] = [];
+      const until = Date.now() + 10_000;
+      while (bodies.length < 2 && Date.now() < until) {
+        const got = await second.clients.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: second.resources.queues.verify,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 2,
+          }),
+        );
+        bodies.push(...(got.Messages ?? []).map((m) => m.Body ?? ""));
+      }
+      expect(bodies.sort()).toEqual(["one", "two"]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it.concurrent("releases the rounds and settles the sends a stopped stack held, before anything polls", async () => {
+    const dir = tmp();
+    const opts = { dir, persist: true, smtpPort: 0, configPath: join(dir, "absent.config.json") } as const;
+    const first = await startLocalStack(opts);
+    const ledger = (s: typeof first) =>
+      new DynamoRoundLedger({ dynamo: s.clients.dynamo, tables: s.resources.tables });
+    const sends = (s: typeof first) => sendStateStore(makeStores(s.clients, s.resources, silentLogger).state);
+    // What a stack killed mid-round and mid-send leaves: a round claimed for 15 minutes, a send between
+    // `sending` and `sent`.
+    expect(await ledger(first).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+    const at = new Date().toISOString();
+    expect(await sends(first).claim("send-held", at)).toBe(true);
+    expect(await sends(first).transition("send-held", ["claimed"], "sending", { sendingAt: at }, at)).toBe(
+      true,
+    );
+    await first.stop();
+
+    const logger = recordingLogger();
+    const second = await startLocalStack({ ...opts, logger });
+    try {
+      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+      // Never sent again: whether SES took it is unknown, and an operator is told (docs/outbound.md).
+      expect(await sends(second).get("send-held")).toMatchObject({
+        state: "unknown",
+        reason: "crashed-while-sending",
+      });
+      expect(logger.messages("error")).toContain(UNKNOWN_OUTCOME_LOG);
     } finally {
       await second.stop();
     }

@@ -3,6 +3,7 @@ import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import type { NewRun } from "../../shared/ports/runs.ts";
+import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 
 let em: Emulators;
@@ -85,5 +86,22 @@ describe("RunRepo", () => {
     expect(await s.runs.claimRound(runId, 2)).toEqual({ ok: false, reason: "not-running" });
     expect(await s.runs.claimRound("nope", 1)).toEqual({ ok: false, reason: "missing" });
     expect(await s.runs.get(runId)).toMatchObject({ state: "completed", finishReason: "model-stopped" });
+  });
+});
+
+describe("DynamoRoundLedger.releaseAll", () => {
+  it("releases every round whose lease still runs, and leaves done rounds done", async () => {
+    const ledger = new DynamoRoundLedger({ dynamo: clients.dynamo, tables: em.resources.tables });
+    const [held, done] = [uniq("run-held"), uniq("run-done")];
+    const hour = 3_600_000;
+    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed" });
+    expect(await ledger.claim(done, 1, hour)).toEqual({ status: "claimed" });
+    await ledger.markDone(done, 1);
+    // The holder is gone (a killed local stack), but its hour-long lease would keep the round busy.
+    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "busy" });
+
+    expect(await ledger.releaseAll()).toBeGreaterThanOrEqual(1);
+    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed" });
+    expect(await ledger.claim(done, 1, hour)).toEqual({ status: "done" });
   });
 });
