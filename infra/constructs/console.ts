@@ -241,6 +241,11 @@ export class PosternConsole extends Construct {
     allow(["dynamodb:PutItem"], [arn("state")], {
       "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*"] },
     });
+    // Every admin write bumps the admin version (shared/store/admin-repo.ts), so the functions' cached snapshots
+    // reload: one item, by its exact key.
+    allow(["dynamodb:UpdateItem"], [arn("state")], {
+      "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": ["admin#version"] },
+    });
     store.grantRead(this.role, "mail", "files");
     props.agentStepQueue.grantSend(this.role);
     allow(ACTIONS.parameterRead, [

@@ -44,7 +44,21 @@ export interface AdminRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
   readonly tables: Resources["tables"];
   readonly logger: Logger;
+  /** For the snapshot cache's age (tests move it). */
+  readonly now?: () => Date;
 }
+
+/**
+ * The admin version: one item in the `state` table, incremented after every admin write made through this
+ * repository (the CLI, `admin import`, the console). A snapshot is reused while the version is unchanged, so the
+ * per-mail path reads one item instead of scanning five tables four times per mail (issue 13).
+ */
+export const ADMIN_VERSION_KEY = { pk: "admin#version", sk: "version" } as const;
+/**
+ * How long a cached snapshot may be reused even with an unchanged version: an edit made around this repository
+ * (straight in DynamoDB, or a writer that crashed between its write and its version bump) is seen within this.
+ */
+export const ADMIN_SNAPSHOT_MAX_AGE_MS = 60_000;
 
 export type AdminWriteResult<T> =
   | { readonly ok: true; readonly item: T; readonly created: boolean }
@@ -67,11 +81,15 @@ export class AdminRepo implements AdminTables {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #tables: Resources["tables"];
   readonly logger: Logger;
+  readonly #now: () => number;
+  #cached: { readonly version: number; readonly at: number; readonly snapshot: AdminSnapshot } | null = null;
 
   constructor(deps: AdminRepoDeps) {
     this.#dynamo = deps.dynamo;
     this.#tables = deps.tables;
     this.logger = deps.logger;
+    const now = deps.now ?? (() => new Date());
+    this.#now = () => now().getTime();
   }
 
   // ---- agents
@@ -240,7 +258,43 @@ export class AdminRepo implements AdminTables {
 
   // ---- whole state
 
+  /**
+   * The whole admin state, validated. Read fresh when the admin version moved (or the cache is older than
+   * ADMIN_SNAPSHOT_MAX_AGE_MS), else the container's last read: one consistent GetItem per call. The version is
+   * read before the tables, so a write racing a reload leaves a newer snapshot under an older version, which the
+   * next call reloads: a cached snapshot is never older than its version says.
+   */
   async snapshot(): Promise<AdminSnapshot> {
+    const version = await this.#version();
+    const c = this.#cached;
+    if (c && c.version === version && this.#now() - c.at < ADMIN_SNAPSHOT_MAX_AGE_MS) return c.snapshot;
+    const at = this.#now();
+    const snapshot = await this.#readAll();
+    this.#cached = { version, at, snapshot };
+    return snapshot;
+  }
+
+  async #version(): Promise<number> {
+    const r = await this.#dynamo.send(
+      new GetCommand({ TableName: this.#tables.state, Key: ADMIN_VERSION_KEY, ConsistentRead: true }),
+    );
+    return typeof r.Item?.v === "number" ? r.Item.v : 0;
+  }
+
+  /** After every admin write: readers holding a snapshot reload on their next call. */
+  async #bumpVersion(): Promise<void> {
+    this.#cached = null;
+    await this.#dynamo.send(
+      new UpdateCommand({
+        TableName: this.#tables.state,
+        Key: ADMIN_VERSION_KEY,
+        UpdateExpression: "ADD v :one",
+        ExpressionAttributeValues: { ":one": 1 },
+      }),
+    );
+  }
+
+  async #readAll(): Promise<AdminSnapshot> {
     const [agents, accessRules, toolkits, responsibilities, approvers] = await Promise.all([
       this.listAgents(),
       this.listAccessRules(),
@@ -295,6 +349,7 @@ export class AdminRepo implements AdminTables {
             : {}),
         }),
       );
+      await this.#bumpVersion();
       return r.Attributes === undefined;
     } catch (err) {
       if (isConditionFailed(err)) return "duplicate";
@@ -306,6 +361,7 @@ export class AdminRepo implements AdminTables {
     const r = await this.#dynamo.send(
       new DeleteCommand({ TableName: this.#tables[table], Key: key, ReturnValues: "ALL_OLD" }),
     );
+    if (r.Attributes !== undefined) await this.#bumpVersion();
     return r.Attributes !== undefined;
   }
 

@@ -110,7 +110,19 @@ describe("console role: least privilege", () => {
     expect(statePut?.Condition).toEqual({
       "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*"] },
     });
-    expect(granted("dynamodb:UpdateItem").sort()).toEqual([...admin.map(tableRef), tableRef("audit")].sort());
+    expect(granted("dynamodb:UpdateItem").sort()).toEqual(
+      [...admin.map(tableRef), tableRef("audit"), tableRef("state")].sort(),
+    );
+    // In the state table, only the admin version (every admin write bumps it, so cached snapshots reload).
+    const stateUpdate = statements.find(
+      (st) =>
+        actionsOf(st).includes("dynamodb:UpdateItem") &&
+        resourcesOf(st).map(arnText).includes(tableRef("state")),
+    );
+    expect(actionsOf(stateUpdate as Statement)).toEqual(["dynamodb:UpdateItem"]);
+    expect(stateUpdate?.Condition).toEqual({
+      "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": ["admin#version"] },
+    });
   });
 
   it("scans only the admin tables; reads runtime state by key or through its indexes", () => {

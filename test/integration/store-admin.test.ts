@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { TABLES } from "../../shared/config/tables.ts";
-import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { ADMIN_SNAPSHOT_MAX_AGE_MS, ADMIN_VERSION_KEY, AdminRepo } from "../../shared/store/admin-repo.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
 const SUZIE = "suzie@shopping.example.net";
@@ -34,6 +34,10 @@ async function wipe(): Promise<void> {
       await clients.dynamo.send(new DeleteCommand({ TableName: table, Key }));
     }
   }
+  // The wipe goes around the repository: reset the admin version too, so cached snapshots reload.
+  await clients.dynamo.send(
+    new DeleteCommand({ TableName: em.resources.tables.state, Key: ADMIN_VERSION_KEY }),
+  );
 }
 
 const putRaw = (table: (typeof ADMIN)[number], item: Record<string, unknown>) =>
@@ -246,5 +250,32 @@ describe("admin documents", () => {
       accessRules: [{ agent: SUZIE, pattern: "*@evil.example", effect: "deny" }],
     });
     expect(r).toEqual({ ok: true, written: 1, deleted: 0 });
+  });
+});
+
+describe("AdminRepo snapshots (issue 13: read once per admin change, not per mail)", () => {
+  it("another container's write is seen at once; an edit around the repository within the maximum age", async () => {
+    let now = new Date("2026-11-30T12:00:00Z");
+    const reader = new AdminRepo({
+      dynamo: clients.dynamo,
+      tables: em.resources.tables,
+      logger,
+      now: () => now,
+    });
+    await repo.importDocument(MINIMAL);
+    expect((await reader.snapshot()).accessRules).toHaveLength(1);
+    // A second container (the CLI, the console) denies a sender: the version moved, the reader reloads.
+    await repo.putAccessRule({ agent: SUZIE, pattern: "*@evil.example", effect: "deny" });
+    expect((await reader.snapshot()).accessRules.map((r) => r.effect).sort()).toEqual(["allow", "deny"]);
+    // An edit straight in DynamoDB moves no version: the cached snapshot holds until its maximum age.
+    await putRaw("accessRules", {
+      agent: SUZIE,
+      rule: "deny#*@worse.example",
+      pattern: "*@worse.example",
+      effect: "deny",
+    });
+    expect((await reader.snapshot()).accessRules).toHaveLength(2);
+    now = new Date(now.getTime() + ADMIN_SNAPSHOT_MAX_AGE_MS);
+    expect((await reader.snapshot()).accessRules).toHaveLength(3);
   });
 });
