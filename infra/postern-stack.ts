@@ -204,6 +204,8 @@ export class PosternStack extends Stack {
     models.grantInvoke(agentStep.fn);
 
     tables.grantGet(outbound.fn, "agents");
+    // The outbound re-checks a request's recipients against the agent's outbound rules (all read, then filtered).
+    tables.grantScan(outbound.fn, "outboundRules");
     tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
