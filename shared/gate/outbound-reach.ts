@@ -25,7 +25,11 @@ import { allowedByAll, routingKey } from "./access.ts";
  * adding a deny rule can only narrow that; reaching an outside address takes an explicit allow rule.
  */
 
-export type OutboundReachReason = "recipient-not-allowed";
+/**
+ * `recipient-not-allowed`: an address the request names is outside the rules (it would be refused in any run).
+ * `egress-channel-closed`: only the closed channel refuses it (G18): a reply participant the rules do not cover.
+ */
+export type OutboundReachReason = "recipient-not-allowed" | "egress-channel-closed";
 
 export interface OutboundReachInput {
   /** The agent's outbound rules (admin table `outboundRules`), already validated. */
@@ -77,7 +81,8 @@ export function outboundAllowed(
 const shown = (a: string): string => a.replace(/[^\x21-\x7e]/g, "?").slice(0, 100);
 const MAX_SHOWN = 10;
 
-export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerdict {
+/** The recipients this request may not reach, each once, as shown to the model. */
+function refusedRecipients(input: OutboundReachInput, channelClosed: boolean): string[] {
   const self = routingKey(input.agent);
   const reply = input.mode === "reply" ? input.reply : undefined;
   const sender = reply ? routingKey(reply.sender) : null;
@@ -86,8 +91,8 @@ export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerd
 
   const mustCheck: string[] = [];
   for (const a of [...input.to, ...input.cc, ...input.bcc])
-    if (!automatic.has(routingKey(a)) || input.channelClosed) mustCheck.push(a);
-  if (input.channelClosed && reply) mustCheck.push(...reply.to, ...reply.cc);
+    if (!automatic.has(routingKey(a)) || channelClosed) mustCheck.push(a);
+  if (channelClosed && reply) mustCheck.push(...reply.to, ...reply.cc);
 
   const refused: string[] = [];
   const seen = new Set<string>();
@@ -98,13 +103,27 @@ export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerd
     seen.add(key);
     if (!outboundAllowed(input.rules, input.domains, a)) refused.push(shown(a));
   }
+  return refused;
+}
+
+export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerdict {
+  const refused = refusedRecipients(input, input.channelClosed);
   if (refused.length === 0) return { ok: true };
+  // Which guard refused: the rules themselves, or only the closed channel (the same send in an open run would go).
+  const reason =
+    input.channelClosed && refusedRecipients(input, false).length === 0
+      ? "egress-channel-closed"
+      : "recipient-not-allowed";
   const listed = refused.slice(0, MAX_SHOWN).join(", ") + (refused.length > MAX_SHOWN ? ", ..." : "");
+  const why = input.channelClosed
+    ? "This conversation has read data wider than its sender's own, so it may write only to its sender and " +
+      "where this agent's outbound rules, set by the operator, allow; they do not allow mail to "
+    : "This agent's outbound rules, set by the operator, do not allow mail to ";
   return {
     ...fail(
-      "recipient-not-allowed",
-      `Not sent: this agent's outbound rules, set by the operator, do not allow mail to ${listed}. ` +
-        "Nothing was sent to anyone. Send again without these recipients; only the operator can change the rules.",
+      reason,
+      `Not sent: ${why}${listed}. Nothing was sent to anyone. Send again without these recipients; only the ` +
+        "operator can change the rules.",
     ),
     refused,
   };

@@ -167,9 +167,18 @@ describe("checkOutboundReach", () => {
 
   it("a closed channel (G18) holds the reply's other participants to the rules too; the proven sender stays", () => {
     const closed = input({ channelClosed: true });
-    expect(checkOutboundReach(closed)).toMatchObject({
+    const r = checkOutboundReach(closed);
+    // Only the closed channel refuses this reply: the reason says so (G18's code), and so does the detail.
+    expect(r).toMatchObject({
       ok: false,
+      reason: "egress-channel-closed",
       refused: ["dave@customer.example", "erin@other.example"],
+    });
+    expect(!r.ok && r.detail).toContain("read data wider than its sender's own");
+    // A named address the rules refuse in any run keeps its own reason.
+    expect(checkOutboundReach({ ...closed, bcc: ["attacker@evil.example"] })).toMatchObject({
+      reason: "recipient-not-allowed",
+      refused: ["attacker@evil.example", "dave@customer.example", "erin@other.example"],
     });
     expect(checkOutboundReach({ ...closed, reply: { sender: SENDER, to: [AGENT], cc: [] } })).toEqual({
       ok: true,
@@ -181,10 +190,10 @@ describe("checkOutboundReach", () => {
     expect(
       checkOutboundReach({
         ...closed,
-        reply: { sender: SENDER, to: [], cc: [] },
-        cc: ["dave@customer.example"],
+        reply: { sender: SENDER, to: [], cc: ["dave@customer.example"] },
+        bcc: ["dave@customer.example"],
       }),
-    ).toMatchObject({ ok: false, refused: ["dave@customer.example"] });
+    ).toMatchObject({ ok: false, reason: "egress-channel-closed", refused: ["dave@customer.example"] });
   });
 
   it("shows model-chosen text as bounded printable ASCII", () => {
