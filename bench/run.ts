@@ -79,6 +79,7 @@ const admin = {
     },
   ],
   accessRules: [],
+  outboundRules: [],
   toolkits: [],
   responsibilities: [],
   approvers: [],

@@ -7,10 +7,17 @@ import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
 
 /** The admin lists the console edits, named as in the admin document (`postern admin import`). */
-export type AdminKind = "agents" | "accessRules" | "toolkits" | "approvers" | "responsibilities";
+export type AdminKind =
+  | "agents"
+  | "accessRules"
+  | "outboundRules"
+  | "toolkits"
+  | "approvers"
+  | "responsibilities";
 export const ADMIN_KINDS: readonly AdminKind[] = [
   "agents",
   "accessRules",
+  "outboundRules",
   "toolkits",
   "approvers",
   "responsibilities",
@@ -28,6 +35,7 @@ export function storedKey(kind: AdminKind, item: Record<string, unknown>): Item 
     case "agents":
       return { address: str("address") };
     case "accessRules":
+    case "outboundRules":
       return { agent: str("agent"), rule: ruleKey(str("effect"), str("pattern")) };
     case "toolkits":
     case "responsibilities":
@@ -97,7 +105,8 @@ export async function putAdminItem(
 }
 
 /**
- * Remove one admin item, with the CLI's cascades: an agent takes its access rules and toolkit attachments with it
+ * Remove one admin item, with the CLI's cascades: an agent takes its access and outbound rules and toolkit
+ * attachments with it
  * (re-adding the address later must not revive old allow rules), a toolkit its approvers.
  */
 export async function deleteAdminItem(
@@ -126,7 +135,8 @@ export async function deleteAdminItem(
         await deps.admin.deleteToolkit(s("id"), { cascade: true });
         break;
       case "accessRules":
-        await deps.admin.rawDelete("accessRules", { agent: s("agent"), rule: s("rule") });
+      case "outboundRules":
+        await deps.admin.rawDelete(kind, { agent: s("agent"), rule: s("rule") });
         break;
       case "approvers":
         await deps.admin.deleteApprover(s("toolkit"), s("address"));
@@ -150,9 +160,9 @@ function fieldOf(kind: AdminKind, path: string): string {
   return path.startsWith(`${prefix}.`) ? path.slice(prefix.length + 1) : path;
 }
 
-/** The stored access-rule sort key is derived, not an item field: drop it before re-validating an edit. */
+/** A stored rule's sort key is derived, not an item field: drop it before re-validating an edit. */
 function withoutKey(kind: AdminKind, raw: Item): Item {
-  if (kind !== "accessRules") return raw;
+  if (kind !== "accessRules" && kind !== "outboundRules") return raw;
   const { rule: _rule, ...rest } = raw;
   return rest;
 }

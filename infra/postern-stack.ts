@@ -204,6 +204,9 @@ export class PosternStack extends Stack {
     models.grantInvoke(agentStep.fn);
 
     tables.grantGet(outbound.fn, "agents");
+    // The outbound re-checks a request's recipients against the agent's outbound rules, from the admin snapshot
+    // each container loads once (all admin tables) and reuses while the admin version is unchanged.
+    tables.grantScan(outbound.fn, ...ADMIN_TABLES);
     tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");

@@ -102,7 +102,7 @@ export async function agentsAdd(repo: AdminRepo, io: AdminIo, a: AgentAddArgs): 
 export async function agentsRemove(repo: AdminRepo, io: AdminIo, address: string): Promise<void> {
   const a = lower(address);
   if (!(await repo.deleteAgent(a, { cascade: true }))) throw new CommandFailure(`no agent ${a}`);
-  io.out(`removed agent ${a} (with its access rules and toolkit memberships)\n`);
+  io.out(`removed agent ${a} (with its access and outbound rules and toolkit memberships)\n`);
 }
 
 async function requireAgent(repo: AdminRepo, address: string): Promise<void> {
@@ -143,6 +143,42 @@ export async function rulesRemove(repo: AdminRepo, io: AdminIo, a: RuleArgs): Pr
   if (!(await repo.deleteAccessRule(agent, a.effect, pattern)))
     throw new CommandFailure(`no ${a.effect} rule ${pattern} for ${agent}`);
   io.out(`removed ${a.effect} ${pattern} for ${agent}\n`);
+}
+
+// ---- outbound rules
+
+export async function outboundRulesList(
+  repo: AdminRepo,
+  io: AdminIo,
+  agent: string | undefined,
+  asJson: boolean,
+) {
+  const rules = await repo.listOutboundRules(agent ? lower(agent) : undefined);
+  if (asJson) return io.out(json(rules));
+  io.out(
+    table(
+      ["AGENT", "EFFECT", "PATTERN", "NOTE"],
+      rules.map((r) => [r.agent, r.effect, r.pattern, r.failClosedFor ? "fail-closed: an invalid rule" : ""]),
+    ),
+  );
+}
+
+export async function outboundRulesAdd(repo: AdminRepo, io: AdminIo, a: RuleArgs): Promise<void> {
+  const agent = lower(a.agent);
+  await requireAgent(repo, agent);
+  const r = await repo.putOutboundRule({ agent, pattern: lower(a.pattern), effect: a.effect });
+  const item = expectWritten(r, "outbound rule", "");
+  io.out(
+    `${r.ok && r.created ? "added" : "kept"} outbound ${item.effect} ${item.pattern} for ${item.agent}\n`,
+  );
+}
+
+export async function outboundRulesRemove(repo: AdminRepo, io: AdminIo, a: RuleArgs): Promise<void> {
+  const agent = lower(a.agent);
+  const pattern = lower(a.pattern);
+  if (!(await repo.deleteOutboundRule(agent, a.effect, pattern)))
+    throw new CommandFailure(`no outbound ${a.effect} rule ${pattern} for ${agent}`);
+  io.out(`removed outbound ${a.effect} ${pattern} for ${agent}\n`);
 }
 
 // ---- toolkits

@@ -23,7 +23,7 @@ interface TargetFlags {
 type Body = (repo: AdminRepo, io: AdminIo) => Promise<void>;
 
 /**
- * `postern admin|agents|rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
+ * `postern admin|agents|rules|outbound-rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
  * item, unreachable target), 2 usage (unknown option, missing argument, conflicting options).
  */
 export function registerAdminCommands(program: Command, deps: AdminCliDeps = {}): void {
@@ -103,9 +103,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .option("--instructions <text>", "system instructions")
     .option("--replace", "overwrite an existing agent")
     .action((o: TargetFlags & act.AgentAddArgs) => run(o, (r, io) => act.agentsAdd(r, io, o)));
-  leaf(agents, "remove <address>", "remove an agent with its access rules and toolkit memberships").action(
-    (address: string, o: TargetFlags) => run(o, (r, io) => act.agentsRemove(r, io, address)),
-  );
+  leaf(
+    agents,
+    "remove <address>",
+    "remove an agent with its access and outbound rules and toolkit memberships",
+  ).action((address: string, o: TargetFlags) => run(o, (r, io) => act.agentsRemove(r, io, address)));
 
   const effect = () =>
     new Option("--effect <effect>", "allow or deny").choices(["allow", "deny"]).makeOptionMandatory();
@@ -123,6 +125,32 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     leaf(rules, verb, what)
       .requiredOption("--agent <address>", "the agent")
       .requiredOption("--pattern <pattern>", "an address or one * wildcard, e.g. *@example.com")
+      .addOption(effect())
+      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io) => fn(r, io, o)));
+  }
+
+  const outboundRules = program
+    .command("outbound-rules")
+    .description(
+      "per-agent outbound rules: where send_email may write beyond a reply's own participants (default without " +
+        "an allow rule: the registered domains)",
+    );
+  leaf(outboundRules, "list", "list outbound rules")
+    .option("--agent <address>", "only this agent's rules")
+    .option("--json", "JSON output")
+    .action((o: TargetFlags & { agent?: string; json?: boolean }) =>
+      run(o, (r, io) => act.outboundRulesList(r, io, o.agent, o.json ?? false)),
+    );
+  for (const [verb, fn, what] of [
+    ["add", act.outboundRulesAdd, "add an outbound rule (any allow rule makes the agent an allow list)"],
+    ["remove", act.outboundRulesRemove, "remove an outbound rule"],
+  ] as const) {
+    leaf(outboundRules, verb, what)
+      .requiredOption("--agent <address>", "the agent")
+      .requiredOption(
+        "--pattern <pattern>",
+        "a recipient address, one * wildcard (*@partner.example) or *@**.example.com (with subdomains)",
+      )
       .addOption(effect())
       .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io) => fn(r, io, o)));
   }
@@ -177,7 +205,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     );
 
   // Usage errors anywhere in these commands exit 2 (commander's default is 1, which we keep for failures).
-  for (const group of [admin, agents, rules, toolkits, approvers]) {
+  for (const group of [admin, agents, rules, outboundRules, toolkits, approvers]) {
     for (const cmd of [group, ...group.commands]) cmd.exitOverride((err) => onParseError(err));
   }
 }

@@ -39,6 +39,7 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       today: budget,
       toolkits,
       rules: snapshot.accessRules.filter((r) => r.agent === address),
+      outboundRules: snapshot.outboundRules.filter((r) => r.agent === address),
       approvers: snapshot.approvers.filter((a) => toolkits.some((k) => k.id === a.toolkit)),
       responsibilities: snapshot.responsibilities.filter((r) => r.agent === address),
       threads,

@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { AdminIssue } from "../../shared/admin/issues.ts";
 import { ruleKey } from "../../shared/admin/read.ts";
-import { type AdminKind, deleteAdminItem, putAdminItem } from "../admin-edit.ts";
+import { ADMIN_KINDS, type AdminKind, deleteAdminItem, putAdminItem } from "../admin-edit.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -47,6 +47,7 @@ function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> {
         acceptBcc: flag(f, "acceptBcc"),
       });
     case "accessRules":
+    case "outboundRules":
       return {
         agent: text(f, "agent").toLowerCase(),
         pattern: text(f, "pattern").toLowerCase(),
@@ -87,6 +88,7 @@ function keyFromForm(kind: AdminKind, f: Form): Record<string, string> {
     case "agents":
       return { address: text(f, "address") };
     case "accessRules":
+    case "outboundRules":
       return { agent: text(f, "agent"), rule: ruleKey(text(f, "effect"), text(f, "pattern")) };
     case "toolkits":
     case "responsibilities":
@@ -96,7 +98,7 @@ function keyFromForm(kind: AdminKind, f: Form): Record<string, string> {
   }
 }
 
-const KINDS = new Set<string>(["agents", "accessRules", "toolkits", "approvers", "responsibilities"]);
+const KINDS = new Set<string>(ADMIN_KINDS);
 
 export function writeRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   // Every admin write needs the admins group; the middleware has already checked session, Origin and CSRF.

@@ -99,6 +99,21 @@ ${s.accessRules.map(
 <label>Effect <select name="effect"><option value="allow">allow</option><option value="deny">deny</option></select></label>
 <button type="submit">Add rule</button></fieldset></form>
 
+<h2 id="outboundRules">Outbound rules</h2>
+<p class="note">Where each agent's mail may go beyond a reply's own participants (a new mail, an address the model adds). Deny wins; any allow rule makes the agent an allow list; without one, only addresses at the registered domains.</p>
+${issuesFor("outboundRules", o)}
+<table><thead><tr><th>Agent</th><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>
+${s.outboundRules.map(
+  (r) => html`<tr><td>${r.agent}</td><td>${r.effect}</td><td><code>${r.pattern}</code></td>
+<td>${"failClosedFor" in r ? html`<span class="issues">fail-closed stand-in for an invalid item</span>` : del(csrf, "outboundRules", { agent: r.agent, effect: r.effect, pattern: r.pattern })}</td></tr>`,
+)}</tbody></table>
+<form method="post" action="/admin/outboundRules/add">${csrfField(csrf)}
+<fieldset><legend>Add an outbound rule</legend>
+<label>Agent <select name="agent">${s.agents.map((a) => html`<option value="${a.address}">${a.address}</option>`)}</select></label>
+<label>Pattern <input type="text" name="pattern" placeholder="partner@example.com, *@example.com, *@**.example.com, *" required></label>
+<label>Effect <select name="effect"><option value="allow">allow</option><option value="deny">deny</option></select></label>
+<button type="submit">Add outbound rule</button></fieldset></form>
+
 <h2 id="toolkits">Toolkits</h2>
 ${issuesFor("toolkits", o)}
 <table><thead><tr><th>Id</th><th>Tools</th><th>Agents</th><th></th></tr></thead><tbody>

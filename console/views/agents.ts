@@ -2,6 +2,7 @@ import type {
   AccessRuleItem,
   AgentItem,
   ApproverItem,
+  OutboundRuleItem,
   ResponsibilityItem,
   ToolkitItem,
 } from "../../shared/admin/schema.ts";
@@ -39,6 +40,7 @@ export interface AgentDetail {
   readonly today: { runs: number; tokens: number };
   readonly toolkits: readonly ToolkitItem[];
   readonly rules: readonly AccessRuleItem[];
+  readonly outboundRules: readonly OutboundRuleItem[];
   readonly approvers: readonly ApproverItem[];
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly threads: Page<ThreadRecord>;
@@ -85,6 +87,16 @@ ${
   d.rules.length === 0
     ? html`<p>No rules: the global ceiling alone decides who may write.</p>`
     : html`<table><thead><tr><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>${d.rules.map(
+        (r) =>
+          html`<tr><td>${r.effect}</td><td><code>${r.pattern}</code></td><td>${"failClosedFor" in r ? html`<span class="issues">fail-closed: an invalid stored rule</span>` : ""}</td></tr>`,
+      )}</tbody></table>`
+}
+
+<h2>Outbound rules</h2>
+${
+  d.outboundRules.length === 0
+    ? html`<p>No rules: beyond a reply's own participants, mail goes only to addresses at the registered domains.</p>`
+    : html`<table><thead><tr><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>${d.outboundRules.map(
         (r) =>
           html`<tr><td>${r.effect}</td><td><code>${r.pattern}</code></td><td>${"failClosedFor" in r ? html`<span class="issues">fail-closed: an invalid stored rule</span>` : ""}</td></tr>`,
       )}</tbody></table>`

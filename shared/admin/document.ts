@@ -34,6 +34,7 @@ export function checkDocument(input: unknown, existing: ExistingRefs): DocumentC
   };
   unique(doc.agents, "agents", (a) => a.address, "address");
   unique(doc.accessRules, "accessRules", (r) => `${r.agent}#${r.effect}#${r.pattern}`, "pattern");
+  unique(doc.outboundRules, "outboundRules", (r) => `${r.agent}#${r.effect}#${r.pattern}`, "pattern");
   unique(doc.toolkits, "toolkits", (t) => t.id, "id");
   unique(doc.responsibilities, "responsibilities", (r) => r.id, "id");
   unique(doc.approvers, "approvers", (a) => `${a.toolkit}#${a.address}`, "address");
@@ -44,6 +45,9 @@ export function checkDocument(input: unknown, existing: ExistingRefs): DocumentC
     issues.push({ path, message: `no agent ${agent} (add it under "agents")` });
   doc.accessRules.forEach((r, i) => {
     if (!agents.has(r.agent)) noAgent(`accessRules[${i}].agent`, r.agent);
+  });
+  doc.outboundRules.forEach((r, i) => {
+    if (!agents.has(r.agent)) noAgent(`outboundRules[${i}].agent`, r.agent);
   });
   doc.toolkits.forEach((t, i) => {
     t.agents.forEach((a, j) => {

@@ -9,6 +9,8 @@ import {
   agentAddress,
   agentItem,
   approverItem,
+  type OutboundRuleItem,
+  outboundRuleItem,
   type ResponsibilityItem,
   responsibilityItem,
   type ToolkitItem,
@@ -29,9 +31,19 @@ export type Item = Record<string, unknown>;
  * - access rules: absence narrows only for ALLOW rules. Dropping a DENY rule would widen access (G3: deny wins),
  *   so an invalid rule that is not provably an allow rule is replaced by a synthetic `deny *` rule for its
  *   agent: that agent refuses every sender until an operator fixes or removes the item.
+ * - outbound rules: every invalid item, allow or deny, is replaced by a synthetic `deny *` for its agent. A
+ *   dropped deny would let mail out to the address it named; a dropped allow can widen too, because an agent
+ *   whose only allow rule vanishes falls back to the registered-domain default. Under `deny *` the agent's mail
+ *   reaches only a reply's own participants until an operator fixes or removes the item.
  */
 
-export type AdminTable = "agents" | "accessRules" | "toolkits" | "responsibilities" | "approvers";
+export type AdminTable =
+  | "agents"
+  | "accessRules"
+  | "outboundRules"
+  | "toolkits"
+  | "responsibilities"
+  | "approvers";
 
 /** Marker on a synthetic deny-all rule, holding the sort key of the invalid item it stands in for. */
 export const FAIL_CLOSED_FIELD = "failClosedFor";
@@ -42,6 +54,7 @@ export function keyText(table: AdminTable, raw: Item): string {
     case "agents":
       return `address=${s("address")}`;
     case "accessRules":
+    case "outboundRules":
       return `agent=${s("agent")} rule=${s("rule")}`;
     case "toolkits":
     case "responsibilities":
@@ -130,6 +143,41 @@ export function readAccessRules(raws: readonly Item[], logger: Logger): AccessRu
   }
   for (const [agent, rule] of denyAll) {
     rules.push({ agent, pattern: "*", effect: "deny", [FAIL_CLOSED_FIELD]: rule } as AccessRuleItem);
+  }
+  return rules;
+}
+
+/**
+ * Outbound rules (issue 14), validated like access rules (the key must be `<effect>#<pattern>` of the item's own
+ * fields), but every invalid item fails closed as a synthetic `deny *` for its agent, allow or not (see above).
+ */
+export function readOutboundRules(raws: readonly Item[], logger: Logger): OutboundRuleItem[] {
+  const rules: OutboundRuleItem[] = [];
+  const denyAll = new Map<string, string>();
+  for (const raw of raws) {
+    const parsed = outboundRuleItem.safeParse(raw);
+    let issues: AdminIssue[] = [];
+    if (!parsed.success) issues = zodIssues(parsed.error);
+    else if (raw.rule !== ruleKey(parsed.data.effect, parsed.data.pattern))
+      issues = [{ path: "rule", message: "key must be <effect>#<pattern> of the item's own fields" }];
+    if (parsed.success && issues.length === 0) {
+      const { rule: _key, ...item } = parsed.data;
+      rules.push(item as OutboundRuleItem);
+      continue;
+    }
+    const agent = typeof raw.agent === "string" ? raw.agent.trim().toLowerCase() : "";
+    if (agentAddress.safeParse(agent).success) {
+      logger.error(
+        `invalid outbound rule: agent ${agent} now writes only to a reply's own participants: table=outboundRules ${keyText("outboundRules", raw)}: ${issuesText(issues)}`,
+        { table: "outboundRules", key: keyText("outboundRules", raw), issues },
+      );
+      denyAll.set(agent, String(raw.rule ?? ""));
+    } else {
+      logInvalid(logger, "outboundRules", raw, issues, "its agent key is not an agent address: binds nobody");
+    }
+  }
+  for (const [agent, rule] of denyAll) {
+    rules.push({ agent, pattern: "*", effect: "deny", [FAIL_CLOSED_FIELD]: rule } as OutboundRuleItem);
   }
   return rules;
 }

@@ -56,6 +56,15 @@ export const accessRuleItem = z
   .loose();
 export type AccessRuleItem = z.infer<typeof accessRuleItem>;
 
+/**
+ * Where an agent's mail may go (send_email's `new` mail and any address the model adds to a reply): the access
+ * rules' patterns and algebra, matched on the recipient's routing key (shared/gate/outbound-reach.ts).
+ */
+export const outboundRuleItem = z
+  .object({ agent: agentAddress, pattern: accessPattern, effect: accessEffect })
+  .loose();
+export type OutboundRuleItem = z.infer<typeof outboundRuleItem>;
+
 export const toolkitItem = z
   .object({
     id: toolkitId,
@@ -121,6 +130,7 @@ export const adminDocument = z
   .object({
     agents: z.array(agentItem).default([]),
     accessRules: z.array(accessRuleItem).default([]),
+    outboundRules: z.array(outboundRuleItem).default([]),
     toolkits: z.array(toolkitItem).default([]),
     responsibilities: z.array(responsibilityItem).default([]),
     approvers: z.array(approverItem).default([]),
@@ -132,6 +142,7 @@ export type AdminDocument = z.infer<typeof adminDocument>;
 export interface AdminSnapshot {
   readonly agents: readonly AgentItem[];
   readonly accessRules: readonly AccessRuleItem[];
+  readonly outboundRules: readonly OutboundRuleItem[];
   readonly toolkits: readonly ToolkitItem[];
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly approvers: readonly ApproverItem[];

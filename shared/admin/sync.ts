@@ -28,6 +28,7 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
   return {
     agents: [...s.agents].sort(byText((a) => a.address)),
     accessRules: [...s.accessRules].sort(byText((r) => `${r.agent} ${r.effect} ${r.pattern}`)),
+    outboundRules: [...s.outboundRules].sort(byText((r) => `${r.agent} ${r.effect} ${r.pattern}`)),
     toolkits: [...s.toolkits].sort(byText((t) => t.id)),
     responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
     approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
@@ -38,8 +39,9 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
  * Write a whole document. Validated in full first: nothing is written if any item is invalid. There are no
  * transactions (dynalite has none), so the write order keeps every intermediate state at most as open as the
  * start or the end state: rules before agents (an agent with no allow rule yet is open to every sender under
- * G3's layer default, so its rules must exist before it does), deny rules before allow rules; with `replace`,
- * stale agents are deleted first and stale deny rules last.
+ * G3's layer default, so its rules must exist before it does), deny rules before allow rules (an allow written
+ * before its deny would admit, or let mail out to, what the deny is there to stop); with `replace`, stale agents
+ * are deleted first and stale deny rules last. Access rules and outbound rules follow the same order.
  */
 export async function importAdminDocument(
   repo: AdminTables,
@@ -57,9 +59,12 @@ export async function importAdminDocument(
   const doc = check.doc;
 
   const rules = doc.accessRules.map((r) => ({ ...r, rule: ruleKey(r.effect, r.pattern) }));
+  const outRules = doc.outboundRules.map((r) => ({ ...r, rule: ruleKey(r.effect, r.pattern) }));
   const writes: (readonly [AdminTable, Item])[] = [
     ...rules.filter((r) => r.effect === "deny").map((r) => ["accessRules", r] as const),
+    ...outRules.filter((r) => r.effect === "deny").map((r) => ["outboundRules", r] as const),
     ...rules.filter((r) => r.effect === "allow").map((r) => ["accessRules", r] as const),
+    ...outRules.filter((r) => r.effect === "allow").map((r) => ["outboundRules", r] as const),
     ...doc.toolkits.map((t) => ["toolkits", t] as const),
     ...doc.approvers.map((a) => ["approvers", a] as const),
     ...doc.agents.map((a) => ["agents", a] as const),
@@ -75,10 +80,14 @@ export async function importAdminDocument(
       toolkits: new Set(doc.toolkits.map((t) => t.id)),
       approvers: new Set(doc.approvers.map((a) => `${a.toolkit}\n${a.address}`)),
       accessRules: new Set(rules.map((r) => `${r.agent}\n${r.rule}`)),
+      outboundRules: new Set(outRules.map((r) => `${r.agent}\n${r.rule}`)),
     };
     const str = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     const staleRules = (await repo.rawItems("accessRules")).filter(
       (r) => !keep.accessRules.has(`${str(r.agent)}\n${str(r.rule)}`),
+    );
+    const staleOutRules = (await repo.rawItems("outboundRules")).filter(
+      (r) => !keep.outboundRules.has(`${str(r.agent)}\n${str(r.rule)}`),
     );
     const isAllow = (r: Item) => typeof r.rule === "string" && r.rule.startsWith("allow#");
     const deletions: (readonly [AdminTable, Item])[] = [
@@ -95,9 +104,15 @@ export async function importAdminDocument(
         .filter((a) => !keep.approvers.has(`${str(a.toolkit)}\n${str(a.address)}`))
         .map((a) => ["approvers", { toolkit: a.toolkit, address: a.address }] as const),
       ...staleRules.filter(isAllow).map((r) => ["accessRules", { agent: r.agent, rule: r.rule }] as const),
+      ...staleOutRules
+        .filter(isAllow)
+        .map((r) => ["outboundRules", { agent: r.agent, rule: r.rule }] as const),
       ...staleRules
         .filter((r) => !isAllow(r))
         .map((r) => ["accessRules", { agent: r.agent, rule: r.rule }] as const),
+      ...staleOutRules
+        .filter((r) => !isAllow(r))
+        .map((r) => ["outboundRules", { agent: r.agent, rule: r.rule }] as const),
     ];
     for (const [table, key] of deletions) if (await repo.rawDelete(table, key)) deleted++;
   }

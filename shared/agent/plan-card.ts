@@ -77,6 +77,9 @@ export function sendPlanCard(deps: {
       correlationId: run.correlationId,
       runId: run.runId,
       kind: "agent",
+      // The operator's approvers (and the proven sender), chosen here from the admin tables, not by the model: the
+      // agent's outbound rules are for where the model may write, so they do not stand between a plan and G14.
+      recipientsFrom: "approvers",
     });
     await deps.events.append(run.runId, {
       type: "plan-card-sent",

@@ -1,10 +1,19 @@
 import { createHash } from "node:crypto";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
+import { checkOutboundReach } from "../gate/outbound-reach.ts";
 import type { Logger } from "../logger.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
+import { fail } from "../result.ts";
 import type { FactStore, Mailbox, ToolContext } from "../tool-framework/context.ts";
 import { type MailScope, scopeForCall } from "./mail-scope.ts";
 import type { EgressChannel, StepDeps } from "./ports.ts";
+
+/** A stored message a reply answers, as far as its reach matters: the proven sender and the signed To/Cc. */
+export interface ReplyParticipants {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+}
 
 export interface ToolContextPorts {
   readonly config: DeploymentConfig;
@@ -25,6 +34,13 @@ export interface ToolContextPorts {
   /** G18: where a run's closed channels are recorded. */
   readonly channel: EgressChannel;
   sendOutbound(request: OutboundRequest): Promise<void>;
+  /**
+   * The agent's outbound rules (admin table `outboundRules`, validated, fail-closed), read when a send is asked
+   * for, so an operator's change applies to the next send.
+   */
+  outboundRules(agent: string): Promise<readonly AccessRule[]>;
+  /** The agent's stored message a reply answers (its automatic participants), or null. */
+  replyParticipants(agent: string, messageId: string): Promise<ReplyParticipants | null>;
 }
 
 /**
@@ -55,10 +71,53 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
         onWiderRead: () => ports.channel.close(run.runId, "archive-read"),
       }),
       async deliver(request) {
+        // What only the runtime may say about a send is dropped from whatever a tool passes (a tool is code the
+        // type system does not bind): the G18 stamp, the confirm card's exemption, and `notice` (engine mail,
+        // whose outbound path skips the outbound rules).
+        const {
+          channelClosed: _stamp,
+          recipientsFrom: _engineOnly,
+          kind: _kind,
+          ...asked
+        } = request as typeof request & Pick<OutboundRequest, "channelClosed" | "recipientsFrom">;
+        // Outbound reach, enforced here in the runtime rather than in each tool (G12 style): every tool that sends
+        // comes through deliver, so a steered model cannot reach an address the operator did not allow by finding
+        // another tool. The outbound function checks the same rules again from the admin table.
+        // G18: once the run has read wider than its sender, a send may reach only the proven sender and what the
+        // outbound rules allow; the request is stamped so the outbound function holds it to the same.
+        const closed = await ports.channel.isClosed(run.runId);
+        const target =
+          asked.mode === "reply" && asked.replyTo
+            ? await ports.replyParticipants(agent.address, asked.replyTo.messageId)
+            : null;
+        const reach = checkOutboundReach({
+          rules: await ports.outboundRules(agent.address),
+          domains: ports.config.domains,
+          agent: agent.address,
+          mode: asked.mode,
+          to: asked.to,
+          cc: asked.cc,
+          bcc: asked.bcc,
+          ...(target ? { reply: { sender: target.from, to: target.to, cc: target.cc } } : {}),
+          channelClosed: closed,
+        });
+        if (!reach.ok) {
+          ports.logger.warn("send refused: recipient not allowed by the outbound rules", {
+            agent: agent.address,
+            runId: run.runId,
+            callId: call.id,
+            reason: reach.reason,
+            refused: reach.refused,
+            channelClosed: closed,
+          });
+          return fail(reach.reason, reach.detail ?? reach.reason);
+        }
         // The request id is the call's idempotency key: a replayed round cannot send twice.
         const requestId = `send-${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
         await ports.sendOutbound({
-          ...request,
+          ...asked,
+          kind: "agent",
+          ...(closed ? { channelClosed: true } : {}),
           requestId,
           agent: agent.address,
           correlationId: run.correlationId,

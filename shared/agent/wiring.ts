@@ -219,6 +219,12 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
         createMailbox({ ...s, messages: stores.messages, blobs: stores.blobs, files: stores.state }),
       sendOutbound: w.sendOutbound,
       channel,
+      // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
+      outboundRules: async (agent) => (await loadAdmin()).outboundRules.filter((r) => r.agent === agent),
+      replyParticipants: async (agent, id) => {
+        const m = await stores.messages.get(agent, id);
+        return m && m.direction === "in" ? { from: m.from, to: m.to, cc: m.cc } : null;
+      },
     }),
     checks: runCallChecks({ config, registry: opts.registry, channel }),
     logger,

@@ -32,6 +32,11 @@ export const TABLES = {
   agents: { partitionKey: "address", kind: "admin" },
   /** sk `rule` = `<effect>#<pattern>`, so one pattern has at most one rule per effect. */
   accessRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },
+  /**
+   * Where each agent's mail may go (issue 14): same key and pattern algebra as access rules, sk `rule` =
+   * `<effect>#<pattern>`.
+   */
+  outboundRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },
   toolkits: { partitionKey: "id", kind: "admin" },
   responsibilities: { partitionKey: "id", kind: "admin" },
   approvers: { partitionKey: "toolkit", sortKey: "address", kind: "admin" },

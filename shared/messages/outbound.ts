@@ -20,6 +20,17 @@ export interface OutboundRequest {
   readonly correlationId: string;
   /** Engine notices (bounces, budget notices) are stamped like agent mail but carry no thread. */
   readonly kind?: "agent" | "notice";
+  /**
+   * Set by the runtime's deliver (never by a tool) when the run has read content wider than its sender's own
+   * (G18): the outbound then holds even the reply's automatic participants to the agent's outbound rules.
+   * Absent means false.
+   */
+  readonly channelClosed?: boolean;
+  /**
+   * `approvers`: the engine chose the recipients from the admin tables (a confirm card, G14), not the model, so
+   * the agent's outbound rules do not apply. Only the plan-card code sets it; deliver strips it from tools.
+   */
+  readonly recipientsFrom?: "approvers";
 }
 
 /** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
@@ -59,6 +70,8 @@ export const outboundMessageSchema = z
     runId: z.string().max(512).optional(),
     correlationId: z.string().max(512),
     kind: z.enum(["agent", "notice"]).optional(),
+    channelClosed: z.boolean().optional(),
+    recipientsFrom: z.enum(["approvers"]).optional(),
     notice: z
       .object({
         reason: z.enum(NOTICE_REASONS),

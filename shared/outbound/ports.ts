@@ -1,5 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
 import type { SendStateReason } from "./reasons.ts";
@@ -154,6 +154,8 @@ export interface BlobSink {
 
 export interface AgentDirectory {
   get(address: string): Promise<AgentItem | null>;
+  /** The agent's outbound rules (admin table `outboundRules`), validated and fail-closed. */
+  outboundRules(address: string): Promise<readonly AccessRule[]>;
 }
 
 export interface OutboundDeps {

@@ -1,4 +1,5 @@
 import { PREFIXES } from "../config/tables.ts";
+import { checkOutboundReach } from "../gate/outbound-reach.ts";
 import { type ComposeMode, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
 import { derivedId, requestMessageId, sentMailboxId } from "../mail/message-id.ts";
 import { composeNotice, noticeReasonFor, postmasterOf } from "../mail/notice.ts";
@@ -50,6 +51,8 @@ export async function prepareSend(
   let threadId: string;
   let recipients: ReturnType<typeof newMailRecipients>;
   let body = message.body;
+  /** A reply's automatic participants: the proven sender and the signed To/Cc of the mail it answers. */
+  let participants: { sender: string; to: readonly string[]; cc: readonly string[] } | undefined;
 
   if (message.kind === "notice") {
     const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : fail("recipient-invalid");
@@ -71,6 +74,7 @@ export async function prepareSend(
     if (!parent) return fail("reply-target-not-found");
     if (parent.direction !== "in") return fail("reply-target-not-inbound");
     mode = { kind: "reply", parent };
+    participants = { sender: parent.from, to: parent.to, cc: parent.cc };
     threadId = parent.threadId;
     recipients = replyAllRecipients({
       inboundFrom: parent.from,
@@ -88,6 +92,25 @@ export async function prepareSend(
     recipients = newMailRecipients({ ...message, agentAddress: identity.address, max });
   }
   if (!recipients.ok) return fail(recipients.reason);
+  if (message.kind !== "notice" && origin === "agent" && message.recipientsFrom !== "approvers") {
+    // Outbound reach, again here from the admin table (agent-step's deliver checked it first): whatever bug or
+    // bypass put this request on the queue, agent mail reaches only a reply's own participants and what the
+    // agent's outbound rules allow. Checked on the lists the model supplied (reply-all adds only participants)
+    // and refused whole, before anything is composed or stored. Not for notices (the proven sender only, G6),
+    // confirm cards (the approvers the operator listed, G14) or operator mail (`postern send`).
+    const reach = checkOutboundReach({
+      rules: await deps.agents.outboundRules(identity.address),
+      domains: deps.config.domains,
+      agent: identity.address,
+      mode: message.mode,
+      to: message.to,
+      cc: message.cc,
+      bcc: message.bcc,
+      ...(participants ? { reply: participants } : {}),
+      channelClosed: message.channelClosed === true,
+    });
+    if (!reach.ok) return fail(reach.reason, `refused: ${reach.refused.join(", ")}`);
+  }
   if (recipients.dropped.length)
     deps.logger.warn("outbound: dropped inbound recipients that are not plain addresses", {
       requestId: message.requestId,

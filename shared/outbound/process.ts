@@ -104,6 +104,7 @@ async function sendClaimed(
       requestId,
       agent: message.agent,
       reason: prepared.reason,
+      ...(prepared.detail === undefined ? {} : { detail: prepared.detail }),
     });
     return { status: "failed", requestId, reason: prepared.reason };
   }

@@ -1,3 +1,4 @@
+import type { OutboundReachReason } from "../gate/outbound-reach.ts";
 import type { ComposeFailureReason } from "../mail/compose.ts";
 import type { RecipientReason } from "../mail/recipients.ts";
 
@@ -12,6 +13,7 @@ export type PrepareFailureReason =
   | "subject-on-reply"
   | "notice-malformed"
   | "attachment-not-found"
+  | OutboundReachReason
   | RecipientReason
   | ComposeFailureReason;
 

@@ -90,7 +90,13 @@ export function outboundDeps(input: {
     state: sendStateStore(stores.state),
     ses: input.ses,
     mailbox: mailbox(stores),
-    agents: { get: (address) => stores.admin.getAgent(address) },
+    agents: {
+      get: (address) => stores.admin.getAgent(address),
+      // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
+      // From the cached snapshot: one read of the admin version per send, not a scan (issue 13).
+      outboundRules: async (address) =>
+        (await stores.admin.snapshot()).outboundRules.filter((r) => r.agent === address),
+    },
     blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
     // The same resolution as the run's Mailbox (G12): inbound attachments and agent-created files.
     attachments: createAttachmentSource({

@@ -12,6 +12,7 @@ import {
   readAccessRules,
   readAgents,
   readApprovers,
+  readOutboundRules,
   readResponsibilities,
   readToolkits,
   ruleKey,
@@ -25,6 +26,8 @@ import {
   accessRuleItem,
   agentItem,
   approverItem,
+  type OutboundRuleItem,
+  outboundRuleItem,
   type ResponsibilityItem,
   responsibilityItem,
   type ToolkitItem,
@@ -74,7 +77,7 @@ export interface WriteOptions {
 export const DEFAULT_TOOLKIT = { id: "default", name: "Default tools", tools: ["send_email"] } as const;
 
 /**
- * The admin tables (agents, access rules, toolkits, responsibilities, approvers). Reads validate every item and
+ * The admin tables (agents, access rules, outbound rules, toolkits, responsibilities, approvers). Reads validate every item and
  * fail closed (see shared/admin/read.ts); writes validate before they touch DynamoDB.
  */
 export class AdminRepo implements AdminTables {
@@ -111,14 +114,16 @@ export class AdminRepo implements AdminTables {
   }
 
   /**
-   * With `cascade` the agent's access rules go too and it is detached from every toolkit, so re-adding the
-   * address later does not silently revive old allow rules. The agent item goes first: mail stops at once.
+   * With `cascade` the agent's access and outbound rules go too and it is detached from every toolkit, so
+   * re-adding the address later does not silently revive old allow rules. The agent item goes first: mail stops
+   * at once.
    */
   async deleteAgent(address: string, opts: { cascade?: boolean } = {}): Promise<boolean> {
     const deleted = await this.rawDelete("agents", { address });
     if (opts.cascade) {
-      for (const raw of await this.rawQuery("accessRules", "agent", address))
-        await this.rawDelete("accessRules", { agent: address, rule: raw.rule });
+      for (const table of ["accessRules", "outboundRules"] as const)
+        for (const raw of await this.rawQuery(table, "agent", address))
+          await this.rawDelete(table, { agent: address, rule: raw.rule });
       for (const raw of await this.rawItems("toolkits")) {
         if (Array.isArray(raw.agents) && raw.agents.includes(address))
           await this.detachAgent(String(raw.id), address);
@@ -149,6 +154,37 @@ export class AdminRepo implements AdminTables {
 
   async deleteAccessRule(agent: string, effect: string, pattern: string): Promise<boolean> {
     return this.rawDelete("accessRules", { agent, rule: ruleKey(effect, pattern) });
+  }
+
+  // ---- outbound rules
+
+  /**
+   * Validated outbound rules (all agents, or one), with a synthetic `deny *` standing in for any invalid item.
+   * The pipeline reads them all (a Scan, which the functions may do on admin tables only) and filters by agent,
+   * so an invalid item keyed by a mixed-case agent still binds that agent.
+   */
+  async listOutboundRules(agent?: string): Promise<OutboundRuleItem[]> {
+    const raws = agent
+      ? await this.rawQuery("outboundRules", "agent", agent)
+      : await this.rawItems("outboundRules");
+    return readOutboundRules(raws, this.logger);
+  }
+
+  async putOutboundRule(
+    input: unknown,
+    opts: WriteOptions = {},
+  ): Promise<AdminWriteResult<OutboundRuleItem>> {
+    const parsed = outboundRuleItem.safeParse(input);
+    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    const item = parsed.data;
+    const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
+    const created = await this.rawPut("outboundRules", stored, opts.ifAbsent ? "agent" : undefined);
+    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    return { ok: true, item, created };
+  }
+
+  async deleteOutboundRule(agent: string, effect: string, pattern: string): Promise<boolean> {
+    return this.rawDelete("outboundRules", { agent, rule: ruleKey(effect, pattern) });
   }
 
   // ---- toolkits
@@ -295,14 +331,15 @@ export class AdminRepo implements AdminTables {
   }
 
   async #readAll(): Promise<AdminSnapshot> {
-    const [agents, accessRules, toolkits, responsibilities, approvers] = await Promise.all([
+    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all([
       this.listAgents(),
       this.listAccessRules(),
+      this.listOutboundRules(),
       this.listToolkits(),
       this.listResponsibilities(),
       this.listApprovers(),
     ]);
-    return { agents, accessRules, toolkits, responsibilities, approvers };
+    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers };
   }
 
   exportDocument(): Promise<AdminDocument> {

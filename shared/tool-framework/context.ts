@@ -25,8 +25,9 @@ export type RunTrigger =
   | { readonly kind: "responsibility"; readonly responsibility: ResponsibilityItem };
 
 /**
- * The runtime's deliver never refuses: a queue error throws, and the dispatcher makes it `tool-error`. A refusal is
- * an implementation's own code (a test double's, another runtime's), which send_email passes through to the model.
+ * The runtime's deliver refuses a send whose recipients the agent's outbound rules do not allow
+ * (`recipient-not-allowed`, with a detail naming them: the model reads it); a queue error throws, and the
+ * dispatcher makes it `tool-error`. send_email passes any refusal's code and detail through to the model.
  */
 export type DeliverResult = Ok<{ readonly requestId: string }> | Fail<string>;
 
@@ -103,7 +104,11 @@ export interface ToolContext {
   readonly mailbox: Mailbox;
   /** Facts recorded in this agent's thread (record_fact). Absent where no store is wired. */
   readonly facts?: FactStore;
+  /** Queue a send; the runtime checks the recipients against the agent's outbound rules first. */
   deliver(
-    request: Omit<OutboundRequest, "requestId" | "agent" | "correlationId" | "runId">,
+    request: Omit<
+      OutboundRequest,
+      "requestId" | "agent" | "correlationId" | "runId" | "channelClosed" | "recipientsFrom"
+    >,
   ): Promise<DeliverResult>;
 }

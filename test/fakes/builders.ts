@@ -49,7 +49,15 @@ export function toolkit(id: string, tools: string[], extra: Partial<ToolkitItem>
 }
 
 export function admin(extra: Partial<AdminSnapshot> = {}): AdminSnapshot {
-  return { agents: [agent()], accessRules: [], toolkits: [], responsibilities: [], approvers: [], ...extra };
+  return {
+    agents: [agent()],
+    accessRules: [],
+    outboundRules: [],
+    toolkits: [],
+    responsibilities: [],
+    approvers: [],
+    ...extra,
+  };
 }
 
 /** A run as the step loop sees it (loaded, with its trigger). */

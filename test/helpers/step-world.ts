@@ -1,4 +1,10 @@
-import type { AdminSnapshot, AgentItem, ApproverItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import type {
+  AdminSnapshot,
+  AgentItem,
+  ApproverItem,
+  OutboundRuleItem,
+  ToolkitItem,
+} from "../../shared/admin/schema.ts";
 import { applyConfirmation } from "../../shared/agent/apply-plan.ts";
 import { budgetNoticeRequest } from "../../shared/agent/budget-notice.ts";
 import { createBudgetGate } from "../../shared/agent/budgets.ts";
@@ -58,6 +64,8 @@ export interface StepWorldOptions {
   readonly config?: Record<string, unknown>;
   readonly agent?: Partial<AgentItem>;
   readonly leaseMs?: number;
+  /** The agent's outbound rules (admin table `outboundRules`). */
+  readonly outboundRules?: readonly OutboundRuleItem[];
 }
 
 /** Every store the agent-step function uses, as its fake, over one clock. */
@@ -153,6 +161,11 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
       mailbox: (scope) => createMailbox({ ...scope, messages, blobs, files: state, now }),
       sendOutbound,
       channel,
+      outboundRules: async (a) => (await loadAdmin()).outboundRules.filter((r) => r.agent === a),
+      replyParticipants: async (a, id) => {
+        const m = await messages.get(a, id);
+        return m && m.direction === "in" ? { from: m.from, to: m.to, cc: m.cc } : null;
+      },
     }),
     checks: runCallChecks({ config, registry, channel }),
     propose: proposeOperation({ plans, registry }),
@@ -204,6 +217,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
       agents: [agentItem(opts.agent)],
       toolkits: [...(opts.toolkits ?? [])],
       approvers: [...(opts.approvers ?? [])],
+      outboundRules: [...(opts.outboundRules ?? [])],
     }),
   };
   const common: Common = {
@@ -223,7 +237,17 @@ export function stepWorld(opts: StepWorldOptions = {}) {
     clock,
     snapshot,
     /** Store a received message and create its reply run, as verify does; returns the run id. */
-    async startReplyRun(o: { sesMessageId?: string; from?: string; body?: string; threadId?: string } = {}) {
+    async startReplyRun(
+      o: {
+        sesMessageId?: string;
+        from?: string;
+        body?: string;
+        threadId?: string;
+        /** The mail's signed To/Cc (default: the agent alone). */
+        to?: string[];
+        cc?: string[];
+      } = {},
+    ) {
       const ses = o.sesMessageId ?? `ses-${++n}`;
       const ids = acceptedIds(ses, AGENT, clock.now.toISOString());
       const from = o.from ?? SENDER;
@@ -234,6 +258,8 @@ export function stepWorld(opts: StepWorldOptions = {}) {
         from,
         at: clock.now.toISOString(),
         fromName: "Alice",
+        ...(o.to ? { to: o.to } : {}),
+        ...(o.cc ? { cc: o.cc } : {}),
       });
       await f.blobs.put(m.bodyKey, o.body ?? "Please check my order 1234, it has not arrived.");
       await f.messages.put(m);

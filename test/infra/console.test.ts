@@ -96,7 +96,14 @@ describe("console sign-in", () => {
 
 describe("console role: least privilege", () => {
   it("writes only the admin tables, the audit log and the plan-decision marker", () => {
-    const admin = ["agents", "accessRules", "toolkits", "responsibilities", "approvers"] as const;
+    const admin = [
+      "agents",
+      "accessRules",
+      "outboundRules",
+      "toolkits",
+      "responsibilities",
+      "approvers",
+    ] as const;
     expect(granted("dynamodb:PutItem").sort()).toEqual(
       [...admin.map(tableRef), tableRef("audit"), tableRef("state")].sort(),
     );

@@ -167,6 +167,62 @@ describe("postern agents/rules/toolkits/approvers", () => {
     expect((await cli("rules", "remove", ...rule)).code).toBe(1);
   });
 
+  it("adds, lists and removes outbound rules, refusing rules for an unknown agent (issue 14)", async () => {
+    await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
+    const allow = ["--agent", SUZIE, "--pattern", "*@Partner.example", "--effect", "allow"];
+    expect(await cli("outbound-rules", "add", ...allow)).toEqual({
+      code: 0,
+      out: `added outbound allow *@partner.example for ${SUZIE}\n`,
+      err: "",
+    });
+    await cli(
+      "outbound-rules",
+      "add",
+      "--agent",
+      SUZIE,
+      "--pattern",
+      "ceo@partner.example",
+      "--effect",
+      "deny",
+    );
+    expect((await cli("outbound-rules", "list", "--agent", SUZIE)).out).toMatch(
+      /^AGENT\s+EFFECT\s+PATTERN\s+NOTE\n.*allow\s+\*@partner\.example.*\n.*deny\s+ceo@partner\.example/,
+    );
+    // Not the inbound rules: the two tables are separate.
+    expect(JSON.parse((await cli("rules", "list", "--json")).out)).toEqual([]);
+    const exported = JSON.parse((await cli("admin", "export")).out);
+    expect(exported.outboundRules).toEqual([
+      { agent: SUZIE, pattern: "*@partner.example", effect: "allow" },
+      { agent: SUZIE, pattern: "ceo@partner.example", effect: "deny" },
+    ]);
+    expect(
+      await cli(
+        "outbound-rules",
+        "add",
+        "--agent",
+        "nobody@x.example",
+        "--pattern",
+        "a@b.com",
+        "--effect",
+        "allow",
+      ),
+    ).toMatchObject({ code: 1, err: "error: no agent nobody@x.example (add it with: agents add)\n" });
+    expect(
+      (await cli("outbound-rules", "add", "--agent", SUZIE, "--pattern", "a@b.com", "--effect", "maybe"))
+        .code,
+    ).toBe(2);
+    expect((await cli("outbound-rules", "remove", ...allow)).code).toBe(0);
+    expect(await cli("outbound-rules", "remove", ...allow)).toMatchObject({
+      code: 1,
+      err: `error: no outbound allow rule *@partner.example for ${SUZIE}\n`,
+    });
+    expect(JSON.parse((await cli("outbound-rules", "list", "--json")).out)).toEqual([
+      { agent: SUZIE, pattern: "ceo@partner.example", effect: "deny" },
+    ]);
+    await cli("agents", "remove", SUZIE);
+    expect(JSON.parse((await cli("outbound-rules", "list", "--json")).out)).toEqual([]);
+  });
+
   it("exits 2 on usage errors, before opening any target", async () => {
     expect(
       (await cli("rules", "add", "--agent", SUZIE, "--pattern", "a@b.com", "--effect", "maybe")).code,

@@ -21,7 +21,14 @@ let logger: RecordingLogger;
 const lines = () => logger.text({ fields: false });
 let repo: AdminRepo;
 
-const ADMIN = ["agents", "accessRules", "toolkits", "responsibilities", "approvers"] as const;
+const ADMIN = [
+  "agents",
+  "accessRules",
+  "outboundRules",
+  "toolkits",
+  "responsibilities",
+  "approvers",
+] as const;
 
 async function wipe(): Promise<void> {
   for (const t of ADMIN) {
@@ -91,8 +98,14 @@ describe("AdminRepo writes", () => {
     await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
     await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
     await repo.putAccessRule({ agent: SUZIE, pattern: "*@example.com", effect: "allow" });
+    await repo.putOutboundRule({ agent: SUZIE, pattern: "*@partner.example", effect: "allow" });
+    await repo.putOutboundRule({ agent: BOB, pattern: "*@partner.example", effect: "allow" });
     expect(await repo.deleteAgent(SUZIE, { cascade: true })).toBe(true);
     expect(await repo.listAccessRules(SUZIE)).toEqual([]);
+    // A re-added address must not inherit the old agent's reach.
+    expect(await repo.listOutboundRules()).toEqual([
+      { agent: BOB, pattern: "*@partner.example", effect: "allow" },
+    ]);
     expect((await repo.getToolkit("default"))?.agents).toEqual([BOB]);
     expect(await repo.deleteAgent(SUZIE)).toBe(false);
   });
@@ -187,6 +200,10 @@ describe("admin documents", () => {
         { address: BOB, name: "Bob", model: "demo", maxToolTurns: 3, custom: "kept" },
       ],
       accessRules: [...MINIMAL.accessRules, { agent: BOB, pattern: "*@evil.example", effect: "deny" }],
+      outboundRules: [
+        { agent: BOB, pattern: "*@partner.example", effect: "allow" },
+        { agent: BOB, pattern: "ceo@partner.example", effect: "deny" },
+      ],
       toolkits: [
         ...MINIMAL.toolkits,
         { id: "crm", tools: ["lookup_customer"], agents: [BOB], allowScheduled: true },
@@ -198,7 +215,8 @@ describe("admin documents", () => {
     expect(first.agents.find((a) => a.address === BOB)?.custom).toBe("kept");
     await wipe();
     expect((await repo.exportDocument()).agents).toEqual([]);
-    expect(await repo.importDocument(first)).toMatchObject({ ok: true, written: 8 });
+    expect(first.outboundRules).toHaveLength(2);
+    expect(await repo.importDocument(first)).toMatchObject({ ok: true, written: 10 });
     expect(await repo.exportDocument()).toEqual(first);
   });
 
@@ -214,6 +232,7 @@ describe("admin documents", () => {
     expect(await repo.exportDocument()).toEqual({
       agents: [],
       accessRules: [],
+      outboundRules: [],
       toolkits: [],
       responsibilities: [],
       approvers: [],
@@ -238,10 +257,29 @@ describe("admin documents", () => {
     await repo.importDocument(MINIMAL);
     await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
     await putRaw("accessRules", { agent: SUZIE, rule: "deny#junk", effect: "deny" });
+    await putRaw("outboundRules", { agent: SUZIE, rule: "allow#junk", effect: "allow" });
     const r = await repo.importDocument(MINIMAL, { replace: true });
-    expect(r).toEqual({ ok: true, written: 3, deleted: 2 });
+    expect(r).toEqual({ ok: true, written: 3, deleted: 3 });
     expect((await repo.listAgents()).map((a) => a.address)).toEqual([SUZIE]);
     expect(await repo.listAccessRules()).toEqual([MINIMAL.accessRules[0]]);
+    expect(await repo.listOutboundRules()).toEqual([]);
+  });
+
+  it("an invalid outbound rule, even an allow, locks its agent to a reply's own participants", async () => {
+    await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
+    await repo.putOutboundRule({ agent: SUZIE, pattern: "*@partner.example", effect: "allow" });
+    await putRaw("outboundRules", {
+      agent: SUZIE,
+      rule: "allow#Bob@x.example",
+      effect: "allow",
+      pattern: "Bob@x.example",
+    });
+    const snap = await repo.snapshot();
+    expect(snap.outboundRules).toEqual([
+      { agent: SUZIE, pattern: "*@partner.example", effect: "allow" },
+      { agent: SUZIE, pattern: "*", effect: "deny", failClosedFor: "allow#Bob@x.example" },
+    ]);
+    expect(lines().join("\n")).toContain("invalid outbound rule");
   });
 
   it("without replace, references may point at items already stored", async () => {

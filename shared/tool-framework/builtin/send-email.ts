@@ -103,6 +103,8 @@ export const sendEmailTool = defineTool({
     "other To and Cc recipients); you may add to/cc/bcc. The subject and threading are set for you.",
     "mode `new` starts a new conversation: give `to` and `subject`. On scheduled tasks only `new` is available.",
     "Addresses must be plain (name@example.com). The sender is always you. Attach files by their ids.",
+    "A new message, and any address you add, may only go where the operator's outbound rules allow; otherwise",
+    "nothing is sent and the result names the refused addresses.",
     "Returns `queued` once the message is handed to the mail system.",
   ].join(" "),
   input,
@@ -113,7 +115,8 @@ export const sendEmailTool = defineTool({
     exemptReason:
       "send_email is the agent's voice: answering the sender is the run's purpose, so it cannot wait for an " +
       "approver. Its reach is fixed in code instead: From is always the agent, a reply goes to the thread's own " +
-      "participants, recipients are capped, and every mail is hop-stamped against loops (G5, G9).",
+      "participants, any other recipient must be allowed by the operator's outbound rules, recipients are " +
+      "capped, and every mail is hop-stamped against loops (G5, G9).",
   },
   async use(ctx, inp) {
     const isScheduled = ctx.trigger.kind !== "message";
@@ -150,7 +153,12 @@ export const sendEmailTool = defineTool({
       attachmentIds,
       kind: "agent",
     });
-    if (!delivered.ok) return toolFailure(delivered.reason, "The message could not be queued for sending.");
+    // The runtime's refusal says what the model can do about it (e.g. which recipients the outbound rules refuse).
+    if (!delivered.ok)
+      return toolFailure(
+        delivered.reason,
+        delivered.detail ?? "The message could not be queued for sending.",
+      );
     return success({ status: "queued", requestId: delivered.requestId });
   },
 });

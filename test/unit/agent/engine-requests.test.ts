@@ -72,6 +72,8 @@ describe("what the engine asks the outbound function to send", () => {
       },
       sendOutbound: async (r) => void sent.push(r),
       channel: { close: async () => {}, isClosed: async () => false },
+      outboundRules: async () => [],
+      replyParticipants: async () => null,
     });
     const call = { id: "c1", name: "send_email", input: {} };
     const ctx = make(replyRun(), agent(), 2, call, "run-1:2:c1", []);

@@ -36,6 +36,7 @@ const baseConfig = (over: Record<string, unknown> = {}): DeploymentConfig =>
 const admin = (over: Partial<AdminSnapshot> = {}): AdminSnapshot => ({
   agents: [agent("helpdesk@agents.example.net"), agent("sales@agents.example.net")],
   accessRules: [],
+  outboundRules: [],
   toolkits: [],
   responsibilities: [],
   approvers: [],

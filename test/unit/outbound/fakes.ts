@@ -42,6 +42,9 @@ export function recordingSes(
   };
 }
 
+/** An outbound rule set that lets mail go anywhere (`allow *`). */
+export const ALLOW_ALL = [{ pattern: "*", effect: "allow" }] as const;
+
 export const INBOUND: ReplyTarget = {
   id: "20261129T100000000-aaaa0001",
   threadId: "thread-1",
@@ -101,6 +104,8 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
       async get(address) {
         return address === HELPDESK.address ? HELPDESK : null;
       },
+      // These worlds are about composing and sending; the outbound-reach tests set their own rules.
+      outboundRules: async () => ALLOW_ALL,
     },
     config: CONFIG,
     clock: () => clock.now,

@@ -157,7 +157,7 @@ describe("processOutboundRequest: refusals are permanent, recorded, and never se
     const sales = { ...HELPDESK, address: "sales@agents.example.com", name: "Sales" };
     const w = world();
     const w2 = world({
-      agents: { get: async (a) => (a === sales.address ? sales : null) },
+      agents: { get: async (a) => (a === sales.address ? sales : null), outboundRules: async () => [] },
       mailbox: w.deps.mailbox,
     });
     expect(await processOutboundRequest(reply({ agent: sales.address }), w2.deps)).toMatchObject({
@@ -167,7 +167,9 @@ describe("processOutboundRequest: refusals are permanent, recorded, and never se
   });
 
   it("a disabled agent does not send", async () => {
-    const w = world({ agents: { get: async () => ({ ...HELPDESK, enabled: false }) } });
+    const w = world({
+      agents: { get: async () => ({ ...HELPDESK, enabled: false }), outboundRules: async () => [] },
+    });
     expect(await processOutboundRequest(reply(), w.deps)).toMatchObject({
       status: "failed",
       reason: "agent-disabled",
