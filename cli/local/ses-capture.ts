@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -97,11 +97,13 @@ export async function startSesCapture(opts: SesCaptureOptions): Promise<SesCaptu
         ? { configurationSetName: input.ConfigurationSetName }
         : {}),
     };
-    await writeFile(
+    // Written under a temporary name and renamed: whoever watches the outbox (a test, a developer's tail) never
+    // reads a half-written mail.
+    await writeWhole(
       emlPath,
       rewriteAsSes(raw, messageId, opts.region ?? "us-east-1", (opts.clock ?? (() => new Date()))()),
     );
-    await writeFile(join(opts.outboxDir, `${messageId}.json`), `${JSON.stringify(mail, null, 2)}\n`);
+    await writeWhole(join(opts.outboxDir, `${messageId}.json`), `${JSON.stringify(mail, null, 2)}\n`);
     opts.onCaptured?.(mail);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ MessageId: messageId }));
@@ -153,4 +155,11 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   if (res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json", "x-amzn-errortype": code });
   res.end(JSON.stringify({ message }));
+}
+
+/** Write, then rename into place (atomic on one filesystem): the file appears whole or not at all. */
+async function writeWhole(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = `${path}.partial`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
 }

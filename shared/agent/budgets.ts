@@ -35,69 +35,18 @@ export function createBudgetGate(opts: {
   notify(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }): BudgetGate {
   const { counters, config } = opts;
-  const caps = (agent: AgentItem) => ({
-    agentRuns: Math.min(config.budgets.runsPerAgentPerDay, agent.runsPerDay ?? Number.POSITIVE_INFINITY),
-    agentTokens: Math.min(
-      config.budgets.tokensPerAgentPerDay,
-      agent.tokensPerDay ?? Number.POSITIVE_INFINITY,
-    ),
-    senderRuns: config.budgets.runsPerSenderPerDay,
-    senderTokens: config.budgets.tokensPerSenderPerDay,
-  });
-  const check = async (
-    pk: string,
-    sk: string,
-    by: number,
-    limit: number,
-    reason: BudgetReason,
-  ): Promise<BudgetVerdict> => {
-    const r = await counters.increment(pk, sk, by, { limit, ttlSeconds: DAY_TTL });
-    return r.ok ? ok() : fail(reason);
-  };
   return {
     async beforeInference(run, agent, round) {
       const d = day(opts.now());
-      const c = caps(agent);
+      const c = dailyCaps(config, agent);
       // Count a run once, even when round 1 is redelivered after a crash.
       const first =
         round === 1 && (await counters.putIfAbsent(`budget-run#${run.runId}`, "counted", {}, DAY_TTL)).ok;
       if (first) {
-        const a = await check(`budget#runs#agent#${agent.address}`, d, 1, c.agentRuns, "agent-runs-per-day");
-        if (!a.ok) return a;
-        if (run.sender) {
-          const s = await check(
-            `budget#runs#sender#${run.sender.routingKey}`,
-            d,
-            1,
-            c.senderRuns,
-            "sender-runs-per-day",
-          );
-          if (!s.ok) {
-            // Give back the agent's run: a sender over their own cap must not use up the agent's day for
-            // everyone else (the per-sender cap exists to isolate one noisy sender).
-            await counters.increment(`budget#runs#agent#${agent.address}`, d, -1, { ttlSeconds: DAY_TTL });
-            return s;
-          }
-        }
+        const counted = await countRun(counters, run, agent, d, c);
+        if (!counted.ok) return counted;
       }
-      // A zero-cost probe: `by: 0` fails once the day's tokens have reached the cap.
-      const at = await check(
-        `budget#tokens#agent#${agent.address}`,
-        d,
-        0,
-        c.agentTokens - 1,
-        "agent-tokens-per-day",
-      );
-      if (!at.ok) return at;
-      if (run.sender)
-        return check(
-          `budget#tokens#sender#${run.sender.routingKey}`,
-          d,
-          0,
-          c.senderTokens - 1,
-          "sender-tokens-per-day",
-        );
-      return ok();
+      return probeTokens(counters, run, agent, d, c);
     },
     async afterInference(run, agent, usage: Usage) {
       const d = day(opts.now());
@@ -119,4 +68,97 @@ export function createBudgetGate(opts: {
       if (first.ok) await opts.notify(run, agent, reason);
     },
   };
+}
+
+interface DailyCaps {
+  readonly agentRuns: number;
+  readonly agentTokens: number;
+  readonly senderRuns: number;
+  readonly senderTokens: number;
+}
+
+/** The deployment's daily caps; an agent's own caps can only lower its share, never raise it. */
+function dailyCaps(config: DeploymentConfig, agent: AgentItem): DailyCaps {
+  return {
+    agentRuns: Math.min(config.budgets.runsPerAgentPerDay, agent.runsPerDay ?? Number.POSITIVE_INFINITY),
+    agentTokens: Math.min(
+      config.budgets.tokensPerAgentPerDay,
+      agent.tokensPerDay ?? Number.POSITIVE_INFINITY,
+    ),
+    senderRuns: config.budgets.runsPerSenderPerDay,
+    senderTokens: config.budgets.tokensPerSenderPerDay,
+  };
+}
+
+/** One atomic check-and-add on a day's counter: refused, with nothing added, when it would pass `limit`. */
+async function withinCap(
+  counters: CounterStore,
+  pk: string,
+  sk: string,
+  by: number,
+  limit: number,
+  reason: BudgetReason,
+): Promise<BudgetVerdict> {
+  const r = await counters.increment(pk, sk, by, { limit, ttlSeconds: DAY_TTL });
+  return r.ok ? ok() : fail(reason);
+}
+
+/** A new run counts against the agent's runs for the day, then its sender's. */
+async function countRun(
+  counters: CounterStore,
+  run: RunRecord,
+  agent: AgentItem,
+  d: string,
+  c: DailyCaps,
+): Promise<BudgetVerdict> {
+  const a = await withinCap(
+    counters,
+    `budget#runs#agent#${agent.address}`,
+    d,
+    1,
+    c.agentRuns,
+    "agent-runs-per-day",
+  );
+  if (!a.ok || !run.sender) return a;
+  const s = await withinCap(
+    counters,
+    `budget#runs#sender#${run.sender.routingKey}`,
+    d,
+    1,
+    c.senderRuns,
+    "sender-runs-per-day",
+  );
+  if (!s.ok) {
+    // Give back the agent's run: a sender over their own cap must not use up the agent's day for
+    // everyone else (the per-sender cap exists to isolate one noisy sender).
+    await counters.increment(`budget#runs#agent#${agent.address}`, d, -1, { ttlSeconds: DAY_TTL });
+  }
+  return s;
+}
+
+/** A zero-cost probe: `by: 0` fails once the day's tokens have reached the cap, the agent's, then the sender's. */
+async function probeTokens(
+  counters: CounterStore,
+  run: RunRecord,
+  agent: AgentItem,
+  d: string,
+  c: DailyCaps,
+): Promise<BudgetVerdict> {
+  const at = await withinCap(
+    counters,
+    `budget#tokens#agent#${agent.address}`,
+    d,
+    0,
+    c.agentTokens - 1,
+    "agent-tokens-per-day",
+  );
+  if (!at.ok || !run.sender) return at;
+  return withinCap(
+    counters,
+    `budget#tokens#sender#${run.sender.routingKey}`,
+    d,
+    0,
+    c.senderTokens - 1,
+    "sender-tokens-per-day",
+  );
 }

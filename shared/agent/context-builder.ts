@@ -53,53 +53,11 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       }
       const current = await sources.getMessage(run.agent, run.trigger.message.id);
       if (!current) throw new Error(`run ${run.runId}: message ${run.trigger.message.id} not found`);
-      // Same eyes (issue 14): thread memory shows only mail this run's sender could already see (they sent it, or
-      // it was sent to them); a thread they joined late, or one with a Cc they were left off, shows no more.
-      const sender = run.sender?.routingKey ?? null;
-      const window = await sources.listThread(run.agent, current.threadId, { newest: HISTORY_WINDOW });
-      const thread = window
-        .filter((m) => m.id !== current.id && m.at <= current.at && sender !== null && seenBy(sender, m))
-        .sort((a, b) => a.at.localeCompare(b.at));
-      const shownHistory = thread.slice(-MAX_HISTORY);
-      const blocks: string[] = [...context];
-      const untrusted: string[] = [];
-      if (window.length >= HISTORY_WINDOW) blocks.push("(earlier messages in this thread are not shown)");
-      else if (thread.length > shownHistory.length)
-        blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);
-      // Bodies in parallel: one round trip's latency for the whole history, not one per message.
-      const bodies = await Promise.all(shownHistory.map((m) => sources.getText(m.bodyKey)));
-      for (const [i, m] of shownHistory.entries()) {
-        const body = bodies[i] ?? "";
-        const label =
-          m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";
-        blocks.push(`${label} (${m.at}):`);
-        blocks.push(
-          m.direction === "out"
-            ? renderUntrusted([
-                { label: "To", text: m.to.join(", ") },
-                { label: "Subject", text: m.subject },
-                { label: null, text: body },
-              ])
-            : renderMessage({
-                fromAddress: m.from,
-                displayName: m.fromName ?? null,
-                subject: m.subject,
-                text: body,
-                html: m.hasHtmlOnly,
-                attachments: m.attachments,
-              }),
-        );
-        if (m.direction === "in") untrusted.push(body);
-      }
-      // What this agent did earlier in the thread: engine-written lines (tool names and outcomes only).
-      const actions = ((await sources.activity?.(run.agent, current.threadId)) ?? []).filter(
-        (a) => a.runId !== run.runId,
-      );
-      if (actions.length > 0) {
-        blocks.push(
-          `Your earlier actions in this thread:\n${actions.map((a) => `- ${a.at} ${a.tool}: ${a.ok ? "ok" : `failed (${a.reason ?? "error"})`}`).join("\n")}`,
-        );
-      }
+      const history = await threadHistory(sources, run, current);
+      const blocks: string[] = [...context, ...history.blocks];
+      const untrusted: string[] = [...history.untrusted];
+      const actions = await earlierActions(sources, run, current.threadId);
+      if (actions !== null) blocks.push(actions);
       const body = (await sources.getText(current.bodyKey)) ?? "";
       blocks.push(`New message from ${current.from} (${current.at}); answer it if an answer is needed:`);
       blocks.push(
@@ -122,4 +80,81 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       };
     },
   };
+}
+
+type ThreadMessage = MessageRecord & { fromName?: string };
+
+/**
+ * The thread's earlier messages, the newest MAX_HISTORY the sender may see, each inside the fence (G8), with a note
+ * when older ones are left out; the bodies of inbound ones join the text evidence may quote (G15).
+ */
+async function threadHistory(
+  sources: ContextSources,
+  run: RunRecord,
+  current: ThreadMessage,
+): Promise<{ blocks: string[]; untrusted: string[] }> {
+  const window = await sources.listThread(run.agent, current.threadId, { newest: HISTORY_WINDOW });
+  const thread = seenEarlier(window, current, run.sender?.routingKey ?? null);
+  const shownHistory = thread.slice(-MAX_HISTORY);
+  const blocks: string[] = [];
+  const untrusted: string[] = [];
+  if (window.length >= HISTORY_WINDOW) blocks.push("(earlier messages in this thread are not shown)");
+  else if (thread.length > shownHistory.length)
+    blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);
+  // Bodies in parallel: one round trip's latency for the whole history, not one per message.
+  const bodies = await Promise.all(shownHistory.map((m) => sources.getText(m.bodyKey)));
+  for (const [i, m] of shownHistory.entries()) {
+    const body = bodies[i] ?? "";
+    const label =
+      m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";
+    blocks.push(`${label} (${m.at}):`, renderEarlier(m, body));
+    if (m.direction === "in") untrusted.push(body);
+  }
+  return { blocks, untrusted };
+}
+
+/**
+ * Same eyes (issue 14): thread memory shows only mail this run's sender could already see (they sent it, or it was
+ * sent to them), and nothing newer than the message answered; a thread they joined late, or one with a Cc they
+ * were left off, shows no more. A run without a proven sender sees none. Oldest first.
+ */
+function seenEarlier(
+  window: readonly ThreadMessage[],
+  current: ThreadMessage,
+  sender: string | null,
+): ThreadMessage[] {
+  return window
+    .filter((m) => m.id !== current.id && m.at <= current.at && sender !== null && seenBy(sender, m))
+    .sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/** An earlier message inside the fence (G8): the agent's own replies too, since they may quote what people wrote. */
+function renderEarlier(m: ThreadMessage, body: string): string {
+  return m.direction === "out"
+    ? renderUntrusted([
+        { label: "To", text: m.to.join(", ") },
+        { label: "Subject", text: m.subject },
+        { label: null, text: body },
+      ])
+    : renderMessage({
+        fromAddress: m.from,
+        displayName: m.fromName ?? null,
+        subject: m.subject,
+        text: body,
+        html: m.hasHtmlOnly,
+        attachments: m.attachments,
+      });
+}
+
+/** What this agent did earlier in the thread, in other runs: engine-written lines (tool names and outcomes only). */
+async function earlierActions(
+  sources: ContextSources,
+  run: RunRecord,
+  threadId: string,
+): Promise<string | null> {
+  const actions = ((await sources.activity?.(run.agent, threadId)) ?? []).filter(
+    (a) => a.runId !== run.runId,
+  );
+  if (actions.length === 0) return null;
+  return `Your earlier actions in this thread:\n${actions.map((a) => `- ${a.at} ${a.tool}: ${a.ok ? "ok" : `failed (${a.reason ?? "error"})`}`).join("\n")}`;
 }

@@ -1,7 +1,7 @@
 import type { ToolkitItem } from "../admin/schema.ts";
-import type { FailWithDetail, Ok } from "../result.ts";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { ToolContext } from "../tool-framework/context.ts";
-import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
+import { type Tool, type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import type { ChannelReason } from "./channels.ts";
 import type { EgressReason } from "./egress.ts";
 import type { QuoteReason } from "./quote-check.ts";
@@ -97,38 +97,15 @@ const MAX_TRACE_INPUT_BYTES = 8 * 1024;
  * (a failure the model can read, with a stable reason) and an event: never an exception, never a bypass.
  */
 export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps): Promise<ToolResult> {
-  const refuse = async (reason: DispatchRefusal, detail: string): Promise<ToolResult> => {
+  const admitted = await admitCall(call, deps);
+  if (!admitted.ok) {
     await deps.record({
       type: "tool-refused",
-      data: { callId: traceCallId(call.id), name: String(call.name).slice(0, 100), reason },
+      data: { callId: traceCallId(call.id), name: String(call.name).slice(0, 100), reason: admitted.reason },
     });
-    return toolFailure(reason, detail);
-  };
-  if (typeof call.id !== "string" || call.id.length === 0 || call.id.length > MAX_CALL_ID_CHARS)
-    return refuse("tool-call-id-invalid", `tool call ids must be 1-${MAX_CALL_ID_CHARS} characters`);
-  // Re-check the toolkit gate from the admin data, not from what was offered (G11).
-  const decision = checkToolCall(deps.gate, call.name);
-  if (!decision.allowed)
-    return refuse(decision.reason, `tool ${call.name} is not available in this conversation`);
-  const tool = decision.tool;
-  const grantedBy = deps.gate.toolkits.filter((k) => decision.toolkits.includes(k.id));
-
-  const maxInput = deps.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT;
-  const inputSize = jsonSize(call.input);
-  if (inputSize === null || inputSize > maxInput) {
-    return refuse("tool-input-too-large", `input must be JSON of at most ${maxInput} bytes`);
+    return toolFailure(admitted.reason, admitted.detail);
   }
-  const parsed = tool.input.safeParse(call.input);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
-    return refuse("tool-input-invalid", issues.join("; "));
-  }
-  for (const check of deps.checks ?? []) {
-    const verdict = await check("input", { name: tool.name, input: parsed.data, grantedBy });
-    if (!verdict.ok) return refuse(verdict.reason, verdict.detail);
-  }
+  const { tool, toolkits, grantedBy, input, inputSize } = admitted;
   const key = `${deps.runId}:${deps.round}:${call.id}`;
   const cached = await deps.cache.get(key);
   if (cached) {
@@ -140,53 +117,14 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
     data: {
       callId: call.id,
       name: tool.name,
-      toolkits: decision.toolkits,
-      input: inputSize <= MAX_TRACE_INPUT_BYTES ? parsed.data : traceInputPreview(parsed.data, inputSize),
+      toolkits,
+      input: inputSize <= MAX_TRACE_INPUT_BYTES ? input : traceInputPreview(input, inputSize),
     },
   });
-  if (tool.sideEffects.kind === "external" && tool.sideEffects.confirm) {
-    // Propose → confirm → apply (G14): a confirm tool never runs inside the model loop; the call only adds an
-    // operation to the run's plan, which an approver must confirm by mail.
-    const proposed = deps.propose
-      ? await deps.propose(call, parsed.data, decision.toolkits)
-      : toolFailure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
-    await deps.cache.put(key, proposed);
-    await deps.record({
-      type: "tool-result",
-      data: {
-        callId: call.id,
-        name: tool.name,
-        ok: proposed.ok,
-        ...(proposed.ok ? {} : { reason: proposed.reason }),
-      },
-    });
-    return proposed;
-  }
-  let result: ToolResult;
-  try {
-    result = await tool.use(deps.makeContext(call, key, grantedBy), parsed.data);
-  } catch (err) {
-    // A tool's exception is the model's failure to read, not a crashed round.
-    result = toolFailure(
-      "tool-error",
-      `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
-    );
-  }
-  if (result.ok) {
-    const maxResult = deps.limits?.maxResultBytes ?? DEFAULT_MAX_RESULT;
-    const size = jsonSize({ data: result.data, content: result.content ?? [] });
-    if (size === null || size > maxResult)
-      result = toolFailure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
-  }
-  if (result.ok) {
-    for (const check of deps.checks ?? []) {
-      const verdict = await check("result", { name: tool.name, input: parsed.data, result, grantedBy });
-      if (!verdict.ok) {
-        result = toolFailure(verdict.reason, verdict.detail);
-        break;
-      }
-    }
-  }
+  const result =
+    tool.sideEffects.kind === "external" && tool.sideEffects.confirm
+      ? await proposeInstead(call, tool, input, toolkits, deps)
+      : await runTool(call, tool, input, grantedBy, key, deps);
   await deps.cache.put(key, result);
   await deps.record({
     type: "tool-result",
@@ -197,6 +135,99 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
       ...(result.ok ? {} : { reason: result.reason }),
     },
   });
+  return result;
+}
+
+/** A call the gates let through: the tool, the toolkits that granted it (ids and items), its validated input. */
+type Admitted = Ok<{
+  readonly tool: Tool;
+  readonly toolkits: readonly string[];
+  readonly grantedBy: readonly ToolkitItem[];
+  readonly input: unknown;
+  readonly inputSize: number;
+}>;
+
+/**
+ * Every refusal before the tool runs, in order: the call id (it must fit the idempotency key and the trace), the
+ * toolkit gate re-checked from the admin data rather than from what was offered (G11), the input's size and
+ * schema, then the input checks (egress G13, closed channels G18, ...).
+ */
+async function admitCall(
+  call: ToolCallRequest,
+  deps: DispatchDeps,
+): Promise<Admitted | FailWithDetail<DispatchRefusal>> {
+  if (typeof call.id !== "string" || call.id.length === 0 || call.id.length > MAX_CALL_ID_CHARS)
+    return fail("tool-call-id-invalid", `tool call ids must be 1-${MAX_CALL_ID_CHARS} characters`);
+  const decision = checkToolCall(deps.gate, call.name);
+  if (!decision.allowed)
+    return fail(decision.reason, `tool ${call.name} is not available in this conversation`);
+  const { tool } = decision;
+  const grantedBy = deps.gate.toolkits.filter((k) => decision.toolkits.includes(k.id));
+
+  const maxInput = deps.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT;
+  const inputSize = jsonSize(call.input);
+  if (inputSize === null || inputSize > maxInput)
+    return fail("tool-input-too-large", `input must be JSON of at most ${maxInput} bytes`);
+  const parsed = tool.input.safeParse(call.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
+    return fail("tool-input-invalid", issues.join("; "));
+  }
+  for (const check of deps.checks ?? []) {
+    const verdict = await check("input", { name: tool.name, input: parsed.data, grantedBy });
+    if (!verdict.ok) return fail(verdict.reason, verdict.detail);
+  }
+  return { ok: true, tool, toolkits: decision.toolkits, grantedBy, input: parsed.data, inputSize };
+}
+
+/**
+ * Propose → confirm → apply (G14): a confirm tool never runs inside the model loop; the call only adds an
+ * operation to the run's plan, which an approver must confirm by mail.
+ */
+async function proposeInstead(
+  call: ToolCallRequest,
+  tool: Tool,
+  input: unknown,
+  toolkits: readonly string[],
+  deps: DispatchDeps,
+): Promise<ToolResult> {
+  return deps.propose
+    ? deps.propose(call, input, toolkits)
+    : toolFailure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
+}
+
+/**
+ * The tool runs; its exception is the model's failure to read, not a crashed round. A result the model will read
+ * is bounded in size, then put through the result checks (quote G15, ...): the first refusal replaces it.
+ */
+async function runTool(
+  call: ToolCallRequest,
+  tool: Tool,
+  input: unknown,
+  grantedBy: readonly ToolkitItem[],
+  key: string,
+  deps: DispatchDeps,
+): Promise<ToolResult> {
+  let result: ToolResult;
+  try {
+    result = await tool.use(deps.makeContext(call, key, grantedBy), input);
+  } catch (err) {
+    result = toolFailure(
+      "tool-error",
+      `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
+    );
+  }
+  if (!result.ok) return result;
+  const maxResult = deps.limits?.maxResultBytes ?? DEFAULT_MAX_RESULT;
+  const size = jsonSize({ data: result.data, content: result.content ?? [] });
+  if (size === null || size > maxResult)
+    return toolFailure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
+  for (const check of deps.checks ?? []) {
+    const verdict = await check("result", { name: tool.name, input, result, grantedBy });
+    if (!verdict.ok) return toolFailure(verdict.reason, verdict.detail);
+  }
   return result;
 }
 

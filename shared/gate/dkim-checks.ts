@@ -179,6 +179,6 @@ const PRIORITY: DkimRefusal[] = [
   "dkim-none",
 ];
 
-export function nearestMiss(reasons: DkimRefusal[]): DkimRefusal {
+export function nearestMiss(reasons: readonly DkimRefusal[]): DkimRefusal {
   return PRIORITY.find((reason) => reasons.includes(reason)) ?? "dkim-none";
 }

@@ -4,6 +4,7 @@
  */
 
 import { type Fail, fail, type Ok } from "../result.ts";
+import { readHeaderBlock } from "./header-block.ts";
 
 export interface HeaderField {
   /** Lower-case field name. */
@@ -177,4 +178,29 @@ export function loopGuard(
   }
   if (!opts.acceptListMail && isListMail(headers)) return fail("list-mail");
   return { ok: true, hop };
+}
+
+/** What the gate reads once, before any agent's loop guard: the fields, whether the mail is automatic, its hop. */
+export interface LoopHeaders {
+  readonly fields: readonly HeaderField[];
+  /** Automatic mail to an agent that opted in to nothing: a refusal of it is never notified (G6). */
+  readonly automatic: boolean;
+  /** The inbound hop count: 0 when absent or unreadable. */
+  readonly hop: number;
+}
+
+/**
+ * Headers as we read them ourselves (not postal-mime): used by the loop guard before anything is parsed. An
+ * unreadable block is treated as automatic mail (never notified) and refused by sender proof (header-malformed).
+ */
+export function readLoopHeaders(raw: Buffer, envelopeMailFrom: string | null): LoopHeaders {
+  const block = readHeaderBlock(raw);
+  const fields = block.ok ? block.fields.map((f) => ({ key: f.name, value: f.value })) : [];
+  const automatic =
+    !block.ok ||
+    !loopGuard(fields, envelopeMailFrom, Number.MAX_SAFE_INTEGER, {
+      acceptAutoSubmitted: false,
+      acceptListMail: false,
+    }).ok;
+  return { fields, automatic, hop: block.ok ? (inboundHop(fields) ?? 0) : 0 };
 }

@@ -10,7 +10,7 @@
 // most `maxSignatures` of them, the topmost first (a relay adds its signature above the author's);
 // their keys are looked up together, each within `keyLookupTimeoutMs`, at most one per signature.
 
-import type { DKIMResult, DNSResolver } from "mailauth";
+import type { DKIMResult, DKIMVerifyResult, DNSResolver } from "mailauth";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
 import { boundedResolver } from "./bounded-resolver.ts";
@@ -72,15 +72,11 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
   try {
     const block = readHeaderBlock(raw);
     if (!block.ok) return refuse(block.reason);
-    // counted on our own reading: postal-mime shows the top From while DKIM verifies the bottom one
-    const froms = block.fields.filter((f) => f.name === "from");
-    if (froms.length === 0) return refuse("from-missing");
-    if (froms.length > 1) return refuse("from-multiple");
-    const fromValue = headerValueAsUtf8((froms[0] as HeaderField).value);
-    if (fromValue === null) return refuse("from-not-utf8");
-    address = refusalAddress(fromValue);
+    const from = singleFrom(block.fields);
+    if (!from.ok) return refuse(from.reason);
+    address = refusalAddress(from.value);
 
-    const parsed = parseFromHeader(fromValue, { allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts });
+    const parsed = parseFromHeader(from.value, { allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts });
     if (!parsed.ok) return refuse(parsed.reason);
     const { mailbox } = parsed;
     address = reduceToAddressChars(mailbox.address);
@@ -91,75 +87,143 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
 
     const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
     if (signatureFields.length === 0) return refuse("dkim-none");
-    // Only signatures that could prove this From are worth a body hash and a key lookup.
-    const reasons: DkimRefusal[] = [];
-    const chosen: number[] = [];
-    const maxSignatures = opts.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
-    for (const [i, field] of signatureFields.entries()) {
-      const byTags = tagRefusal(parseTagList(field.value), mailbox.domain, opts.now);
-      if (byTags !== null) reasons.push(byTags);
-      else if (chosen.length < maxSignatures) chosen.push(i);
-    }
-    if (chosen.length === 0) return refuse(nearestMiss(reasons));
+    const candidates = chooseSignatures(signatureFields, mailbox.domain, opts);
+    if (candidates.chosen.length === 0) return refuse(nearestMiss(candidates.reasons));
 
-    const timeoutMs = opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS;
-    const dns = boundedResolver(opts.resolver, {
-      maxLookups: chosen.length,
-      timeoutMs,
-      deadline: Date.now() + timeoutMs,
-    });
-    const verify = opts.verify ?? boundedDkimVerify;
-    const verification = await verify(
-      raw,
-      {
-        resolver: dns.resolve,
-        curTime: opts.now,
-        strict: true,
-        // we check key size ourselves (dkim-checks.ts), so mailauth must report modulusLength
-        // instead of hiding a short key behind its own floor
-        minBitLength: 1,
-      },
-      new Set(chosen),
-    );
+    const verified = await verifyChosen(raw, candidates.chosen, opts);
+    const { verification } = verified;
     if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
     // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
-    if (verification.results.length !== chosen.length) return refuse("dkim-error");
+    if (verification.results.length !== candidates.chosen.length) return refuse("dkim-error");
 
-    for (const [k, i] of chosen.entries()) {
-      const result = verification.results[k];
-      const field = signatureFields[i];
-      if (result === undefined || field === undefined) return refuse("dkim-error");
-      if (dns.ambiguous.has(keyName(result))) {
-        reasons.push("dkim-key-multiple");
-        continue;
-      }
-      const verdict = judgeSignature(
-        parseTagList(field.value),
-        result,
-        mailbox.domain,
-        opts.minRsaKeyBits,
-        opts.now,
-      );
-      if (verdict.ok) {
-        return {
-          ok: true,
-          address: mailbox.address,
-          routingKey: routingKey(mailbox.address),
-          domain: mailbox.domain,
-          displayName: mailbox.displayName,
-          signature: verdict.signature,
-          signedRecipients: signedRecipients(result.signingHeaders?.headers ?? []),
-        };
-      }
-      reasons.push(verdict.reason);
-    }
-    return refuse(nearestMiss(reasons));
+    const proving = firstProvingSignature(candidates, signatureFields, verified, mailbox.domain, opts);
+    if (!proving.ok) return refuse(proving.reason);
+    return {
+      ok: true,
+      address: mailbox.address,
+      routingKey: routingKey(mailbox.address),
+      domain: mailbox.domain,
+      displayName: mailbox.displayName,
+      signature: proving.signature,
+      signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? []),
+    };
   } catch {
     // a verifier that throws has proven nothing
     return refuse("sender-proof-error");
   }
 }
 
+/**
+ * Exactly one From field, readable as UTF-8. Counted on our own reading: postal-mime shows the top From while
+ * DKIM verifies the bottom one.
+ */
+function singleFrom(
+  fields: readonly HeaderField[],
+): Ok<{ value: string }> | Fail<"from-missing" | "from-multiple" | "from-not-utf8"> {
+  const froms = fields.filter((f) => f.name === "from");
+  if (froms.length === 0) return fail("from-missing");
+  if (froms.length > 1) return fail("from-multiple");
+  const value = headerValueAsUtf8((froms[0] as HeaderField).value);
+  if (value === null) return fail("from-not-utf8");
+  return { ok: true, value };
+}
+
+/** The DKIM-Signature fields worth verifying, by index, and why each other one could not prove this From. */
+interface Candidates {
+  readonly chosen: readonly number[];
+  readonly reasons: readonly DkimRefusal[];
+}
+
+/**
+ * Only signatures that could prove this From are worth a body hash and a key lookup (their tags alone decide:
+ * dkim-checks.ts), and at most `maxSignatures` of them, the topmost first.
+ */
+function chooseSignatures(
+  signatureFields: readonly HeaderField[],
+  fromDomain: string,
+  opts: ProveSenderOptions,
+): Candidates {
+  const reasons: DkimRefusal[] = [];
+  const chosen: number[] = [];
+  const maxSignatures = opts.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
+  for (const [i, field] of signatureFields.entries()) {
+    const byTags = tagRefusal(parseTagList(field.value), fromDomain, opts.now);
+    if (byTags !== null) reasons.push(byTags);
+    else if (chosen.length < maxSignatures) chosen.push(i);
+  }
+  return { chosen, reasons };
+}
+
+/**
+ * mailauth's strict verification of the chosen signatures only, over DNS bounded to one lookup per signature,
+ * each within the timeout and all within one deadline (bounded-resolver.ts).
+ */
+async function verifyChosen(
+  raw: Buffer,
+  chosen: readonly number[],
+  opts: ProveSenderOptions,
+): Promise<Verified> {
+  const timeoutMs = opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS;
+  const dns = boundedResolver(opts.resolver, {
+    maxLookups: chosen.length,
+    timeoutMs,
+    deadline: Date.now() + timeoutMs,
+  });
+  const verify = opts.verify ?? boundedDkimVerify;
+  const verification = await verify(
+    raw,
+    {
+      resolver: dns.resolve,
+      curTime: opts.now,
+      strict: true,
+      // we check key size ourselves (dkim-checks.ts), so mailauth must report modulusLength
+      // instead of hiding a short key behind its own floor
+      minBitLength: 1,
+    },
+    new Set(chosen),
+  );
+  return { verification, ambiguousKeys: dns.ambiguous };
+}
+
+interface Verified {
+  /** mailauth's result; its `headers` (how it read the header section) is not enumerable: never spread it. */
+  readonly verification: DKIMVerifyResult;
+  /** Key names that answered with more than one TXT record (bounded-resolver.ts). */
+  readonly ambiguousKeys: ReadonlySet<string>;
+}
+
+/**
+ * The first chosen signature, topmost first, that passes our policy (dkim-checks.ts) proves the From; a key
+ * published more than once proves nothing. Otherwise the nearest miss of every refusal, the tag checks' too.
+ */
+function firstProvingSignature(
+  candidates: Candidates,
+  signatureFields: readonly HeaderField[],
+  { verification, ambiguousKeys }: Verified,
+  fromDomain: string,
+  opts: ProveSenderOptions,
+): Ok<{ signature: ProvenSignature; result: DKIMResult }> | Fail<DkimRefusal> {
+  const reasons = [...candidates.reasons];
+  for (const [k, i] of candidates.chosen.entries()) {
+    const result = verification.results[k];
+    const field = signatureFields[i];
+    if (result === undefined || field === undefined) return fail("dkim-error");
+    if (ambiguousKeys.has(keyName(result))) {
+      reasons.push("dkim-key-multiple");
+      continue;
+    }
+    const verdict = judgeSignature(
+      parseTagList(field.value),
+      result,
+      fromDomain,
+      opts.minRsaKeyBits,
+      opts.now,
+    );
+    if (verdict.ok) return { ok: true, signature: verdict.signature, result };
+    reasons.push(verdict.reason);
+  }
+  return fail(nearestMiss(reasons));
+}
 const keyName = (r: DKIMResult) =>
   `${r.selector}._domainkey.${r.signingDomain}`.toLowerCase().replace(/\.$/, "");
 

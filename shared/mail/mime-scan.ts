@@ -75,114 +75,23 @@ function matchesBoundary(line: Uint8Array, b: Uint8Array): boolean | "end" | "se
   return terminator ? "end" : "sep";
 }
 
+/** The walk's state: what it has measured so far, the open multiparts of each message frame, the part being read. */
+interface Walk {
+  readonly budget: ScanBudget;
+  headerBytes: number;
+  maxPartHeaderBytes: number;
+  depth: number;
+  parts: number;
+  encodedEmbeddedMessage: boolean;
+  readonly root: Part;
+  /** Open multipart boundaries per frame (0 = the message itself, then each inline embedded message). */
+  readonly frames: Boundary[][];
+  readonly frameRoots: Part[];
+  current: Part;
+}
+
 export function scanMime(raw: Uint8Array, budget: ScanBudget): MimeScan {
-  let headerBytes = 0;
-  let maxPartHeaderBytes = 0;
-  let depth = 0;
-  let parts = 1;
-  let encodedEmbeddedMessage = false;
-  const newPart = (parent: Part | null, frame: number, parentMultipart: string | null): Part => ({
-    depth: parent ? parent.depth + 1 : 0,
-    parent,
-    frame,
-    parentMultipart,
-    multipart: null,
-    inHeader: true,
-    headerBytes: 0,
-    capture: null,
-    fields: new Map(),
-  });
-  const root = newPart(null, 0, null);
-  const frames: Boundary[][] = [[]];
-  const frameRoots: Part[] = [root];
-  let current = root;
-  const over = () =>
-    headerBytes > budget.maxHeaderBytes ||
-    maxPartHeaderBytes > budget.maxHeaderBytes ||
-    depth > budget.maxMimeDepth ||
-    parts > budget.maxMimeParts;
-  const result = (stoppedEarly: boolean): MimeScan => ({
-    headerBytes,
-    maxPartHeaderBytes,
-    depth,
-    parts,
-    stoppedEarly,
-    encodedEmbeddedMessage,
-  });
-
-  const endHeaders = (part: Part): void => {
-    part.inHeader = false;
-    const defaultType = part.parentMultipart === "digest" ? "message/rfc822" : "text/plain";
-    const type = parseStructuredHeader(part.fields.get("content-type") ?? defaultType);
-    if (type.value.startsWith("multipart/")) {
-      const boundary = type.params.get("boundary");
-      part.multipart = type.value.slice("multipart/".length);
-      if (boundary) frames[part.frame]?.push({ value: encoder.encode(boundary), part });
-      return;
-    }
-    if (type.value !== "message/rfc822") return;
-    const disposition = parseStructuredHeader(part.fields.get("content-disposition") ?? "").value;
-    if (disposition !== "" && disposition !== "inline") return;
-    const cte = (part.fields.get("content-transfer-encoding") ?? "").toLowerCase();
-    if (cte.includes("base64") || cte.includes("quoted-printable")) {
-      encodedEmbeddedMessage = true;
-      return;
-    }
-    // An inline embedded message is parsed as a message of its own: its tree counts toward our limits.
-    const embedded = newPart(part, part.frame + 1, null);
-    frames.length = part.frame + 1;
-    frameRoots.length = part.frame + 1;
-    frames.push([]);
-    frameRoots.push(embedded);
-    parts++;
-    depth = Math.max(depth, embedded.depth);
-    current = embedded;
-  };
-
-  const headerLine = (part: Part, line: Uint8Array, rawLength: number): void => {
-    part.headerBytes += rawLength;
-    if (part === root) headerBytes = part.headerBytes;
-    else maxPartHeaderBytes = Math.max(maxPartHeaderBytes, part.headerBytes);
-    if (part.headerBytes > budget.maxHeaderBytes) return;
-    if (isWsp(line[0])) {
-      if (part.capture)
-        part.fields.set(part.capture, (part.fields.get(part.capture) ?? "") + headerDecoder.decode(line));
-      return;
-    }
-    part.capture = null;
-    const colon = line.indexOf(0x3a);
-    if (colon < 0) return;
-    const key = trimWsp(headerDecoder.decode(line.subarray(0, colon))).toLowerCase();
-    if (!CAPTURED.has(key) || part.fields.has(key)) return;
-    part.capture = key as Part["capture"];
-    part.fields.set(key, headerDecoder.decode(line.subarray(colon + 1)));
-  };
-
-  const boundaryLine = (line: Uint8Array): boolean => {
-    for (let f = 0; f < frames.length; f++) {
-      const stack = frames[f] ?? [];
-      for (let i = stack.length - 1; i >= 0; i--) {
-        const b = stack[i] as Boundary;
-        const kind = matchesBoundary(line, b.value);
-        if (!kind) continue;
-        // Everything opened after this multipart is finished: inner multiparts and embedded messages.
-        frames.length = f + 1;
-        frameRoots.length = f + 1;
-        if (kind === "end") {
-          stack.length = i;
-          current = b.part.parent && b.part.parent.frame === f ? b.part.parent : (frameRoots[f] as Part);
-        } else {
-          stack.length = i + 1;
-          current = newPart(b.part, f, b.part.multipart);
-          parts++;
-          depth = Math.max(depth, current.depth);
-        }
-        return true;
-      }
-    }
-    return false;
-  };
-
+  const walk = startWalk(budget);
   let pos = 0;
   while (pos < raw.length) {
     const start = pos;
@@ -193,14 +102,152 @@ export function scanMime(raw: Uint8Array, budget: ScanBudget): MimeScan {
     while (end > start && raw[end - 1] === 0x0d) end--;
     const line = raw.subarray(start, end);
     const rawLength = Math.min(pos, raw.length) - start;
-    if (line.length > 2 && line[0] === 0x2d && line[1] === 0x2d && boundaryLine(line)) {
-      if (over()) return result(true);
+    if (line.length > 2 && line[0] === 0x2d && line[1] === 0x2d && boundaryLine(walk, line)) {
+      if (overBudget(walk)) return measured(walk, true);
       continue;
     }
-    if (!current.inHeader) continue;
-    if (line.length === 0) endHeaders(current);
-    else headerLine(current, line, rawLength);
-    if (over()) return result(true);
+    if (!walk.current.inHeader) continue;
+    if (line.length === 0) endHeaders(walk, walk.current);
+    else headerLine(walk, walk.current, line, rawLength);
+    if (overBudget(walk)) return measured(walk, true);
   }
-  return result(false);
+  return measured(walk, false);
+}
+
+function newPart(parent: Part | null, frame: number, parentMultipart: string | null): Part {
+  return {
+    depth: parent ? parent.depth + 1 : 0,
+    parent,
+    frame,
+    parentMultipart,
+    multipart: null,
+    inHeader: true,
+    headerBytes: 0,
+    capture: null,
+    fields: new Map(),
+  };
+}
+
+function startWalk(budget: ScanBudget): Walk {
+  const root = newPart(null, 0, null);
+  return {
+    budget,
+    headerBytes: 0,
+    maxPartHeaderBytes: 0,
+    depth: 0,
+    parts: 1,
+    encodedEmbeddedMessage: false,
+    root,
+    frames: [[]],
+    frameRoots: [root],
+    current: root,
+  };
+}
+
+/** The stop (G7): checked after every line that adds to a measure, so the walk ends one line or part past a budget. */
+function overBudget(walk: Walk): boolean {
+  const { budget } = walk;
+  return (
+    walk.headerBytes > budget.maxHeaderBytes ||
+    walk.maxPartHeaderBytes > budget.maxHeaderBytes ||
+    walk.depth > budget.maxMimeDepth ||
+    walk.parts > budget.maxMimeParts
+  );
+}
+
+function measured(walk: Walk, stoppedEarly: boolean): MimeScan {
+  return {
+    headerBytes: walk.headerBytes,
+    maxPartHeaderBytes: walk.maxPartHeaderBytes,
+    depth: walk.depth,
+    parts: walk.parts,
+    stoppedEarly,
+    encodedEmbeddedMessage: walk.encodedEmbeddedMessage,
+  };
+}
+
+/** A part starts and counts toward the part and depth budgets; it is the part being read from now on. */
+function enterPart(walk: Walk, part: Part): void {
+  walk.parts++;
+  walk.depth = Math.max(walk.depth, part.depth);
+  walk.current = part;
+}
+
+/**
+ * A part's headers ended: a multipart opens its boundary in the part's frame, and an inline embedded message
+ * (not transfer-encoded) opens a frame of its own, whose tree counts toward our limits like the message's.
+ */
+function endHeaders(walk: Walk, part: Part): void {
+  part.inHeader = false;
+  const defaultType = part.parentMultipart === "digest" ? "message/rfc822" : "text/plain";
+  const type = parseStructuredHeader(part.fields.get("content-type") ?? defaultType);
+  if (type.value.startsWith("multipart/")) {
+    const boundary = type.params.get("boundary");
+    part.multipart = type.value.slice("multipart/".length);
+    if (boundary) walk.frames[part.frame]?.push({ value: encoder.encode(boundary), part });
+    return;
+  }
+  if (type.value !== "message/rfc822") return;
+  const disposition = parseStructuredHeader(part.fields.get("content-disposition") ?? "").value;
+  if (disposition !== "" && disposition !== "inline") return;
+  const cte = (part.fields.get("content-transfer-encoding") ?? "").toLowerCase();
+  if (cte.includes("base64") || cte.includes("quoted-printable")) {
+    walk.encodedEmbeddedMessage = true;
+    return;
+  }
+  // An inline embedded message is parsed as a message of its own: its tree counts toward our limits.
+  const embedded = newPart(part, part.frame + 1, null);
+  walk.frames.length = part.frame + 1;
+  walk.frameRoots.length = part.frame + 1;
+  walk.frames.push([]);
+  walk.frameRoots.push(embedded);
+  enterPart(walk, embedded);
+}
+
+/** One header line: its raw bytes count toward the header budgets; only the captured fields are kept as text. */
+function headerLine(walk: Walk, part: Part, line: Uint8Array, rawLength: number): void {
+  part.headerBytes += rawLength;
+  if (part === walk.root) walk.headerBytes = part.headerBytes;
+  else walk.maxPartHeaderBytes = Math.max(walk.maxPartHeaderBytes, part.headerBytes);
+  if (part.headerBytes > walk.budget.maxHeaderBytes) return;
+  if (isWsp(line[0])) {
+    if (part.capture)
+      part.fields.set(part.capture, (part.fields.get(part.capture) ?? "") + headerDecoder.decode(line));
+    return;
+  }
+  part.capture = null;
+  const colon = line.indexOf(0x3a);
+  if (colon < 0) return;
+  const key = trimWsp(headerDecoder.decode(line.subarray(0, colon))).toLowerCase();
+  if (!CAPTURED.has(key) || part.fields.has(key)) return;
+  part.capture = key as Part["capture"];
+  part.fields.set(key, headerDecoder.decode(line.subarray(colon + 1)));
+}
+
+/**
+ * A `--` line that matches an open boundary, the enclosing message's frames first and innermost multipart first
+ * within a frame: it finishes everything opened after that multipart, and starts a part unless it is the end.
+ */
+function boundaryLine(walk: Walk, line: Uint8Array): boolean {
+  const { frames, frameRoots } = walk;
+  for (let f = 0; f < frames.length; f++) {
+    const stack = frames[f] ?? [];
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const b = stack[i] as Boundary;
+      const kind = matchesBoundary(line, b.value);
+      if (!kind) continue;
+      // Everything opened after this multipart is finished: inner multiparts and embedded messages.
+      frames.length = f + 1;
+      frameRoots.length = f + 1;
+      if (kind === "end") {
+        stack.length = i;
+        walk.current = b.part.parent && b.part.parent.frame === f ? b.part.parent : (frameRoots[f] as Part);
+      } else {
+        stack.length = i + 1;
+        enterPart(walk, newPart(b.part, f, b.part.multipart));
+      }
+      return true;
+    }
+  }
+  return false;
 }

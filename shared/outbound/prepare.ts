@@ -1,12 +1,13 @@
 import { PREFIXES } from "../config/tables.ts";
 import { checkOutboundReach } from "../gate/outbound-reach.ts";
-import { type ComposeMode, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
-import { derivedId, requestMessageId, sentMailboxId } from "../mail/message-id.ts";
-import { composeNotice, noticeReasonFor, postmasterOf } from "../mail/notice.ts";
-import { newMailRecipients, parseAddrSpec, replyAllRecipients } from "../mail/recipients.ts";
+import { type ComposedMail, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
+import { requestMessageId, sentMailboxId } from "../mail/message-id.ts";
+import { postmasterOf } from "../mail/notice.ts";
+import type { Recipients } from "../mail/recipients.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
+import { addressRequest } from "./addressing.ts";
 import type { OutboundDeps, SendPlan } from "./ports.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
 
@@ -46,51 +47,9 @@ export async function prepareSend(
   const who = await sendingIdentity(message, deps);
   if (!who.ok) return fail(who.reason);
   const { identity } = who;
-  const max = deps.config.outbound.maxRecipients;
-  let mode: ComposeMode;
-  let threadId: string;
-  let recipients: ReturnType<typeof newMailRecipients>;
-  let body = message.body;
-  /** A reply's automatic participants: the proven sender and the signed To/Cc of the mail it answers. */
-  let participants: { sender: string; to: readonly string[]; cc: readonly string[] } | undefined;
-
-  if (message.kind === "notice") {
-    const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : fail("recipient-invalid");
-    // The text is rendered here from a reason code; a notice can carry nothing a sender wrote (G6). Requests
-    // that put the gate's reason code in `body` (shared/intake) are read the same way.
-    const reason = message.notice?.reason ?? noticeReasonFor(message.body.trim());
-    if (!reason || !to.ok || message.cc.length || message.bcc.length || message.attachmentIds.length)
-      return fail("notice-malformed");
-    const text = composeNotice(reason, identity.address, message.notice?.code);
-    body = text.body;
-    mode = { kind: "new", subject: text.subject, respondsToHop: message.notice?.inboundHop ?? 0 };
-    threadId = derivedId("notice", message.requestId);
-    recipients = newMailRecipients({ to: [to.address], agentAddress: identity.address, max });
-  } else if (message.mode === "reply") {
-    if (!message.replyTo) return fail("reply-target-missing");
-    // The model never sets a reply's subject (G9): a request carrying one is a bug upstream, not a hint.
-    if (message.subject !== undefined) return fail("subject-on-reply");
-    const parent = await deps.mailbox.getMessage(identity.address, message.replyTo.messageId);
-    if (!parent) return fail("reply-target-not-found");
-    if (parent.direction !== "in") return fail("reply-target-not-inbound");
-    mode = { kind: "reply", parent };
-    participants = { sender: parent.from, to: parent.to, cc: parent.cc };
-    threadId = parent.threadId;
-    recipients = replyAllRecipients({
-      inboundFrom: parent.from,
-      inboundTo: parent.to,
-      inboundCc: parent.cc,
-      agentAddress: identity.address,
-      extraTo: message.to,
-      extraCc: message.cc,
-      extraBcc: message.bcc,
-      max,
-    });
-  } else {
-    mode = { kind: "new", subject: message.subject ?? "" };
-    threadId = derivedId("thread", message.requestId);
-    recipients = newMailRecipients({ ...message, agentAddress: identity.address, max });
-  }
+  const addressed = await addressRequest(message, identity, deps);
+  if (!addressed.ok) return fail(addressed.reason);
+  const { mode, threadId, recipients, body } = addressed;
   if (!recipients.ok) return fail(recipients.reason);
   if (message.kind !== "notice" && origin === "agent" && message.recipientsFrom !== "approvers") {
     // Outbound reach, again here from the admin table (agent-step's deliver checked it first): whatever bug or
@@ -106,7 +65,7 @@ export async function prepareSend(
       to: message.to,
       cc: message.cc,
       bcc: message.bcc,
-      ...(participants ? { reply: participants } : {}),
+      ...(addressed.participants ? { reply: addressed.participants } : {}),
       channelClosed: message.channelClosed === true,
     });
     if (!reach.ok) return fail(reach.reason, `refused: ${reach.refused.join(", ")}`);
@@ -117,14 +76,13 @@ export async function prepareSend(
       dropped: recipients.dropped.length,
     });
 
-  const attachments: { meta: AttachmentMeta; bytes: Uint8Array }[] = [];
-  if (message.attachmentIds.length > deps.config.attachments.maxAttachments)
-    return fail("too-many-attachments");
-  for (const id of message.attachmentIds) {
-    const found = await deps.attachments.load(identity.address, id, mode.kind === "reply" ? threadId : null);
-    if (!found) return fail("attachment-not-found");
-    attachments.push(found);
-  }
+  const attachments = await loadAttachments(
+    message,
+    identity.address,
+    mode.kind === "reply" ? threadId : null,
+    deps,
+  );
+  if (!attachments.ok) return fail(attachments.reason);
 
   const composedMessageId = requestMessageId(message.requestId, identity.address);
   const date = deps.clock();
@@ -134,7 +92,7 @@ export async function prepareSend(
     origin: message.kind === "notice" ? "notice" : origin,
     recipients,
     body,
-    attachments: attachments.map((a) => ({
+    attachments: attachments.loaded.map((a) => ({
       filename: a.meta.filename,
       contentType: a.meta.contentType,
       bytes: a.bytes,
@@ -144,31 +102,74 @@ export async function prepareSend(
     limits: deps.config.attachments,
   });
   if (!composed.ok) return fail(composed.reason);
+  const plan = sendPlan(message, {
+    agent: identity.address,
+    threadId,
+    recipients,
+    composed,
+    attachments: attachments.loaded.map((a) => a.meta),
+    composedMessageId,
+    date,
+  });
+  return { ok: true, raw: composed.raw, body, plan };
+}
 
+type Loaded = { readonly meta: AttachmentMeta; readonly bytes: Uint8Array };
+
+/**
+ * Attachments by id, at most `maxAttachments`, each from the sending agent's own mailbox (G12) and, on a reply,
+ * from the thread it answers.
+ */
+async function loadAttachments(
+  message: OutboundMessage,
+  agent: string,
+  replyThreadId: string | null,
+  deps: OutboundDeps,
+): Promise<Ok<{ loaded: Loaded[] }> | Fail<"too-many-attachments" | "attachment-not-found">> {
+  const loaded: Loaded[] = [];
+  if (message.attachmentIds.length > deps.config.attachments.maxAttachments)
+    return fail("too-many-attachments");
+  for (const id of message.attachmentIds) {
+    const found = await deps.attachments.load(agent, id, replyThreadId);
+    if (!found) return fail("attachment-not-found");
+    loaded.push(found);
+  }
+  return { ok: true, loaded };
+}
+
+/** The plan recorded on the state item: who the mail is from and to, its thread, and where it is kept. */
+function sendPlan(
+  message: OutboundMessage,
+  sent: {
+    readonly agent: string;
+    readonly threadId: string;
+    readonly recipients: Recipients;
+    readonly composed: ComposedMail;
+    readonly attachments: readonly AttachmentMeta[];
+    readonly composedMessageId: string;
+    readonly date: Date;
+  },
+): SendPlan {
+  const { agent, recipients, composed } = sent;
   // Fixed in the plan when the item enters `sending`, so every replay records the same mailbox item.
-  const mailboxId = sentMailboxId(date, message.requestId);
+  const mailboxId = sentMailboxId(sent.date, message.requestId);
   return {
-    ok: true,
-    raw: composed.raw,
-    body,
-    plan: {
-      agent: identity.address,
-      kind: message.kind ?? "agent",
-      from: identity.address,
-      to: recipients.to,
-      cc: recipients.cc,
-      bcc: recipients.bcc,
-      subject: composed.subject,
-      threadId,
-      replyToMessageId: message.mode === "reply" ? (message.replyTo?.messageId ?? null) : null,
-      composedMessageId,
-      inReplyTo: composed.inReplyTo,
-      references: composed.references,
-      hop: composed.hop,
-      attachments: attachments.map((a) => a.meta),
-      rawKey: `${PREFIXES.outbound}${encodeURIComponent(message.requestId)}.eml`,
-      bodyKey: `${PREFIXES.mail}${identity.address}/${mailboxId}/body.txt`,
-      mailboxId,
-    },
+    agent,
+    kind: message.kind ?? "agent",
+    from: agent,
+    to: recipients.to,
+    cc: recipients.cc,
+    bcc: recipients.bcc,
+    subject: composed.subject,
+    threadId: sent.threadId,
+    replyToMessageId: message.mode === "reply" ? (message.replyTo?.messageId ?? null) : null,
+    composedMessageId: sent.composedMessageId,
+    inReplyTo: composed.inReplyTo,
+    references: composed.references,
+    hop: composed.hop,
+    attachments: sent.attachments,
+    rawKey: `${PREFIXES.outbound}${encodeURIComponent(message.requestId)}.eml`,
+    bodyKey: `${PREFIXES.mail}${agent}/${mailboxId}/body.txt`,
+    mailboxId,
   };
 }

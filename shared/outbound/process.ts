@@ -1,6 +1,6 @@
 import type { MailOrigin } from "../mail/compose.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
-import type { OutboundDeps, SendRecord } from "./ports.ts";
+import type { OutboundDeps, SendPlan, SendRecord, SesOutcome, SesSendInput } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
 
@@ -98,16 +98,7 @@ async function sendClaimed(
   const { requestId } = message;
   const now = (): string => deps.clock().toISOString();
   const prepared = await prepareSend(message, deps, origin);
-  if (!prepared.ok) {
-    await deps.state.transition(requestId, ["claimed"], "failed", { reason: prepared.reason }, now());
-    deps.logger.warn("outbound: request refused", {
-      requestId,
-      agent: message.agent,
-      reason: prepared.reason,
-      ...(prepared.detail === undefined ? {} : { detail: prepared.detail }),
-    });
-    return { status: "failed", requestId, reason: prepared.reason };
-  }
+  if (!prepared.ok) return refusePrepared(message, prepared, deps);
   const { plan, raw } = prepared;
   // Evidence first: what we are about to hand to SES, byte for byte (PREFIXES.outbound).
   await deps.blobs.put(plan.rawKey, raw, "message/rfc822");
@@ -121,42 +112,15 @@ async function sendClaimed(
     return resume(current, message, deps, origin);
   }
 
-  let outcome: Awaited<ReturnType<OutboundDeps["ses"]["send"]>>;
+  let outcome: SesOutcome;
   try {
-    outcome = await deps.ses.send({
-      raw,
-      from: plan.from,
-      to: plan.to,
-      cc: plan.cc,
-      bcc: plan.bcc,
-      ...(deps.config.outbound.configurationSet
-        ? { configurationSet: deps.config.outbound.configurationSet }
-        : {}),
-    });
+    outcome = await deps.ses.send(sesRequest(raw, plan, deps.config.outbound.configurationSet));
   } catch (err) {
     // No answer from SES: it may have accepted the mail. Sending again could duplicate it, so stop here.
     await markUnknown(requestId, deps, "ses-no-answer", err);
     return { status: "unknown", requestId };
   }
-  if (outcome.kind === "rejected") {
-    if (outcome.retryable) {
-      await deps.state.transition(requestId, ["sending"], "claimed", {}, now());
-      return { status: "retry", requestId, reason: "ses-throttled" };
-    }
-    await deps.state.transition(
-      requestId,
-      ["sending"],
-      "failed",
-      { reason: `ses-rejected:${outcome.code}` },
-      now(),
-    );
-    deps.logger.error("outbound: SES rejected the message", {
-      requestId,
-      agent: plan.agent,
-      code: outcome.code,
-    });
-    return { status: "failed", requestId, reason: "ses-rejected", code: outcome.code };
-  }
+  if (outcome.kind === "rejected") return settleRejected(requestId, plan, outcome, deps);
 
   const fields = {
     sesMessageId: outcome.messageId,
@@ -174,6 +138,63 @@ async function sendClaimed(
   const sent = await deps.state.get(requestId);
   if (!sent) throw new Error(`send state for ${requestId} vanished after sending`);
   return resume(sent, message, deps, origin);
+}
+
+/** A request that can never be sent: failed for good before SES is called, and logged with its reason. */
+async function refusePrepared(
+  message: OutboundMessage,
+  refused: { readonly reason: PrepareFailureReason; readonly detail?: string },
+  deps: OutboundDeps,
+): Promise<OutboundOutcome> {
+  const { requestId } = message;
+  const { reason, detail } = refused;
+  await deps.state.transition(requestId, ["claimed"], "failed", { reason }, deps.clock().toISOString());
+  deps.logger.warn("outbound: request refused", {
+    requestId,
+    agent: message.agent,
+    reason,
+    ...(detail === undefined ? {} : { detail }),
+  });
+  return { status: "failed", requestId, reason };
+}
+
+/** What SES is handed: the prepared bytes and the plan's envelope, whose From is the plan's, never the request's. */
+function sesRequest(raw: Buffer, plan: SendPlan, configurationSet: string | undefined): SesSendInput {
+  return {
+    raw,
+    from: plan.from,
+    to: plan.to,
+    cc: plan.cc,
+    bcc: plan.bcc,
+    ...(configurationSet ? { configurationSet } : {}),
+  };
+}
+
+/** SES refused: throttled goes back to `claimed` for the queue's redelivery; anything else fails for good. */
+async function settleRejected(
+  requestId: string,
+  plan: SendPlan,
+  outcome: Extract<SesOutcome, { kind: "rejected" }>,
+  deps: OutboundDeps,
+): Promise<OutboundOutcome> {
+  const now = deps.clock().toISOString();
+  if (outcome.retryable) {
+    await deps.state.transition(requestId, ["sending"], "claimed", {}, now);
+    return { status: "retry", requestId, reason: "ses-throttled" };
+  }
+  await deps.state.transition(
+    requestId,
+    ["sending"],
+    "failed",
+    { reason: `ses-rejected:${outcome.code}` },
+    now,
+  );
+  deps.logger.error("outbound: SES rejected the message", {
+    requestId,
+    agent: plan.agent,
+    code: outcome.code,
+  });
+  return { status: "failed", requestId, reason: "ses-rejected", code: outcome.code };
 }
 
 async function foundSending(record: SendRecord, deps: OutboundDeps): Promise<OutboundOutcome> {

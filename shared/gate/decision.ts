@@ -1,0 +1,127 @@
+import type { AgentItem } from "../admin/schema.ts";
+import type { LimitReason } from "../mail/limits.ts";
+import type { LoopReason } from "./loop-guard.ts";
+import type { Route } from "./routing.ts";
+import type { SenderProof, SenderRefusal } from "./sender-proof.ts";
+import type { SignedRecipients } from "./signed-recipients.ts";
+
+/**
+ * The gate's one decision per envelope recipient, and how each is built: a refusal says no more about the sender
+ * than the gate had proven when it refused, and only a proven sender of mail that is not automatic is notified.
+ */
+
+export interface ProvenSender {
+  readonly address: string;
+  readonly routingKey: string;
+  readonly domain: string;
+  readonly displayName: string;
+  /** sha256 of the proving signature's b=: the same signed message, whoever relays it. */
+  readonly signatureId: string;
+  /** To and Cc as the proving signature covers them: who the signer addressed (reply-all writes only here). */
+  readonly signedRecipients: SignedRecipients;
+}
+
+/** Refusal and drop codes, stable: operators, notices and tests key on them. */
+export type GateReason =
+  | "foreign-recipient"
+  | Extract<Route, { kind: "unknown" }>["reason"]
+  | LimitReason
+  | LoopReason
+  | SenderRefusal
+  | "not-addressed"
+  | "access-denied-global"
+  | "access-denied";
+
+/** One decision per envelope recipient. Reason codes are stable: operators and tests key on them. */
+export type Decision =
+  | {
+      readonly verdict: "accept";
+      readonly recipient: string;
+      readonly agent: AgentItem;
+      readonly reason: "accepted";
+      readonly sender: ProvenSender;
+      readonly hop: number;
+    }
+  | {
+      readonly verdict: "refuse" | "drop";
+      readonly recipient: string;
+      readonly agent: AgentItem | null;
+      readonly reason: GateReason;
+      /** Routing key if the sender was proven, else the From address reduced to address characters, or null. */
+      readonly sender: string | null;
+      readonly proven: boolean;
+      /** Send a notice (G6): only to a proven sender, only for refusals, never to automatic mail. */
+      readonly notify: boolean;
+      /** Inbound X-Postern-Recursion (0 when absent or unreadable): a notice stamps hop + 1. */
+      readonly hop: number;
+    };
+
+export type Refusal = Extract<Decision, { readonly verdict: "refuse" | "drop" }>;
+
+/** An agent's route that passed the loop guard (G5), with the inbound hop its decision carries. */
+export interface LiveRoute {
+  readonly recipient: string;
+  readonly agent: AgentItem;
+  readonly hop: number;
+}
+
+/** What the gate knew when it refused; the gate learns it in order, and a refusal says no more than that (G6). */
+export interface Known {
+  proof: SenderProof | null;
+  /** Automatic mail (or a header block we cannot read): assumed until the headers have been read. */
+  automatic: boolean;
+  /** Inbound X-Postern-Recursion: 0 until read, and when absent or unreadable. */
+  hop: number;
+}
+
+/**
+ * Names the sender only as far as it was proven (its routing key, else the From address reduced to address
+ * characters, G4), and is notified (G6) only to a proven sender, never for automatic mail.
+ */
+export function refusal(
+  known: Known,
+  recipient: string,
+  agent: AgentItem | null,
+  reason: GateReason,
+  hop = known.hop,
+): Refusal {
+  const p = known.proof;
+  return {
+    verdict: "refuse",
+    recipient,
+    agent,
+    reason,
+    sender: p === null ? null : p.ok ? p.routingKey : p.address,
+    proven: p?.ok ?? false,
+    notify: (p?.ok ?? false) && !known.automatic,
+    hop,
+  };
+}
+
+/** Dropped silently, never notified: foreign recipients, loops and automatic mail (G5). */
+export function drop(known: Known, recipient: string, agent: AgentItem | null, reason: GateReason): Refusal {
+  return { ...refusal(known, recipient, agent, reason), verdict: "drop", notify: false };
+}
+
+export function accepted(route: LiveRoute, sender: ProvenSender): Decision {
+  return {
+    verdict: "accept",
+    recipient: route.recipient,
+    agent: route.agent,
+    reason: "accepted",
+    sender,
+    hop: route.hop,
+  };
+}
+
+/** The accepted sender as decisions carry it: what the proof established, and the proving signature's id. */
+export function provenSender(p: Extract<SenderProof, { ok: true }>): ProvenSender {
+  return {
+    address: p.address,
+    routingKey: p.routingKey,
+    domain: p.domain,
+    displayName: p.displayName,
+    signatureId: p.signature.id,
+    signedRecipients: p.signedRecipients,
+  };
+}
