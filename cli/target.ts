@@ -150,5 +150,4 @@ function destroy(c: AwsClients): void {
   c.s3.destroy();
   c.sqs.destroy();
   c.dynamo.destroy();
-  c.ses.destroy();
 }
