@@ -37,6 +37,8 @@ export interface PipelineFunctionProps {
   readonly files: ShippedFiles;
   /** @default RetentionDays.THREE_MONTHS */
   readonly logRetention?: RetentionDays;
+  /** Packages replaced by stubs in this function's bundle (infra/bundling.ts). @default none */
+  readonly stubs?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -88,7 +90,7 @@ export class PipelineFunction extends Construct {
         ...props.environment,
         [CONFIG_ENV.file]: shippedConfigPath(props.files),
       },
-      bundling: cdkBundling(props.files),
+      bundling: cdkBundling(props.files, props.stubs),
     });
     this.fn.addEventSource(
       new SqsEventSource(props.source.queue, {
