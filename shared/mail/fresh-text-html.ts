@@ -11,6 +11,25 @@ import { type HTMLElement, type Node, NodeType, parse } from "node-html-parser";
 /** Nesting deeper than any mail client writes; such a document yields no fresh text (html-to-text recurses). */
 export const MAX_HTML_DEPTH = 256;
 
+/**
+ * Markup read, in tags (`<` characters): the document is cut before its MAX_HTML_TAGS-th `<`. The two trees
+ * (node-html-parser's, then html-to-text's) cost ~1.8 KB per tag, whatever the characters: 1 MiB of `<b></b>` in
+ * an HTML-only mail took +267 MB, so the character cap alone (fresh-text.ts MAX_INPUT_CHARS) left memory to the
+ * sender (issue 13). A whole mail in the reply corpora holds at most 491 tags, and a reply's own words come
+ * before its quote; a cut only drops the bottom of a mail, so a reply read short is asked again, never misread.
+ */
+export const MAX_HTML_TAGS = 4096;
+
+/** `html` up to (not including) its MAX_HTML_TAGS-th `<`. */
+function boundTags(html: string): string {
+  let at = -1;
+  for (let tags = 0; tags < MAX_HTML_TAGS; tags++) {
+    at = html.indexOf("<", at + 1);
+    if (at < 0) return html;
+  }
+  return html.slice(0, at);
+}
+
 /** Ids a client gives the block that holds (or opens) the quoted message; Outlook re-quoting adds `x_`. */
 const QUOTE_IDS = new Set([
   "divrplyfwdmsg", // Outlook web / new Outlook: the From/Sent header block
@@ -90,14 +109,25 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
   return "ok";
 }
 
-/** The text of `html` above its first quote container; empty when the document is nested beyond reason. */
-export function htmlBeforeQuote(html: string): string {
+/**
+ * `html` serialized again without its first quote container and what follows; null when the document is nested
+ * beyond reason. Its own function so that node-html-parser's tree is garbage before html-to-text builds its own: the
+ * two trees of a 1 MiB document cost ~26 MB and ~35 MB, and they no longer add up (issue 13).
+ */
+function cutHtml(html: string): string | null {
   // parseNoneClosedTags keeps unclosed elements open instead of re-parenting their children afterwards, which is
   // quadratic in node-html-parser 9 (100k unclosed tags took minutes). Document order, all the cut relies on, is
   // the same either way; sloppy nesting that gets deeper than MAX_HTML_DEPTH yields no fresh text.
   const root = parse(html, { comment: false, parseNoneClosedTags: true });
-  if (cutAtFirstQuote(root) === "too-deep") return "";
-  return convert(root.toString(), {
+  if (cutAtFirstQuote(root) === "too-deep") return null;
+  return root.toString();
+}
+
+/** The text of `html` above its first quote container; empty when the document is nested beyond reason. */
+export function htmlBeforeQuote(html: string): string {
+  const cut = cutHtml(boundTags(html));
+  if (cut === null) return "";
+  return convert(cut, {
     wordwrap: false,
     selectors: [
       { selector: "img", format: "skip" },
