@@ -10,8 +10,8 @@ import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { type Zone, zoneSchema } from "../../shared/runtime/zone-resolver.ts";
 import { FIXTURES } from "../helpers/conformance.ts";
 import { buildMessage, signWith, testKeys, zoneFor } from "../helpers/dkim-test-keys.ts";
-import { type ProbeJob, type ProbeResult, probe } from "./verify-probe.ts";
 import { ROOT } from "./synth.ts";
+import { type ProbeJob, type ProbeResult, probe } from "./verify-probe.ts";
 
 // The verify function's bundle leaves modules out (VERIFY_STUBS, infra/bundling.ts). This file proves, on the
 // corpora, that the bundle still does what the unbundled code does: the verify path (sender proof with mailauth's
@@ -216,7 +216,10 @@ describe("the verify bundle (infra/bundling.ts VERIFY_STUBS)", () => {
         else if (path.endsWith(".json") && corpus === "approval-replies") {
           const reply = JSON.parse(content.toString("utf8")) as { format: string; body: string };
           const html = reply.format === "html";
-          jobs.push([label, { kind: "fresh", text: html ? null : reply.body, html: html ? reply.body : null }]);
+          jobs.push([
+            label,
+            { kind: "fresh", text: html ? null : reply.body, html: html ? reply.body : null },
+          ]);
         }
       }
     }

@@ -35,18 +35,20 @@ export interface ProbeResult {
 
 const limits = attachmentLimits.parse({});
 
-/** Results as plain JSON, bytes as their digest, so both sides compare with deep equality. */
+/**
+ * Results as plain JSON, bytes as their digest, so both sides compare with deep equality; mailauth ids a signature
+ * without a usable b= with a random UUID.
+ */
 function plain(value: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(value, function (this: unknown, key, v) {
-      const own = (this as Record<string, unknown>)[key];
-      if (own instanceof Uint8Array || own instanceof ArrayBuffer)
-        return `sha256:${createHash("sha256")
-          .update(own instanceof ArrayBuffer ? new Uint8Array(own) : own)
-          .digest("hex")}`;
-      return v;
-    }),
-  );
+  const json = JSON.stringify(value, function (this: unknown, key, v) {
+    const own = (this as Record<string, unknown>)[key];
+    if (own instanceof Uint8Array || own instanceof ArrayBuffer)
+      return `sha256:${createHash("sha256")
+        .update(own instanceof ArrayBuffer ? new Uint8Array(own) : own)
+        .digest("hex")}`;
+    return v;
+  });
+  return JSON.parse(json.replace(/"id":"[0-9a-f]{8}-[0-9a-f-]{27}"/g, '"id":"(random)"'));
 }
 
 async function run(job: ProbeJob): Promise<unknown> {
