@@ -111,8 +111,7 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
 
 /**
  * `html` serialized again without its first quote container and what follows; null when the document is nested
- * beyond reason. Its own function so that node-html-parser's tree is garbage before html-to-text builds its own: the
- * two trees of a 1 MiB document cost ~26 MB and ~35 MB, and they no longer add up (issue 13).
+ * beyond reason. node-html-parser's tree is unreachable once this returns, before html-to-text builds its own.
  */
 function cutHtml(html: string): string | null {
   // parseNoneClosedTags keeps unclosed elements open instead of re-parenting their children afterwards, which is
