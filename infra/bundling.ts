@@ -1,6 +1,10 @@
-import { basename, join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { AssetHashType, DockerImage } from "aws-cdk-lib";
+import { Code } from "aws-cdk-lib/aws-lambda";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import type { BuildOptions } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
 
 /**
  * How every function is bundled, in one place, so the bundle-load test and the benchmark build exactly what CDK
@@ -25,15 +29,32 @@ export const BUNDLE = {
 const STUBS_DIR = join(import.meta.dirname, "bundle-stubs");
 
 /**
- * Modules left out of the verify bundle: esbuild resolves each of these package names to a stub in
- * infra/bundle-stubs/ instead. Every stub throws an error that names it (and records the call) if anything calls
- * it. test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof), the MIME corpus (parsing) and the reply
- * corpora (fresh text, HTML included) through a bundle built with these stubs, compares every result with the
- * unbundled code, and fails if a stub was called; test/infra/bundle-load.test.ts runs CDK's own verify bundle on
- * a signed, accepted mail. Together they are ~1 MB of the bundle and a third of its cold start (bench/bundle.ts).
+ * Code a function's bundle leaves out: `packages` are resolved to a stub instead of the package (esbuild's alias),
+ * `files` replace one relative import of one module (a plugin: an alias only matches package names). Stubs live
+ * in infra/bundle-stubs/; each throws an error that names it, and records the call, if anything calls it.
+ */
+export interface BundleStubs {
+  readonly packages: Readonly<Record<string, string>>;
+  readonly files: readonly {
+    /** The importing module, as the end of its path (`libmime/lib/libmime.js`). */
+    readonly importer: string;
+    /** The import exactly as that module writes it (`./mimetypes`). */
+    readonly request: string;
+    readonly stub: string;
+  }[];
+}
+
+export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
+
+/**
+ * What the verify bundle leaves out (~1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
+ * test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof with mailauth's full results), the MIME
+ * corpus (parsing) and the reply corpora (fresh text, HTML included) through a bundle built with these stubs,
+ * compares every result with the unbundled code, checks that only the importers named here reach a stub, and fails
+ * if a stub is called; test/infra/bundle-load.test.ts runs CDK's own verify bundle on a signed, accepted mail.
  *
  * - joi: mailauth builds exactly one schema with it (a DKIM key's p= is base64, RFC 6376 §3.6.1); the stub is
- *   that schema, held to the real Joi by test/infra/joi-stub.test.ts.
+ *   that schema, held to the real Joi by test/infra/bundle-stubs.test.ts.
  * - iconv-lite, encoding-japanese: libmime's charset decoding, which the DKIM verifier reaches only through
  *   `libmime.parseHeaderValue` on the top-level Content-Type, to find its multipart boundary. A parameter value
  *   is charset-decoded only when it is written in RFC 2231 extended form (`boundary*=iso-8859-1''...`) or holds an
@@ -41,19 +62,55 @@ const STUBS_DIR = join(import.meta.dirname, "bundle-stubs");
  *   bchars). If a hostile sender does, libmime catches the stub's error and decodes as UTF-8 (its own fallback
  *   for a charset iconv-lite does not know); the boundary feeds only mailauth's `mimeStructureStart`, an
  *   informational field sender proof never reads (shared/gate/dkim-checks.ts). The verdict cannot change, and the
- *   bundle test proves it on such a mail.
+ *   bundle test proves it on such mail.
  * - dom-serializer (and the `entities` copy only it imports): html-to-text calls it only for the `blockHtml` and
  *   `inlineHtml` formats, domutils only in getOuterHTML / getInnerHTML; shared/mail/fresh-text-html.ts uses none.
+ * - libmime's `./mimetypes` (68 KB): only `detectExtension` / `detectMimeType` read it; mailauth calls
+ *   `parseHeaderValue` and `foldLines` only.
+ * - mailauth's `../dkim/dkim-signer` as its ARC module requires it: only `createSeal` (ARC sealing) uses it; the
+ *   DKIM verifier takes `getARChain` alone from that module.
  *
  * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
- * libmime itself (parseHeaderValue, foldLines), punycode.js, postal-mime, html-to-text, node-html-parser.
+ * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser.
  */
-export const VERIFY_STUBS: Readonly<Record<string, string>> = {
-  joi: join(STUBS_DIR, "joi.ts"),
-  "iconv-lite": join(STUBS_DIR, "iconv-lite.ts"),
-  "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
-  "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
+export const VERIFY_STUBS: BundleStubs = {
+  packages: {
+    joi: join(STUBS_DIR, "joi.ts"),
+    "iconv-lite": join(STUBS_DIR, "iconv-lite.ts"),
+    "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
+    "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
+  },
+  files: [
+    {
+      importer: "libmime/lib/libmime.js",
+      request: "./mimetypes",
+      stub: join(STUBS_DIR, "libmime-mimetypes.ts"),
+    },
+    {
+      importer: "mailauth/lib/arc/index.js",
+      request: "../dkim/dkim-signer",
+      stub: join(STUBS_DIR, "mailauth-dkim-signer.ts"),
+    },
+  ],
 };
+
+/** The esbuild plugin for `BundleStubs.files`. */
+function fileStubs(files: BundleStubs["files"]): Plugin {
+  const requests = new Set(files.map((f) => f.request));
+  return {
+    name: "postern-file-stubs",
+    setup(build) {
+      build.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+        if (!requests.has(args.path)) return undefined;
+        const importer = args.importer.replaceAll("\\", "/");
+        const hit = files.find(
+          (f) => f.request === args.path && importer.endsWith(`/node_modules/${f.importer}`),
+        );
+        return hit ? { path: hit.stub } : undefined;
+      });
+    },
+  };
+}
 
 /** Where the deployment config and its scripts land in the function package (`/var/task`). */
 export const TASK_ROOT = "/var/task";
@@ -84,14 +141,10 @@ export function copyCommands(files: ShippedFiles, outputDir: string): string[] {
 }
 
 /**
- * NodejsFunction bundling props: the local esbuild (no Docker), ESM, SDK bundled, config copied in, `stubs`
- * aliased (esbuild's `--alias:<package>=<absolute path>`).
+ * NodejsFunction bundling props (the console's function): the local esbuild CLI (no Docker), ESM, SDK bundled,
+ * config copied in. The pipeline functions are bundled by `bundledCode` instead, with `esbuildOptions` itself.
  */
-export function cdkBundling(
-  files: ShippedFiles,
-  stubs: Readonly<Record<string, string>> = {},
-): BundlingOptions {
-  const aliases = Object.entries(stubs).map(([pkg, path]) => `${pkg}=${path}`);
+export function cdkBundling(files: ShippedFiles): BundlingOptions {
   return {
     forceDockerBundling: false,
     target: BUNDLE.target,
@@ -102,7 +155,6 @@ export function cdkBundling(
     banner: ESM_REQUIRE_BANNER,
     bundleAwsSDK: BUNDLE.bundleAwsSdk,
     externalModules: [],
-    ...(aliases.length > 0 ? { esbuildArgs: { "--alias": aliases } } : {}),
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
@@ -118,8 +170,9 @@ export function cdkBundling(
 export function esbuildOptions(
   entry: string,
   outfile: string,
-  opts: { external?: string[]; stubs?: Readonly<Record<string, string>> } = {},
+  opts: { external?: string[]; stubs?: BundleStubs } = {},
 ): BuildOptions {
+  const stubs = opts.stubs ?? NO_STUBS;
   return {
     entryPoints: [entry],
     outfile,
@@ -132,7 +185,67 @@ export function esbuildOptions(
     keepNames: BUNDLE.keepNames,
     banner: { js: ESM_REQUIRE_BANNER },
     external: opts.external ?? [],
-    alias: { ...opts.stubs },
+    alias: { ...stubs.packages },
+    plugins: stubs.files.length > 0 ? [fileStubs(stubs.files)] : [],
     logLevel: "warning",
   };
+}
+
+/** Copy the config and its scripts into a bundle directory (as `copyCommands` does for the console). */
+export function copyShipped(files: ShippedFiles, outputDir: string): void {
+  cpSync(files.configFile, join(outputDir, basename(files.configFile)));
+  for (const rel of files.scripts) {
+    mkdirSync(dirname(join(outputDir, rel)), { recursive: true });
+    cpSync(join(files.configDir, rel), join(outputDir, rel));
+  }
+}
+
+/**
+ * A pipeline function's code: `esbuildOptions` run by infra/bundle-function.ts in a child process (CDK's local
+ * bundling is synchronous, esbuild plugins are not), so what CDK deploys is built by the very options the bundle
+ * tests and bench/bundle.ts use, stubs included; then the config is copied in. Hashed by its output, as
+ * NodejsFunction does. There is no Docker fallback: bundling runs here or the synth fails.
+ */
+export function bundledCode(opts: {
+  readonly entry: string;
+  readonly projectRoot: string;
+  readonly files: ShippedFiles;
+  readonly stubs?: BundleStubs;
+}): Code {
+  const stubs = JSON.stringify(opts.stubs ?? NO_STUBS);
+  return Code.fromAsset(opts.projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling either succeeds or throws.
+      image: DockerImage.fromRegistry("postern-local-bundling-only"),
+      // Never run either, but CDK caches a bundle by its bundling options (functions do not count): what makes
+      // one function's bundle differ from another's must be here, or every function gets the first one's.
+      command: [
+        "postern-bundle-function",
+        opts.entry,
+        stubs,
+        opts.files.configFile,
+        opts.files.configDir,
+        ...opts.files.scripts,
+      ],
+      local: {
+        tryBundle(outputDir: string): boolean {
+          execFileSync(
+            process.execPath,
+            [
+              "--import",
+              "tsx",
+              join(import.meta.dirname, "bundle-function.ts"),
+              opts.entry,
+              join(outputDir, "index.mjs"),
+              stubs,
+            ],
+            { cwd: opts.projectRoot, stdio: ["ignore", 2, 2] },
+          );
+          copyShipped(opts.files, outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }
