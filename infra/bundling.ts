@@ -71,7 +71,8 @@ export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
  *   DKIM verifier takes `getARChain` alone from that module.
  *
  * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
- * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser.
+ * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser (these two load on the first
+ * HTML-only mail: shared/mail/fresh-text-html.ts).
  */
 export const VERIFY_STUBS: BundleStubs = {
   packages: {

@@ -1,5 +1,39 @@
-import { convert } from "html-to-text";
-import { type HTMLElement, type Node, NodeType, parse } from "node-html-parser";
+import { createRequire } from "node:module";
+import type * as HtmlToText from "html-to-text";
+import type * as NodeHtmlParser from "node-html-parser";
+import type { HTMLElement, Node } from "node-html-parser";
+
+/**
+ * html-to-text and node-html-parser (with htmlparser2, entities and selderee, ~235 KB of the verify bundle) load on
+ * the first HTML-only mail rather than at every cold start, where they took ~15 ms (issue 13). `require` is a plain
+ * call for esbuild to bundle (it wraps the package so nothing of it runs until called); unbundled ESM has no
+ * `require`, and takes one from createRequire.
+ */
+function load<T>(name: "html-to-text" | "node-html-parser"): T {
+  return (
+    typeof require === "function"
+      ? name === "html-to-text"
+        ? require("html-to-text")
+        : require("node-html-parser")
+      : createRequire(import.meta.url)(name)
+  ) as T;
+}
+let libraries: {
+  convert: typeof HtmlToText.convert;
+  parse: typeof NodeHtmlParser.parse;
+  element: number;
+} | null = null;
+function htmlLibraries() {
+  if (!libraries) {
+    const nhp = load<typeof NodeHtmlParser>("node-html-parser");
+    libraries = {
+      convert: load<typeof HtmlToText>("html-to-text").convert,
+      parse: nhp.parse,
+      element: nhp.NodeType.ELEMENT_NODE,
+    };
+  }
+  return libraries;
+}
 
 /**
  * The HTML part of a reply cut before its first reply/quote container, as text (G14). Everything from that
@@ -95,7 +129,7 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
     if (entry === undefined) break;
     const { node, depth } = entry;
     if (depth > MAX_HTML_DEPTH) return "too-deep";
-    if (node.nodeType !== NodeType.ELEMENT_NODE) continue;
+    if (node.nodeType !== htmlLibraries().element) continue;
     const el = node as HTMLElement;
     if (el !== root && isQuoteContainer(el)) {
       cutFrom(el);
@@ -113,11 +147,11 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
  * `html` serialized again without its first quote container and what follows; null when the document is nested
  * beyond reason. node-html-parser's tree is unreachable once this returns, before html-to-text builds its own.
  */
-function cutHtml(html: string): string | null {
+function cutHtml(source: string): string | null {
   // parseNoneClosedTags keeps unclosed elements open instead of re-parenting their children afterwards, which is
   // quadratic in node-html-parser 9 (100k unclosed tags took minutes). Document order, all the cut relies on, is
   // the same either way; sloppy nesting that gets deeper than MAX_HTML_DEPTH yields no fresh text.
-  const root = parse(html, { comment: false, parseNoneClosedTags: true });
+  const root = htmlLibraries().parse(source, { comment: false, parseNoneClosedTags: true });
   if (cutAtFirstQuote(root) === "too-deep") return null;
   return root.toString();
 }
@@ -126,7 +160,7 @@ function cutHtml(html: string): string | null {
 export function htmlBeforeQuote(html: string): string {
   const cut = cutHtml(boundTags(html));
   if (cut === null) return "";
-  return convert(cut, {
+  return htmlLibraries().convert(cut, {
     wordwrap: false,
     selectors: [
       { selector: "img", format: "skip" },

@@ -167,8 +167,8 @@ describe("the verify bundle (infra/bundling.ts VERIFY_STUBS)", () => {
     expect(importersOf(packages["iconv-lite"] ?? "")).toEqual(["libmime/lib/charset.js"]);
     expect(importersOf(packages["encoding-japanese"] ?? "")).toEqual(["libmime/lib/charset.js"]);
     expect(importersOf(packages["dom-serializer"] ?? "")).toEqual([
-      "domutils/lib/esm/stringify.js",
-      "html-to-text/lib/html-to-text.mjs",
+      "domutils/lib/stringify.js",
+      "html-to-text/lib/html-to-text.cjs",
     ]);
     for (const f of files) expect(importersOf(f.stub), f.request).toEqual([f.importer]);
   });
