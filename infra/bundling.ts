@@ -165,8 +165,10 @@ export function cdkBundling(files: ShippedFiles): BundlingOptions {
 }
 
 /**
- * The esbuild JS-API equivalent of `cdkBundling` (CDK drives the esbuild CLI with the same flags). `external`
- * lets the benchmark measure the alternative (SDK from the runtime) for comparison.
+ * The esbuild options of every function: what `bundledCode` builds for CDK, and what the bundle tests and
+ * bench/bundle.ts build (`cdkBundling` gives the console's NodejsFunction the same flags for the esbuild CLI).
+ * `stubs` leave code out (VERIFY_STUBS); `external` lets the benchmark measure the alternative (SDK from the
+ * runtime) for comparison.
  */
 export function esbuildOptions(
   entry: string,
