@@ -1,8 +1,15 @@
 /**
  * `npm run bench`: inbound gate throughput against the bare cost of what it must do anyway (postal-mime parse +
  * mailauth DKIM verify) on the same signed messages, 2 KB to 10 MB, measured side by side in one process so the
- * ratio holds on a shared, noisy machine. Prints messages/s, MB/s and the gate / bare ratio per size.
+ * ratio holds on a shared, noisy machine. Prints messages/s, MB/s and the gate / bare ratio per size; then the
+ * signature-flood rows; then verify's peak memory on ~10 MB mails of each shape (bench/verify-memory.ts), each in
+ * a fresh process, against a 10 KB mail in the same process and against postal-mime's own parse of the same mail.
  */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import PostalMime from "postal-mime";
 import { parseConfig } from "../shared/config/load.ts";
@@ -224,4 +231,111 @@ for (const row of rows) {
   console.log(
     `${row.label.padEnd(66)} ${fm.toFixed(1).padStart(8)} ${om.toFixed(1).padStart(12)} ${(fm / om).toFixed(2).padStart(10)}x`,
   );
+}
+
+// Memory: verify's peak RSS growth on ~9.8 MB mails (the default 10 MiB message limit), one fresh process per row
+// so each peak is its own. "postal-mime alone" parses the same mail with postal-mime as shipped, nothing of
+// Postern loaded: what the parse costs without shared/mail/postal-mime-pass-through.ts. Hostile shapes are left
+// out of that column (3.3 million lines in postal-mime's own decoder would take gigabytes).
+const MEMORY_BYTES = 9.8 * 1024 * 1024;
+const headLines = (contentType: string[]) =>
+  [
+    "From: Alice <alice@example.com>",
+    `To: ${AGENT}`,
+    "Subject: a big one",
+    "Date: Sun, 29 Nov 2026 12:00:00 +0000",
+    "Message-ID: <memory-bench@example.com>",
+    "MIME-Version: 1.0",
+    ...contentType,
+  ].join("\r\n");
+const prose = "The quarterly numbers are attached and look fine to me, thanks for sending them over.\r\n";
+const base64Lines = (bytes: number, fill: number) =>
+  Buffer.alloc(bytes, fill).toString("base64").replace(/.{76}/g, "$&\r\n");
+const shapes: { label: string; body: string; alone: boolean }[] = [
+  {
+    label: "plain text",
+    body: `${headLines(["Content-Type: text/plain; charset=utf-8"])}\r\n\r\n${prose.repeat(Math.ceil(MEMORY_BYTES / prose.length))}`,
+    alone: true,
+  },
+  {
+    label: "html",
+    body: `${headLines(["Content-Type: text/html; charset=utf-8"])}\r\n\r\n<html><body>\r\n${`<p>${prose.trim()}</p>\r\n`.repeat(Math.ceil(MEMORY_BYTES / (prose.length + 7)))}</body></html>\r\n`,
+    alone: true,
+  },
+  {
+    label: "attachments (2 x 3.6 MB, base64)",
+    body: [
+      headLines(['Content-Type: multipart/mixed; boundary="b"']),
+      "",
+      "--b",
+      "Content-Type: text/plain",
+      "",
+      "See attached.",
+      ...[1, 2].flatMap((i) => [
+        "--b",
+        `Content-Type: application/octet-stream; name="d${i}.bin"`,
+        "Content-Transfer-Encoding: base64",
+        `Content-Disposition: attachment; filename="d${i}.bin"`,
+        "",
+        base64Lines(Math.floor((MEMORY_BYTES * 0.74) / 2), i),
+      ]),
+      "--b--",
+      "",
+    ].join("\r\n"),
+    alone: true,
+  },
+  {
+    label: "hostile: plain text, 3-byte lines",
+    body: `${headLines(["Content-Type: text/plain; charset=utf-8"])}\r\n\r\n${"a\r\n".repeat(Math.floor(MEMORY_BYTES / 3))}`,
+    alone: false,
+  },
+  {
+    label: "hostile: html, one line of <b></b>",
+    body: `${headLines(["Content-Type: text/html; charset=utf-8"])}\r\n\r\n<p>x${"<b></b>".repeat(Math.floor(MEMORY_BYTES / 7))}</p>\r\n`,
+    alone: false,
+  },
+];
+const execFileAsync = promisify(execFile);
+const memDir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
+const zoneFile = join(memDir, "zone.json");
+writeFileSync(zoneFile, JSON.stringify(zoneRecordFor("s1", "example.com", key.dnsTxtValue)));
+const signedTo = async (file: string, body: string) =>
+  writeFileSync(
+    join(memDir, file),
+    await signMessage(body, {
+      domain: "example.com",
+      selector: "s1",
+      privateKeyPem: key.privateKeyPem,
+      signTime,
+    }),
+  );
+await signedTo("small.eml", message(10 * 1024));
+const row = async (args: string[]): Promise<{ baseline: number; growth: number }> => {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "verify-memory.ts"), ...args],
+    { cwd: join(import.meta.dirname, ".."), maxBuffer: 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as { baseline: number; growth: number };
+};
+const MiB = 1024 * 1024;
+console.log("");
+console.log(
+  `verify peak RSS growth, fresh process per row (Node ${process.versions.node})    mail MB   10 KB mail MB   this mail MB   (this - 10 KB) / mail   postal-mime alone MB`,
+);
+try {
+  for (const [i, shape] of shapes.entries()) {
+    const file = `big-${i}.eml`;
+    await signedTo(file, shape.body);
+    const mailBytes = Buffer.byteLength(shape.body);
+    const v = await row(["verify", zoneFile, join(memDir, "small.eml"), join(memDir, file)]);
+    const alone = shape.alone
+      ? (await row(["postal-mime", join(memDir, "small.eml"), join(memDir, file)])).growth
+      : null;
+    console.log(
+      `${shape.label.padEnd(67)} ${(mailBytes / MiB).toFixed(2).padStart(9)} ${(v.baseline / MiB).toFixed(1).padStart(15)} ${(v.growth / MiB).toFixed(1).padStart(14)} ${`${((v.growth - v.baseline) / mailBytes).toFixed(1)}x`.padStart(23)} ${(alone === null ? "-" : (alone / MiB).toFixed(1)).padStart(22)}`,
+    );
+  }
+} finally {
+  rmSync(memDir, { recursive: true, force: true });
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { type AwsClients, makeClients } from "../shared/aws/clients.ts";
 import { type Resources, resourcesFromEnv } from "../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
@@ -150,5 +150,4 @@ function destroy(c: AwsClients): void {
   c.s3.destroy();
   c.sqs.destroy();
   c.dynamo.destroy();
-  c.ses.destroy();
 }

@@ -1,6 +1,10 @@
-import { basename } from "node:path";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { AssetHashType, DockerImage } from "aws-cdk-lib";
+import { Code } from "aws-cdk-lib/aws-lambda";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import type { BuildOptions } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
 
 /**
  * How every function is bundled, in one place, so the bundle-load test and the benchmark build exactly what CDK
@@ -21,6 +25,93 @@ export const BUNDLE = {
   // tree-shaken single-file bundles start faster than the runtime's full SDK (see bench/bundle.ts).
   bundleAwsSdk: true,
 } as const;
+
+const STUBS_DIR = join(import.meta.dirname, "bundle-stubs");
+
+/**
+ * Code a function's bundle leaves out: `packages` are resolved to a stub instead of the package (esbuild's alias),
+ * `files` replace one relative import of one module (a plugin: an alias only matches package names). Stubs live
+ * in infra/bundle-stubs/; each throws an error that names it, and records the call, if anything calls it.
+ */
+export interface BundleStubs {
+  readonly packages: Readonly<Record<string, string>>;
+  readonly files: readonly {
+    /** The importing module, as the end of its path (`libmime/lib/libmime.js`). */
+    readonly importer: string;
+    /** The import exactly as that module writes it (`./mimetypes`). */
+    readonly request: string;
+    readonly stub: string;
+  }[];
+}
+
+export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
+
+/**
+ * What the verify bundle leaves out (~1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
+ * test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof with mailauth's full results), the MIME
+ * corpus (parsing) and the reply corpora (fresh text, HTML included) through a bundle built with these stubs,
+ * compares every result with the unbundled code, checks that only the importers named here reach a stub, and fails
+ * if a stub is called; test/infra/bundle-load.test.ts runs CDK's own verify bundle on a signed, accepted mail.
+ *
+ * - joi: mailauth builds exactly one schema with it (a DKIM key's p= is base64, RFC 6376 §3.6.1); the stub is
+ *   that schema, held to the real Joi by test/infra/bundle-stubs.test.ts.
+ * - iconv-lite, encoding-japanese: libmime's charset decoding, which the DKIM verifier reaches only through
+ *   `libmime.parseHeaderValue` on the top-level Content-Type, to find its multipart boundary. A parameter value
+ *   is charset-decoded only when it is written in RFC 2231 extended form (`boundary*=iso-8859-1''...`) or holds an
+ *   RFC 2047 encoded word; no mail client writes a boundary that way (RFC 2046 §5.1.1: boundaries are 7-bit
+ *   bchars). If a hostile sender does, libmime catches the stub's error and decodes as UTF-8 (its own fallback
+ *   for a charset iconv-lite does not know); the boundary feeds only mailauth's `mimeStructureStart`, an
+ *   informational field sender proof never reads (shared/gate/dkim-checks.ts). The verdict cannot change, and the
+ *   bundle test proves it on such mail.
+ * - dom-serializer (and the `entities` copy only it imports): html-to-text calls it only for the `blockHtml` and
+ *   `inlineHtml` formats, domutils only in getOuterHTML / getInnerHTML; shared/mail/fresh-text-html.ts uses none.
+ * - libmime's `./mimetypes` (68 KB): only `detectExtension` / `detectMimeType` read it; mailauth calls
+ *   `parseHeaderValue` and `foldLines` only.
+ * - mailauth's `../dkim/dkim-signer` as its ARC module requires it: only `createSeal` (ARC sealing) uses it; the
+ *   DKIM verifier takes `getARChain` alone from that module.
+ *
+ * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
+ * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser (these two load on the first
+ * HTML-only mail: shared/mail/fresh-text-html.ts).
+ */
+export const VERIFY_STUBS: BundleStubs = {
+  packages: {
+    joi: join(STUBS_DIR, "joi.ts"),
+    "iconv-lite": join(STUBS_DIR, "iconv-lite.ts"),
+    "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
+    "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
+  },
+  files: [
+    {
+      importer: "libmime/lib/libmime.js",
+      request: "./mimetypes",
+      stub: join(STUBS_DIR, "libmime-mimetypes.ts"),
+    },
+    {
+      importer: "mailauth/lib/arc/index.js",
+      request: "../dkim/dkim-signer",
+      stub: join(STUBS_DIR, "mailauth-dkim-signer.ts"),
+    },
+  ],
+};
+
+/** The esbuild plugin for `BundleStubs.files`. */
+function fileStubs(files: BundleStubs["files"]): Plugin {
+  const requests = new Set(files.map((f) => f.request));
+  return {
+    name: "postern-file-stubs",
+    setup(build) {
+      build.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+        if (!requests.has(args.path)) return undefined;
+        const importer = args.importer.replaceAll("\\", "/");
+        const hit = files.find(
+          (f) => f.request === args.path && importer.endsWith(`/node_modules/${f.importer}`),
+        );
+        return hit ? { path: hit.stub } : undefined;
+      });
+    },
+  };
+}
 
 /** Where the deployment config and its scripts land in the function package (`/var/task`). */
 export const TASK_ROOT = "/var/task";
@@ -50,7 +141,10 @@ export function copyCommands(files: ShippedFiles, outputDir: string): string[] {
   return cmds;
 }
 
-/** NodejsFunction bundling props: the local esbuild (no Docker), ESM, SDK bundled, config copied in. */
+/**
+ * NodejsFunction bundling props (the console's function): the local esbuild CLI (no Docker), ESM, SDK bundled,
+ * config copied in. The pipeline functions are bundled by `bundledCode` instead, with `esbuildOptions` itself.
+ */
 export function cdkBundling(files: ShippedFiles): BundlingOptions {
   return {
     forceDockerBundling: false,
@@ -71,10 +165,17 @@ export function cdkBundling(files: ShippedFiles): BundlingOptions {
 }
 
 /**
- * The esbuild JS-API equivalent of `cdkBundling` (CDK drives the esbuild CLI with the same flags). `external`
- * lets the benchmark measure the alternative (SDK from the runtime) for comparison.
+ * The esbuild options of every function: what `bundledCode` builds for CDK, and what the bundle tests and
+ * bench/bundle.ts build (`cdkBundling` gives the console's NodejsFunction the same flags for the esbuild CLI).
+ * `stubs` leave code out (VERIFY_STUBS); `external` lets the benchmark measure the alternative (SDK from the
+ * runtime) for comparison.
  */
-export function esbuildOptions(entry: string, outfile: string, external: string[] = []): BuildOptions {
+export function esbuildOptions(
+  entry: string,
+  outfile: string,
+  opts: { external?: string[]; stubs?: BundleStubs } = {},
+): BuildOptions {
+  const stubs = opts.stubs ?? NO_STUBS;
   return {
     entryPoints: [entry],
     outfile,
@@ -86,7 +187,68 @@ export function esbuildOptions(entry: string, outfile: string, external: string[
     minify: BUNDLE.minify,
     keepNames: BUNDLE.keepNames,
     banner: { js: ESM_REQUIRE_BANNER },
-    external,
+    external: opts.external ?? [],
+    alias: { ...stubs.packages },
+    plugins: stubs.files.length > 0 ? [fileStubs(stubs.files)] : [],
     logLevel: "warning",
   };
+}
+
+/** Copy the config and its scripts into a bundle directory (as `copyCommands` does for the console). */
+export function copyShipped(files: ShippedFiles, outputDir: string): void {
+  cpSync(files.configFile, join(outputDir, basename(files.configFile)));
+  for (const rel of files.scripts) {
+    mkdirSync(dirname(join(outputDir, rel)), { recursive: true });
+    cpSync(join(files.configDir, rel), join(outputDir, rel));
+  }
+}
+
+/**
+ * A pipeline function's code: `esbuildOptions` run by infra/bundle-function.ts in a child process (CDK's local
+ * bundling is synchronous, esbuild plugins are not), so what CDK deploys is built by the very options the bundle
+ * tests and bench/bundle.ts use, stubs included; then the config is copied in. Hashed by its output, as
+ * NodejsFunction does. There is no Docker fallback: bundling runs here or the synth fails.
+ */
+export function bundledCode(opts: {
+  readonly entry: string;
+  readonly projectRoot: string;
+  readonly files: ShippedFiles;
+  readonly stubs?: BundleStubs;
+}): Code {
+  const stubs = JSON.stringify(opts.stubs ?? NO_STUBS);
+  return Code.fromAsset(opts.projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling either succeeds or throws.
+      image: DockerImage.fromRegistry("postern-local-bundling-only"),
+      // Never run either, but CDK caches a bundle by its bundling options (functions do not count): what makes
+      // one function's bundle differ from another's must be here, or every function gets the first one's.
+      command: [
+        "postern-bundle-function",
+        opts.entry,
+        stubs,
+        opts.files.configFile,
+        opts.files.configDir,
+        ...opts.files.scripts,
+      ],
+      local: {
+        tryBundle(outputDir: string): boolean {
+          execFileSync(
+            process.execPath,
+            [
+              "--import",
+              "tsx",
+              join(import.meta.dirname, "bundle-function.ts"),
+              opts.entry,
+              join(outputDir, "index.mjs"),
+              stubs,
+            ],
+            { cwd: opts.projectRoot, stdio: ["ignore", 2, 2] },
+          );
+          copyShipped(opts.files, outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }

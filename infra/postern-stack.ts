@@ -3,7 +3,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cd
 import type { Construct } from "constructs";
 import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
 import { ENV } from "../shared/config/resources.ts";
-import type { ShippedFiles } from "./bundling.ts";
+import { type ShippedFiles, VERIFY_STUBS } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
@@ -134,6 +134,7 @@ export class PosternStack extends Stack {
         timeout: TIMEOUTS.verify,
         memorySize: MEMORY_MB.verify,
         batchSize: 5,
+        stubs: VERIFY_STUBS,
       }),
       agentStep: step("AgentStep", "agent-step", {
         source: this.queues.agentStep,

@@ -7,7 +7,7 @@
  * - `issue_refund` moves money, so it is `confirm` (G14): the model can only propose it; an approver confirms by
  *   mail before it runs, with exactly the arguments shown on the card.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { fail } from "../shared/result.ts";
 import { defineResolver, type Resolver } from "../shared/tool-framework/resolver.ts";
 import { defineTool, success, type Tool, toolFailure } from "../shared/tool-framework/tool.ts";

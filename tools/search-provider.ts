@@ -8,7 +8,7 @@
  * headers on a cross-origin redirect) and never appears in a result or an error message.
  */
 import { parse } from "node-html-parser";
-import { z } from "zod";
+import * as z from "zod";
 import { decodeText } from "../shared/net/readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "../shared/net/safe-fetch.ts";
 import type { SearchOutcome, SearchProvider } from "../shared/net/search.ts";

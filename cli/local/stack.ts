@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
+import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { CallObserver } from "../../shared/aws/observe.ts";
+import { makeSesClient } from "../../shared/aws/ses-client.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
@@ -73,7 +75,8 @@ export interface LocalStack {
   readonly dir: string;
   /** Includes `endpoints.ses` (the capture), so `makeClients(resources)` reaches every local service. */
   readonly resources: Resources;
-  readonly clients: AwsClients;
+  /** The stores' clients, and an SES client on the capture (for tests and tools that send as SES would). */
+  readonly clients: AwsClients & { readonly ses: SESv2Client };
   readonly emulators: Emulators;
   readonly config: LoadedConfig;
   /** True when no postern.config.json existed and the demo config is in use. */
@@ -129,7 +132,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       ...emulators.resources,
       endpoints: { ...emulators.resources.endpoints, ses: ses.endpoint },
     };
-    const clients = makeClients(resources, opts.observe?.("stack"));
+    const clients = {
+      ...makeClients(resources, opts.observe?.("stack")),
+      ses: makeSesClient(resources, opts.observe?.("stack")),
+    };
     stops.push(async () => destroyClients(clients));
 
     if (demo) {
@@ -205,7 +211,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   }
 }
 
-function destroyClients(c: AwsClients): void {
+function destroyClients(c: AwsClients & { readonly ses: SESv2Client }): void {
   c.s3.destroy();
   c.sqs.destroy();
   c.dynamo.destroy();

@@ -1,12 +1,11 @@
 import { type Duration, RemovalPolicy } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Architecture, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
-import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { CONFIG_ENV } from "../../shared/config/runtime.ts";
-import { cdkBundling, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
+import { type BundleStubs, bundledCode, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
 import type { WorkQueue } from "./work-queue.ts";
 
 export interface PipelineFunctionProps {
@@ -37,15 +36,18 @@ export interface PipelineFunctionProps {
   readonly files: ShippedFiles;
   /** @default RetentionDays.THREE_MONTHS */
   readonly logRetention?: RetentionDays;
+  /** Code this function's bundle leaves out (infra/bundling.ts). @default none */
+  readonly stubs?: BundleStubs;
 }
 
 /**
- * A pipeline step: NodejsFunction on nodejs24.x/ARM64 bundled by the local esbuild, its own role (no managed
+ * A pipeline step: a function on nodejs24.x/ARM64 bundled by the local esbuild (infra/bundling.ts bundledCode,
+ * what NodejsFunction would do, with esbuild's JS API so stubs can replace modules), its own role (no managed
  * policies: log writes are granted on its own log group only), a log group with retention, and the SQS trigger
  * with partial batch responses.
  */
 export class PipelineFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -72,11 +74,14 @@ export class PipelineFunction extends Construct {
       );
     if (props.reserveConcurrency && maxConcurrency === undefined)
       throw new Error(`${id}: reserveConcurrency needs maxConcurrency (the number to reserve)`);
-    this.fn = new NodejsFunction(this, "Function", {
-      entry: props.entry,
-      handler: "handler",
-      projectRoot: props.projectRoot,
-      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+    this.fn = new LambdaFunction(this, "Function", {
+      code: bundledCode({
+        entry: props.entry,
+        projectRoot: props.projectRoot,
+        files: props.files,
+        ...(props.stubs ? { stubs: props.stubs } : {}),
+      }),
+      handler: "index.handler",
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
@@ -88,7 +93,6 @@ export class PipelineFunction extends Construct {
         ...props.environment,
         [CONFIG_ENV.file]: shippedConfigPath(props.files),
       },
-      bundling: cdkBundling(props.files),
     });
     this.fn.addEventSource(
       new SqsEventSource(props.source.queue, {

@@ -1,17 +1,18 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
-import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 
-/** The SDK clients one process needs, built once at module scope by a handler or the CLI. */
+/**
+ * The SDK clients the stores need, built once at module scope by a handler or the CLI. SES is not among them: only
+ * the CLI and the local stack want a general SES client (shared/aws/ses-client.ts).
+ */
 export interface AwsClients {
   readonly s3: S3Client;
   readonly sqs: SQSClient;
   readonly dynamo: DynamoDBDocumentClient;
-  readonly ses: SESv2Client;
 }
 
 /** Emulators accept any credentials; fixed fake ones keep the SDK from searching the machine for real ones. */
@@ -36,6 +37,5 @@ export function makeClients(resources: Resources, observe?: CallObserver): AwsCl
     dynamo: DynamoDBDocumentClient.from(dynamoRaw, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     }),
-    ses: observeCalls(new SESv2Client({ ...base, ...(ep?.ses ? { endpoint: ep.ses } : {}) }), observe),
   };
 }

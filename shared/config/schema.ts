@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The deployment config (`postern.config.json`): what must not change at run time. It is committed, validated at

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PREFIXES } from "../config/tables.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 

@@ -1,5 +1,39 @@
-import { convert } from "html-to-text";
-import { type HTMLElement, type Node, NodeType, parse } from "node-html-parser";
+import { createRequire } from "node:module";
+import type * as HtmlToText from "html-to-text";
+import type * as NodeHtmlParser from "node-html-parser";
+import type { HTMLElement, Node } from "node-html-parser";
+
+/**
+ * html-to-text and node-html-parser (with htmlparser2, entities and selderee, ~235 KB of the verify bundle) load on
+ * the first HTML-only mail rather than at every cold start, where they took ~15 ms (issue 13). `require` is a plain
+ * call for esbuild to bundle (it wraps the package so nothing of it runs until called); unbundled ESM has no
+ * `require`, and takes one from createRequire.
+ */
+function load<T>(name: "html-to-text" | "node-html-parser"): T {
+  return (
+    typeof require === "function"
+      ? name === "html-to-text"
+        ? require("html-to-text")
+        : require("node-html-parser")
+      : createRequire(import.meta.url)(name)
+  ) as T;
+}
+let libraries: {
+  convert: typeof HtmlToText.convert;
+  parse: typeof NodeHtmlParser.parse;
+  element: number;
+} | null = null;
+function htmlLibraries() {
+  if (!libraries) {
+    const nhp = load<typeof NodeHtmlParser>("node-html-parser");
+    libraries = {
+      convert: load<typeof HtmlToText>("html-to-text").convert,
+      parse: nhp.parse,
+      element: nhp.NodeType.ELEMENT_NODE,
+    };
+  }
+  return libraries;
+}
 
 /**
  * The HTML part of a reply cut before its first reply/quote container, as text (G14). Everything from that
@@ -10,6 +44,25 @@ import { type HTMLElement, type Node, NodeType, parse } from "node-html-parser";
 
 /** Nesting deeper than any mail client writes; such a document yields no fresh text (html-to-text recurses). */
 export const MAX_HTML_DEPTH = 256;
+
+/**
+ * Markup read, in tags (`<` characters): the document is cut before its MAX_HTML_TAGS-th `<`. The two trees
+ * (node-html-parser's, then html-to-text's) cost ~1.8 KB per tag, whatever the characters: 1 MiB of `<b></b>` in
+ * an HTML-only mail took +267 MB, so the character cap alone (fresh-text.ts MAX_INPUT_CHARS) left memory to the
+ * sender (issue 13). A whole mail in the reply corpora holds at most 491 tags, and a reply's own words come
+ * before its quote; a cut only drops the bottom of a mail, so a reply read short is asked again, never misread.
+ */
+export const MAX_HTML_TAGS = 4096;
+
+/** `html` up to (not including) its MAX_HTML_TAGS-th `<`. */
+function boundTags(html: string): string {
+  let at = -1;
+  for (let tags = 0; tags < MAX_HTML_TAGS; tags++) {
+    at = html.indexOf("<", at + 1);
+    if (at < 0) return html;
+  }
+  return html.slice(0, at);
+}
 
 /** Ids a client gives the block that holds (or opens) the quoted message; Outlook re-quoting adds `x_`. */
 const QUOTE_IDS = new Set([
@@ -76,7 +129,7 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
     if (entry === undefined) break;
     const { node, depth } = entry;
     if (depth > MAX_HTML_DEPTH) return "too-deep";
-    if (node.nodeType !== NodeType.ELEMENT_NODE) continue;
+    if (node.nodeType !== htmlLibraries().element) continue;
     const el = node as HTMLElement;
     if (el !== root && isQuoteContainer(el)) {
       cutFrom(el);
@@ -90,14 +143,24 @@ function cutAtFirstQuote(root: HTMLElement): "ok" | "too-deep" {
   return "ok";
 }
 
-/** The text of `html` above its first quote container; empty when the document is nested beyond reason. */
-export function htmlBeforeQuote(html: string): string {
+/**
+ * `html` serialized again without its first quote container and what follows; null when the document is nested
+ * beyond reason. node-html-parser's tree is unreachable once this returns, before html-to-text builds its own.
+ */
+function cutHtml(source: string): string | null {
   // parseNoneClosedTags keeps unclosed elements open instead of re-parenting their children afterwards, which is
   // quadratic in node-html-parser 9 (100k unclosed tags took minutes). Document order, all the cut relies on, is
   // the same either way; sloppy nesting that gets deeper than MAX_HTML_DEPTH yields no fresh text.
-  const root = parse(html, { comment: false, parseNoneClosedTags: true });
-  if (cutAtFirstQuote(root) === "too-deep") return "";
-  return convert(root.toString(), {
+  const root = htmlLibraries().parse(source, { comment: false, parseNoneClosedTags: true });
+  if (cutAtFirstQuote(root) === "too-deep") return null;
+  return root.toString();
+}
+
+/** The text of `html` above its first quote container; empty when the document is nested beyond reason. */
+export function htmlBeforeQuote(html: string): string {
+  const cut = cutHtml(boundTags(html));
+  if (cut === null) return "";
+  return htmlLibraries().convert(cut, {
     wordwrap: false,
     selectors: [
       { selector: "img", format: "skip" },

@@ -3,6 +3,10 @@ import type { AttachmentLimits } from "../config/schema.ts";
 import { fail, type Ok } from "../result.ts";
 import { checkAttachments, checkMessageSize, checkShape, type LimitFailure } from "./limits.ts";
 import { scanMime } from "./mime-scan.ts";
+import { installCompactPassThrough } from "./postal-mime-pass-through.ts";
+
+// Before any parse: 7bit/8bit parts decoded without postal-mime's per-line Blob (~34x the text in memory).
+installCompactPassThrough();
 
 /**
  * Bounded parsing (G7): size check, then a structural pre-scan of the raw bytes, then postal-mime, then the
@@ -46,7 +50,17 @@ export type ParseResult = Ok<{ readonly mail: ParsedMail }> | LimitFailure;
 
 export type MimeParser = (raw: Uint8Array, options: PostalMimeOptions) => Promise<Email>;
 
-const postalMime: MimeParser = (raw, options) => PostalMime.parse(raw, options);
+/**
+ * postal-mime copies a typed array into a fresh ArrayBuffer before it reads it (a copy of the whole message); a
+ * view that spans its whole buffer is handed over as that buffer instead. postal-mime only reads it.
+ */
+const postalMime: MimeParser = (raw, options) =>
+  PostalMime.parse(
+    raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.buffer instanceof ArrayBuffer
+      ? raw.buffer
+      : raw,
+    options,
+  );
 
 function flatten(list: readonly Address[] | undefined): MailAddress[] {
   const out: MailAddress[] = [];

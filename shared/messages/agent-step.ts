@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The agent-step queue's messages, declared once: producers (verify, the scheduled-run starter, the step loop, the

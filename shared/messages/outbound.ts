@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 

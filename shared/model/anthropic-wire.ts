@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { assistantText, isPlainObject, replayInput, toolResultText } from "./content.ts";
 import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
 import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { assistantText, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
 import type { Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
 import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { formatIssues } from "../config/load.ts";
 import { MODEL_FAILURE_REASONS } from "./types.ts";
 

@@ -4,7 +4,7 @@
 // test/helpers/dns-zone.js does the same).
 
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 
 const ERROR_CODES = ["ENOTFOUND", "ENODATA", "ETIMEOUT", "ESERVFAIL", "EREFUSED"] as const;
 export type DnsErrorCode = (typeof ERROR_CODES)[number];

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { DocumentMediaType, ImageMediaType } from "../model/types.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { ToolContext } from "./context.ts";

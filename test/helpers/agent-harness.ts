@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { parseConfig } from "../../shared/config/load.ts";

@@ -1,6 +1,7 @@
 // Runs in a fresh process: import a handler module (a bundle, or the TypeScript entry under tsx), time the
 // import (cold module initialisation), call `handler` with each event, write the results as JSON to a file
-// (stdout belongs to the function's structured logs).
+// (stdout belongs to the function's structured logs), with the calls any bundle stub recorded
+// (infra/bundle-stubs/unreachable.ts).
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -10,4 +11,5 @@ const mod = await import(pathToFileURL(modulePath).href);
 const initMs = performance.now() - t0;
 const results = [];
 for (const event of JSON.parse(eventsJson)) results.push(await mod.handler(event));
-writeFileSync(resultFile, JSON.stringify({ initMs, results }));
+const stubCalls = globalThis[Symbol.for("postern.bundle-stub-calls")] ?? [];
+writeFileSync(resultFile, JSON.stringify({ initMs, results, stubCalls }));

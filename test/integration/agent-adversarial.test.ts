@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_CALL_ID_CHARS } from "../../shared/agent/dispatch.ts";
 import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/agent/step.ts";
 import { modelFailure } from "../../shared/model/failure.ts";

@@ -171,7 +171,6 @@ function destroy(c: AwsClients): void {
   c.s3.destroy();
   c.sqs.destroy();
   c.dynamo.destroy();
-  c.ses.destroy();
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

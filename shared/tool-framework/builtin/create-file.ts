@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 
 /** The text formats an agent may author, and the MIME type each is stored (and later attached) with. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { decodeText, truncateText } from "../../net/readable-text.ts";
 import { defineTool, success, type Tool, type ToolContent, type ToolResult, toolFailure } from "../tool.ts";
 

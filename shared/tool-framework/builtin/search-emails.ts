@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { MailboxMessage } from "../context.ts";
 import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseAddrSpec } from "../../mail/recipients.ts";
 import { MAX_SUBJECT_CHARS } from "../../mail/threading.ts";
 import type { ToolContext } from "../context.ts";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { readableText, truncateText } from "../../net/readable-text.ts";
 import { type SafeFetchFailure, type SafeFetchOptions, safeFetch } from "../../net/safe-fetch.ts";
 import {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type DuckDuckGoOptions, duckDuckGoProvider } from "../../net/duckduckgo.ts";
 import type { SearchProvider, SearchReason } from "../../net/search.ts";
 import { tidyResults } from "../../net/search.ts";

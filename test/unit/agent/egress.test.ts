@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
 import { egressCheck } from "../../../shared/agent/egress.ts";
 import { parseConfig } from "../../../shared/config/load.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolkitItem } from "../../../shared/admin/schema.ts";
 import {
   checkToolCall,

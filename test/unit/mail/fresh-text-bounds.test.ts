@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { freshText, MAX_INPUT_CHARS } from "../../../shared/mail/fresh-text.ts";
+import { MAX_HTML_TAGS } from "../../../shared/mail/fresh-text-html.ts";
 
 /**
  * Bounded work (G14): input is capped at MAX_INPUT_CHARS per part, and hostile shapes of up to 100k lines or one
@@ -37,6 +38,18 @@ describe("input cap", () => {
   it("ignores HTML past MAX_INPUT_CHARS, even when the markup renders to almost no text", () => {
     const html = `<p>x${"<b></b>".repeat(MAX_INPUT_CHARS / 7)}</p><p>APPROVE K7Q2M9XT4Z</p>`;
     expect(freshText({ text: null, html }).text).not.toContain("APPROVE");
+  });
+
+  it("ignores HTML from its MAX_HTML_TAGS-th tag on, well inside MAX_INPUT_CHARS", () => {
+    // each `<b></b>` is two tags; `<p>` is the first
+    const opening = (tags: number) => `<p>x${"<b></b>".repeat((tags - 1) / 2)}`;
+    const html = (tags: number) => `${opening(tags)}APPROVE K7Q2M9XT4Z</p>`;
+    expect(html(MAX_HTML_TAGS - 1).length).toBeLessThan(MAX_INPUT_CHARS / 10);
+    expect(freshText({ text: null, html: html(MAX_HTML_TAGS - 1) }).text).toContain("APPROVE K7Q2M9XT4Z");
+    // the `<i>` is the MAX_HTML_TAGS-th tag: the document ends before it
+    expect(
+      freshText({ text: null, html: `${opening(MAX_HTML_TAGS - 1)}<i>APPROVE K7Q2M9XT4Z</i>` }).text,
+    ).toBe("x");
   });
 });
 
