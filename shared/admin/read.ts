@@ -110,20 +110,34 @@ function provablyAllow(raw: Item): boolean {
   return raw.effect === "allow" && typeof raw.rule === "string" && raw.rule.startsWith("allow#");
 }
 
+/**
+ * One stored rule (access or outbound) against its schema and its key: the sort key must be `<effect>#<pattern>`
+ * of the item's own fields. The item without its key, or what is wrong with it.
+ */
+function checkRule<T extends { effect: string; pattern: string }>(
+  schema: z.ZodType<T>,
+  raw: Item,
+):
+  | { readonly item: T; readonly issues?: undefined }
+  | { readonly item?: undefined; readonly issues: AdminIssue[] } {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { issues: zodIssues(parsed.error) };
+  if (raw.rule !== ruleKey(parsed.data.effect, parsed.data.pattern))
+    return { issues: [{ path: "rule", message: "key must be <effect>#<pattern> of the item's own fields" }] };
+  const { rule: _key, ...item } = parsed.data as T & { rule?: unknown };
+  return { item: item as unknown as T };
+}
+
 export function readAccessRules(raws: readonly Item[], logger: Logger): AccessRuleItem[] {
   const rules: AccessRuleItem[] = [];
   const denyAll = new Map<string, string>();
   for (const raw of raws) {
-    const parsed = accessRuleItem.safeParse(raw);
-    let issues: AdminIssue[] = [];
-    if (!parsed.success) issues = zodIssues(parsed.error);
-    else if (raw.rule !== ruleKey(parsed.data.effect, parsed.data.pattern))
-      issues = [{ path: "rule", message: "key must be <effect>#<pattern> of the item's own fields" }];
-    if (parsed.success && issues.length === 0) {
-      const { rule: _key, ...item } = parsed.data;
-      rules.push(item as AccessRuleItem);
+    const checked = checkRule(accessRuleItem, raw);
+    if (checked.item) {
+      rules.push(checked.item);
       continue;
     }
+    const { issues } = checked;
     if (provablyAllow(raw)) {
       logInvalid(logger, "accessRules", raw, issues, "allow rule treated as absent");
       continue;
@@ -155,16 +169,12 @@ export function readOutboundRules(raws: readonly Item[], logger: Logger): Outbou
   const rules: OutboundRuleItem[] = [];
   const denyAll = new Map<string, string>();
   for (const raw of raws) {
-    const parsed = outboundRuleItem.safeParse(raw);
-    let issues: AdminIssue[] = [];
-    if (!parsed.success) issues = zodIssues(parsed.error);
-    else if (raw.rule !== ruleKey(parsed.data.effect, parsed.data.pattern))
-      issues = [{ path: "rule", message: "key must be <effect>#<pattern> of the item's own fields" }];
-    if (parsed.success && issues.length === 0) {
-      const { rule: _key, ...item } = parsed.data;
-      rules.push(item as OutboundRuleItem);
+    const checked = checkRule(outboundRuleItem, raw);
+    if (checked.item) {
+      rules.push(checked.item);
       continue;
     }
+    const { issues } = checked;
     const agent = typeof raw.agent === "string" ? raw.agent.trim().toLowerCase() : "";
     if (agentAddress.safeParse(agent).success) {
       logger.error(
