@@ -19,7 +19,6 @@ const RUNS = process.argv.includes("--runs")
   ? Number(process.argv[process.argv.indexOf("--runs") + 1])
   : 3000;
 const AGENTS = ["helpdesk@agents.example.net", "shop@agents.example.net", "billing@agents.example.net"];
-const EVENTS_PER_RUN = 8;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const em = await startEmulators();
@@ -75,7 +74,6 @@ for (let i = 0; i < RUNS; i++) {
     correlationId: `ses-${i}`,
     transcriptKey: `transcripts/${runId}.json`,
     finishReason: "model-stopped",
-    eventSeq: EVENTS_PER_RUN,
   });
   const types = [
     "budget-check",

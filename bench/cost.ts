@@ -297,6 +297,25 @@ function bill(s: Sample): Line[] {
   ];
 }
 
+/** One recorded call on one line (COST_DETAIL=1): which function, what, where, how many units. */
+function describeCall(c: { issuer: CallIssuer; call: ObservedCall }): string {
+  const i = c.call.input as Record<string, unknown>;
+  const where = [
+    i.TableName,
+    i.Bucket && `${String(i.Bucket).slice(0, 12)}/${String(i.Key)}`,
+    i.QueueUrl && String(i.QueueUrl).split("/").pop(),
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const key =
+    i.Key && !i.Bucket
+      ? JSON.stringify(i.Key)
+      : i.Item
+        ? JSON.stringify(Object.fromEntries(Object.entries(i.Item as object).slice(0, 2)))
+        : "";
+  return `  ${c.issuer.padEnd(10)} ${`${c.call.service}:${c.call.operation}`.padEnd(22)} ${where} ${key.slice(0, 90)} ${c.call.capacityUnits ?? ""}${c.call.error ? ` !${c.call.error}` : ""}`;
+}
+
 const mean = (lines: Line[][]): Line[] =>
   (lines[0] ?? []).map((l, i) => ({
     service: l.service,
@@ -347,6 +366,8 @@ try {
     `prices: ${PRICES.region}, checked ${PRICES.checked} (bench/aws-prices.ts); ${MAILS} accepted mails measured after one warm-up`,
   );
   print("one accepted mail, one reply", mean(samples.map(bill)), samples);
+  if (process.env.COST_DETAIL)
+    for (const c of samples[0]?.calls ?? []) if (FN_OF[c.issuer]) console.log(describeCall(c));
   print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
   if (ARCHIVE > 0) {
     const empty = samples.reduce((a, s) => a + readUnits(s, "agent-step"), 0) / samples.length;

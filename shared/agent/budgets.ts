@@ -18,6 +18,8 @@ export interface CounterStore {
     attrs?: Record<string, unknown>,
     ttlSeconds?: number,
   ): Promise<{ ok: boolean }>;
+  /** Counters' current values in one consistent read, in the order asked (a missing counter is 0). */
+  counterValues(keys: readonly { pk: string; sk: string }[]): Promise<number[]>;
 }
 
 const DAY_TTL = 3 * 24 * 3600;
@@ -136,7 +138,12 @@ async function countRun(
   return s;
 }
 
-/** A zero-cost probe: `by: 0` fails once the day's tokens have reached the cap, the agent's, then the sender's. */
+/**
+ * Has the day's token spend reached a cap, the agent's, then the sender's? One consistent read of both counters
+ * (issue 13: it was a conditional `by: 0` update each, a write unit apiece). A read is enough: the probe adds
+ * nothing, and two runs passing it together is the same race the update had (neither knows the other's spend
+ * until afterInference adds it).
+ */
 async function probeTokens(
   counters: CounterStore,
   run: RunRecord,
@@ -144,21 +151,10 @@ async function probeTokens(
   d: string,
   c: DailyCaps,
 ): Promise<BudgetVerdict> {
-  const at = await withinCap(
-    counters,
-    `budget#tokens#agent#${agent.address}`,
-    d,
-    0,
-    c.agentTokens - 1,
-    "agent-tokens-per-day",
-  );
-  if (!at.ok || !run.sender) return at;
-  return withinCap(
-    counters,
-    `budget#tokens#sender#${run.sender.routingKey}`,
-    d,
-    0,
-    c.senderTokens - 1,
-    "sender-tokens-per-day",
-  );
+  const keys = [{ pk: `budget#tokens#agent#${agent.address}`, sk: d }];
+  if (run.sender) keys.push({ pk: `budget#tokens#sender#${run.sender.routingKey}`, sk: d });
+  const [agentSpent = 0, senderSpent = 0] = await counters.counterValues(keys);
+  if (agentSpent >= c.agentTokens) return fail("agent-tokens-per-day");
+  if (run.sender && senderSpent >= c.senderTokens) return fail("sender-tokens-per-day");
+  return ok();
 }

@@ -1,5 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
-import type { StepMessage } from "../messages/agent-step.ts";
+import { type CarriedResult, type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type {
   AssistantMessage,
   Message,
@@ -45,9 +45,10 @@ interface Round {
 
 /**
  * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
- * the ledger; the model turn is persisted before any tool runs, so a resumed round never calls the model twice;
- * tool results are cached by idempotency key, so a resumed round replays them; the next round is enqueued before
- * the round is marked done, and a duplicate of the next round is absorbed by its own claim.
+ * the ledger; the model turn is persisted before any tool runs (the round's one transcript write), so a resumed
+ * round never calls the model twice; tool results are cached by idempotency key, so a resumed round replays them;
+ * they reach the next round in its message (or, too large or with media, saved with this round); the next round
+ * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
 export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOutcome> {
   const run = await deps.runs.get(msg.runId);
@@ -64,7 +65,8 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const claim = await deps.ledger.claim(run.runId, msg.round, deps.leaseMs);
   if (claim.status === "busy") return { status: "busy" };
   if (claim.status === "done") return skip(deps, msg, "round-done");
-  await deps.runs.noteRound(run.runId, msg.round);
+  // A run is created at round 1 (run-repo.ts create): noting round 1 would be a write refused by its condition.
+  if (msg.round > 1) await deps.runs.noteRound(run.runId, msg.round);
   const r: Round = {
     deps,
     run,
@@ -79,15 +81,30 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     },
     record: (type, data) => deps.events.append(run.runId, { type, round: msg.round, data }),
   };
-  const took = await takeTurn(r, await loadOrStart(run, agent, msg.round, deps));
-  if ("status" in took) return took;
+  const start = await loadOrStart(r, msg);
+  const took = await takeTurn(r, start.transcript);
+  if ("status" in took) {
+    // A run that ends before this round's turn is saved keeps what it had: the round 1 context, the results the
+    // message carried (a retried round gets them again from its message).
+    if (took.status === "finished" && !start.saved) await deps.transcripts.save(run.runId, start.transcript);
+    return took;
+  }
   const { turn } = took;
   if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
-  await answerTurn(r, turn, took.transcript);
+  const results = await answerTurn(r, turn, took.transcript);
 
-  if (msg.round >= maxRounds)
-    return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
-  await deps.enqueue({ runId: run.runId, round: msg.round + 1 });
+  const last = msg.round >= maxRounds;
+  // The results ride with the next round's message when they are small and have no media (one transcript write
+  // per round, issue 13); otherwise, and when no round follows, they are saved now.
+  const carried = !last && results !== null && carryable(results) ? results : null;
+  if (results !== null && carried === null)
+    await deps.transcripts.save(run.runId, withResults(took.transcript, results));
+  if (last) return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
+  await deps.enqueue({
+    runId: run.runId,
+    round: msg.round + 1,
+    ...(carried ? { results: carried.map(carriedResult) } : {}),
+  });
   await deps.ledger.markDone(run.runId, msg.round);
   await r.record("round-done", { next: msg.round + 1 });
   return { status: "continued", next: msg.round + 1 };
@@ -161,16 +178,36 @@ async function takeTurn(
   return { turn, transcript: saved };
 }
 
-/** Run the turn's tool calls and save their results, unless a crashed delivery already saved them. */
-async function answerTurn(r: Round, turn: AssistantMessage, transcript: Transcript): Promise<void> {
+/**
+ * Run the turn's tool calls, unless a crashed delivery already saved their results (then null: nothing to add).
+ * A resumed round answers again from the tool-result cache, so no tool runs twice.
+ */
+async function answerTurn(
+  r: Round,
+  turn: AssistantMessage,
+  transcript: Transcript,
+): Promise<ModelToolResult[] | null> {
   // Resumed after the results were saved (a crash before the next round was enqueued): do not answer twice.
   const answered = transcript.lastRound === r.round && transcript.messages.at(-1)?.role === "tool";
-  if (answered) return;
-  const results = await runToolCalls(turn, r, transcript);
-  await r.deps.transcripts.save(r.run.runId, {
+  if (answered) return null;
+  return runToolCalls(turn, r, transcript);
+}
+
+function withResults(transcript: Transcript, results: readonly ModelToolResult[]): Transcript {
+  return {
     ...transcript,
     messages: [...transcript.messages, { role: "tool", results } satisfies ToolResultsMessage],
-  });
+  };
+}
+
+/** Small enough for the step message and free of media (images and documents are never carried). */
+function carryable(results: readonly ModelToolResult[]): boolean {
+  if (results.some((x) => x.attachments && x.attachments.length > 0)) return false;
+  return stepMessageSchema.shape.results.safeParse(results.map(carriedResult)).success;
+}
+
+function carriedResult(x: ModelToolResult): CarriedResult {
+  return { toolCallId: x.toolCallId, isError: x.isError, content: x.content };
 }
 
 /** Answer every tool call of a turn: limits, duplicate and malformed ids, then the dispatcher's gates. */
@@ -241,19 +278,42 @@ export function stillAllowed(gate: RunGateInput, name: string): boolean {
   return checkToolCall(gate, name).allowed;
 }
 
-async function loadOrStart(
-  run: RunRecord,
-  agent: AgentItem,
-  round: number,
-  deps: StepDeps,
-): Promise<Transcript> {
+/**
+ * The conversation this round continues: the saved transcript, with the previous round's results appended when
+ * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
+ * turn, and a round 1 that crashes before it builds the context again (issue 13).
+ */
+/** The transcript a round starts from, and whether it is the one saved (false: built or extended here). */
+interface Start {
+  readonly transcript: Transcript;
+  readonly saved: boolean;
+}
+
+async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
+  const { deps, run, agent } = r;
   const existing = await deps.transcripts.load(run.runId);
-  if (existing) return existing;
-  if (round !== 1) throw new Error(`run ${run.runId}: transcript missing at round ${round}`);
-  const start = await deps.context.initial(run, agent);
-  const transcript: Transcript = { ...start, lastRound: 0 };
-  await deps.transcripts.save(run.runId, transcript);
-  return transcript;
+  if (!existing) {
+    if (msg.round !== 1) throw new Error(`run ${run.runId}: transcript missing at round ${msg.round}`);
+    return { transcript: { ...(await deps.context.initial(run, agent)), lastRound: 0 }, saved: false };
+  }
+  const pending = existing.lastRound === msg.round - 1 && existing.messages.at(-1)?.role === "assistant";
+  // A resumed round (its turn is saved, and holds the previous results), or results saved with their round.
+  if (!pending) return { transcript: existing, saved: true };
+  if (msg.results) return { transcript: withResults(existing, msg.results), saved: false };
+  // Neither saved nor carried (a message sent before results were carried, or one whose results a consumer's
+  // older schema dropped): answer the previous round's turn again, as a resumed round would, from the
+  // tool-result cache, so no tool runs twice.
+  deps.logger.warn("previous round's tool results not carried; replayed from the cache", {
+    runId: run.runId,
+    round: msg.round - 1,
+  });
+  const previous: Round = {
+    ...r,
+    round: msg.round - 1,
+    record: (type, data) => deps.events.append(run.runId, { type, round: msg.round - 1, data }),
+  };
+  const results = await runToolCalls(lastAssistant(existing.messages), previous, existing);
+  return { transcript: withResults(existing, results), saved: false };
 }
 
 function lastAssistant(messages: readonly Message[]): AssistantMessage {

@@ -53,10 +53,10 @@ export interface TraceEvent {
   readonly data: Record<string, unknown>;
 }
 
-/** Why the trace refused an event (the store's run-event repository): no such run, or an event over 32 KB. */
-export type RunEventRefusal = "missing-run" | "too-large";
+/** Why the trace refused an event (the store's run-event repository): an event over 32 KB. */
+export type RunEventRefusal = "too-large";
 
-/** The run's trace, append-only. An append can be refused (an event too large to store, a missing run). */
+/** The run's trace, append-only. An append can be refused (an event too large to store). */
 export interface RunEventLog {
   append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
 }

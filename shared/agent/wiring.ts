@@ -75,6 +75,10 @@ interface Wired {
   readonly runs: RunTable;
   readonly now: () => Date;
   loadAdmin: StepDeps["loadAdmin"];
+  /** A message record, read once per delivery (records are written once and never change). */
+  message: Stores["messages"]["get"];
+  /** Forget what was kept for the last delivery (StepHandlerDeps.beginDelivery). */
+  beginDelivery(): void;
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue(message: StepMessage): Promise<void>;
 }
@@ -141,17 +145,55 @@ function wire(opts: StepWiringOptions): Wired {
   const { resources } = opts;
   const clients = opts.clients ?? makeClients(resources);
   const stores = makeStores(clients, resources, opts.logger);
+  // Issue 13: one delivery asked for the admin snapshot (a version read each time) and the run's message up to
+  // four times. Both are kept for the delivery; beginDelivery drops them.
+  const admin = perDelivery(() => stores.admin.snapshot());
+  const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
   return {
     opts,
     clients,
     stores,
     runs: runTable(stores.runs),
     now: opts.now ?? (() => new Date()),
-    loadAdmin: () => stores.admin.snapshot(),
+    loadAdmin: admin.get,
+    message(agent, id) {
+      const key = `${agent}\u0000${id}`;
+      let m = messages.get(key);
+      if (!m) {
+        m = stores.messages.get(agent, id);
+        messages.set(key, m);
+        m.catch(() => messages.delete(key));
+      }
+      return m;
+    },
+    beginDelivery() {
+      admin.reset();
+      messages.clear();
+    },
     sendOutbound: async (req) => void (await stores.queue.send(resources.queues.outbound, req)),
     // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
     enqueue: async (m) =>
       void (await stores.queue.send(resources.queues.agentStep, stepMessageSchema.parse(m))),
+  };
+}
+
+/** One value per delivery: read on first use, kept until reset; a failed read is not kept. */
+function perDelivery<T>(read: () => Promise<T>): { get(): Promise<T>; reset(): void } {
+  let kept: Promise<T> | null = null;
+  return {
+    get() {
+      if (!kept) {
+        const p = read();
+        kept = p;
+        p.catch(() => {
+          if (kept === p) kept = null;
+        });
+      }
+      return kept;
+    },
+    reset() {
+      kept = null;
+    },
   };
 }
 
@@ -169,8 +211,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {
       // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
-      get: (runId) =>
-        loadRun(runId, { runs, message: (a, id) => stores.messages.get(a, id), loadAdmin, logger }),
+      get: (runId) => loadRun(runId, { runs, message: w.message, loadAdmin, logger }),
       finish: (runId, state, reason) => runs.finish(runId, state, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
     },
@@ -187,7 +228,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       },
     }),
     context: createContextBuilder({
-      getMessage: (agent, id) => stores.messages.get(agent, id),
+      getMessage: w.message,
       listThread: (agent, threadId, o) => stores.messages.listByThread(agent, threadId, o),
       getText: (key) => stores.blobs.getText(key),
       activity: (agent, threadId) => activity.list(agent, threadId),
@@ -222,7 +263,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
       outboundRules: async (agent) => (await loadAdmin()).outboundRules.filter((r) => r.agent === agent),
       replyParticipants: async (agent, id) => {
-        const m = await stores.messages.get(agent, id);
+        const m = await w.message(agent, id);
         return m && m.direction === "in" ? { from: m.from, to: m.to, cc: m.cc } : null;
       },
     }),
@@ -280,6 +321,7 @@ export function buildStepDeps(opts: StepWiringOptions): StepHandlerDeps & { read
   return {
     ...step,
     ...planDeps(w, step),
+    beginDelivery: w.beginDelivery,
     stores,
     startDue: (tick) =>
       startDueRuns(tick, {

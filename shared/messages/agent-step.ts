@@ -6,10 +6,35 @@ import * as z from "zod";
  * what the consumer refuses.
  */
 
-/** One model round of a run. */
+/** Bytes of tool results a step message may carry (JSON); more are saved in the transcript instead. */
+export const MAX_CARRIED_RESULT_BYTES = 32 * 1024;
+
+/** A tool result as the model reads it (shared/model/types.ts ToolResult), without media: those are never carried. */
+const carriedResultSchema = z.object({
+  toolCallId: z.string().max(1000),
+  isError: z.boolean(),
+  content: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string() }),
+    z.object({ type: z.literal("json"), value: z.unknown() }),
+  ]),
+});
+
+/**
+ * One model round of a run. `results`, when present, are the previous round's tool results, carried here instead
+ * of written to the transcript (issue 13: one transcript write per round); the round appends them before it calls
+ * the model. Only the step loop sends them, for its own next round.
+ */
 export const stepMessageSchema = z.object({
   runId: z.string().min(1).max(200),
   round: z.number().int().min(1).max(1000),
+  results: z
+    .array(carriedResultSchema)
+    .max(100)
+    .refine(
+      (r) => Buffer.byteLength(JSON.stringify(r)) <= MAX_CARRIED_RESULT_BYTES,
+      "carried results too large",
+    )
+    .optional(),
 });
 
 /** EventBridge Scheduler (and the local timer) send one tick a minute: start the responsibilities due. */
@@ -61,3 +86,5 @@ export function parseAgentStepMessage(body: string): AgentStepMessage | null {
   const parsed = agentStepMessageSchema.safeParse(json);
   return parsed.success ? parsed.data : null;
 }
+
+export type CarriedResult = z.infer<typeof carriedResultSchema>;

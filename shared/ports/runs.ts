@@ -29,13 +29,11 @@ export interface RunRecord {
   /** S3 key of the transcript (`transcripts/<runId>.json`). */
   readonly transcriptKey: string;
   readonly finishReason: string | null;
-  /** Counter allocating run-event sequence numbers (see run-event-repo.ts). */
-  readonly eventSeq: number;
 }
 
 export type NewRun = Omit<
   RunRecord,
-  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "eventSeq" | "createdAt"
+  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "createdAt"
 > & { readonly createdAt?: string };
 
 export type CreateRunResult =

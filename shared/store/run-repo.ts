@@ -53,7 +53,6 @@ export class RunRepo implements RunCreator {
       round: 1,
       claimedRound: 0,
       finishReason: null,
-      eventSeq: 0,
     };
     try {
       await this.#dynamo.send(

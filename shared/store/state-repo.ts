@@ -1,4 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
 import type { KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
 import { type Item, isConditionFailed } from "./dynamo-util.ts";
@@ -151,6 +157,29 @@ export class StateRepo implements KeyValueState {
       if (!isConditionFailed(err)) throw err;
       return { ok: false, reason: "limit-reached", value: await this.#value(pk, sk) };
     }
+  }
+
+  /**
+   * Several counters' values in one strongly consistent BatchGetItem (a missing counter is 0; like `increment`,
+   * expiry is not looked at: counters are keyed by their window). A probe that reads instead of writing `by: 0`
+   * (issue 13: a conditional update costs a write unit even when it adds nothing). At most 100 keys.
+   */
+  async counterValues(keys: readonly { pk: string; sk: string }[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    if (keys.length > 100) throw new Error("counterValues: at most 100 keys");
+    const found = new Map<string, number>();
+    let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
+      [this.#table]: { Keys: keys.map((k) => ({ pk: k.pk, sk: k.sk })), ConsistentRead: true },
+    };
+    // DynamoDB may return part of a batch as UnprocessedKeys (throttling): ask again for those.
+    for (let tries = 0; request && Object.keys(request).length > 0; tries++) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, 2 ** Math.min(tries, 6) * 10));
+      const r = await this.#dynamo.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of r.Responses?.[this.#table] ?? [])
+        found.set(`${item.pk}\u0000${item.sk}`, Number(item[STATE_ATTR.value] ?? 0));
+      request = r.UnprocessedKeys as typeof request;
+    }
+    return keys.map((k) => found.get(`${k.pk}\u0000${k.sk}`) ?? 0);
   }
 
   async #value(pk: string, sk: string): Promise<number> {

@@ -1,7 +1,7 @@
 import type { StoredRunEvent } from "../store/run-event-repo.ts";
 
 /**
- * A run's trace in the order things happened (run-event `seq`, allocated by an atomic counter at append time), as
+ * A run's trace in the order things happened (run-event `seq`, the append time, unique per run), as
  * both the CLI (`postern runs show`) and the console render it. Plan events carry round 0 because they belong to no
  * model round (a card is sealed after the last round, an approval arrives hours later): they stay where they
  * happened in time instead of being grouped before round 1. A `confirm` tool's call is a proposal, not a success,

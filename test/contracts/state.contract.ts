@@ -120,6 +120,22 @@ export function stateContract(make: (clock: ManualClock) => StatePort | Promise<
       await expect(state.increment(pk, "d", Number.NaN)).rejects.toThrow(/finite/);
     });
 
+    it("reads several counters at once, in the order asked, a missing one as 0", async () => {
+      const state = await make(manualClock());
+      const pk = fresh("budget");
+      await state.increment(pk, "a", 7);
+      await state.increment(pk, "c", 2);
+      await state.increment(pk, "c", 3);
+      expect(
+        await state.counterValues([
+          { pk, sk: "c" },
+          { pk, sk: "b" },
+          { pk, sk: "a" },
+        ]),
+      ).toEqual([5, 0, 7]);
+      expect(await state.counterValues([])).toEqual([]);
+    });
+
     it("a counter's lifetime is set by its first increment and not moved by later ones", async () => {
       const clock = manualClock();
       const state = await make(clock);

@@ -7,7 +7,6 @@ export type RunRow = StoredRun & {
   readonly claimedRound?: number;
   readonly finishReason?: string | null;
   readonly transcriptKey?: string;
-  readonly eventSeq?: number;
   readonly updatedAt?: string;
 };
 
@@ -50,7 +49,6 @@ export function memoryRunTable(
           round: 1,
           claimedRound: 0,
           finishReason: null,
-          eventSeq: 0,
           createdAt: at,
           updatedAt: at,
         }),

@@ -4,7 +4,7 @@ import { stored } from "./stored.ts";
 type Item = Record<string, unknown>;
 
 /** The `state` table as its users see it: once-only markers, state machines, bounded counters (StateRepo). */
-export type StatePort = Pick<StateRepo, "putIfAbsent" | "get" | "transition" | "increment">;
+export type StatePort = Pick<StateRepo, "putIfAbsent" | "get" | "transition" | "increment" | "counterValues">;
 
 export interface MemoryState extends StatePort {
   /** Every item by `pk|sk`, expired ones included (as in DynamoDB, where TTL deletes only eventually). */
@@ -51,6 +51,10 @@ export function memoryState(opts: { now?: () => Date } = {}): MemoryState {
       }
       const seen = await get(pk, sk);
       return seen ? { ok: false, reason: "conflict", state: seen.state } : { ok: false, reason: "missing" };
+    },
+    async counterValues(keys) {
+      if (keys.length > 100) throw new Error("counterValues: at most 100 keys");
+      return keys.map((key) => Number(items.get(k(key.pk, key.sk))?.value ?? 0));
     },
     async increment(pk, sk, by, o = {}) {
       if (!Number.isFinite(by)) throw new Error("increment: by must be a finite number");

@@ -1,10 +1,13 @@
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
+import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import { routingKey } from "../../shared/gate/address.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
+import type { StepMessage } from "../../shared/messages/agent-step.ts";
 import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
@@ -69,6 +72,8 @@ export interface Harness {
     threadId?: string;
   }): Promise<string>;
   stop(): Promise<void>;
+  /** The message the loop enqueued for a round, taken off the agent-step queue (bare when none is there). */
+  queued(runId: string, round: number): Promise<StepMessage>;
 }
 
 export async function startHarness(opts: {
@@ -160,6 +165,21 @@ export async function startHarness(opts: {
         transcriptKey: `transcripts/${ids.runId}.json`,
       });
       return ids.runId;
+    },
+    /**
+     * The message the loop enqueued for this round (its carried results included), taken off the agent-step queue
+     * as the function would receive it; a bare {runId, round} when none is there.
+     */
+    async queued(runId: string, round: number): Promise<StepMessage> {
+      const sqs = makeClients(emulators.resources).sqs;
+      const got = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: emulators.resources.queues.agentStep,
+          MaxNumberOfMessages: 10,
+        }),
+      );
+      const bodies = (got.Messages ?? []).map((m) => JSON.parse(m.Body ?? "{}") as StepMessage);
+      return bodies.filter((m) => m.runId === runId && m.round === round).at(-1) ?? { runId, round };
     },
     stop: () => emulators.stop(),
   };

@@ -26,7 +26,7 @@ import { toolContextFactory } from "../../shared/agent/tool-context.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
-import { stepMessageSchema } from "../../shared/messages/agent-step.ts";
+import { type StepMessage, stepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { Tool, ToolResult } from "../../shared/tool-framework/tool.ts";
@@ -81,7 +81,7 @@ function fakeStores(clock: { now: Date }, turns: readonly unknown[]) {
     ledger: memoryRoundLedger({ now: () => clock.now.getTime() }),
     transcripts: transcriptStore(blobs),
     messages: memoryMessages(),
-    log: memoryRunEventLog(runs),
+    log: memoryRunEventLog(),
     activity: memoryThreadActivity(state),
     plans: memoryPlanStore(state),
     queue: recordingQueue(),
@@ -231,6 +231,14 @@ export function stepWorld(opts: StepWorldOptions = {}) {
   };
   const step = loopDeps(f, common, opts.leaseMs ?? 60_000);
   let n = 0;
+  /** The newest message the loop enqueued for this round, as the queue would deliver it; else a bare one. */
+  const delivered = (runId: string, round: number): StepMessage =>
+    f.queue
+      .bodies(QUEUES.agentStep)
+      .filter(
+        (b): b is StepMessage => (b as StepMessage).runId === runId && (b as StepMessage).round === round,
+      )
+      .at(-1) ?? { runId, round };
   return {
     ...f,
     deps: handlerDeps(f, common, step),
@@ -276,13 +284,13 @@ export function stepWorld(opts: StepWorldOptions = {}) {
       });
       return ids.runId;
     },
-    /** One delivery of one round. */
-    step: (runId: string, round: number): Promise<StepOutcome> => runStep({ runId, round }, step),
+    /** One delivery of one round: the message the loop enqueued for it (with carried results), if any. */
+    step: (runId: string, round: number): Promise<StepOutcome> => runStep(delivered(runId, round), step),
     /** Deliver rounds from `round` until the run stops continuing (as the queue would, one at a time). */
     async drive(runId: string, round = 1): Promise<StepOutcome[]> {
       const out: StepOutcome[] = [];
       for (let r = round; ; ) {
-        const o = await runStep({ runId, round: r }, step);
+        const o = await runStep(delivered(runId, r), step);
         out.push(o);
         if (o.status !== "continued") return out;
         r = o.next;

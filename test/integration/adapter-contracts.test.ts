@@ -66,7 +66,9 @@ describe("the emulator-backed adapters", () => {
   runTableContract(() => runTable(stores.runs));
   roundLedgerContract((clock) => new DynamoRoundLedger({ ...base(), now: clock.ms }));
   runEventLogContract(() => ({
-    log: new RunEventRepo(base()),
+    // Two containers whose clocks read the same millisecond and whose counters agree: every number collides.
+    log: new RunEventRepo({ ...base(), now: () => new Date(1_800_000_000_000) }),
+    second: new RunEventRepo({ ...base(), now: () => new Date(1_800_000_000_000) }),
     createRun: async (runId) => {
       await stores.runs.create({
         runId,

@@ -209,15 +209,16 @@ function adversary() {
 
 async function drive(h: Harness, runId: string): Promise<StepOutcome[]> {
   const outcomes: StepOutcome[] = [];
-  let round = 1;
+  let message = await h.queued(runId, 1);
   let retries = 0;
   for (;;) {
-    const o = await runStep({ runId, round }, h.deps);
+    const o = await runStep(message, h.deps);
     outcomes.push(o);
     if (o.status === "retry" && retries++ < MAX_RETRIES) continue;
     if (o.status !== "continued") return outcomes;
-    expect(o.next).toBe(round + 1);
-    round = o.next;
+    expect(o.next).toBe(message.round + 1);
+    // As the queue delivers it: the next round's message carries this round's tool results.
+    message = await h.queued(runId, o.next);
     retries = 0;
   }
 }

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 async function runToEnd(harness: Harness, runId: string): Promise<StepOutcome> {
   for (let round = 1; round <= 20; round++) {
-    const outcome = await runStep({ runId, round }, harness.deps);
+    const outcome = await runStep(await harness.queued(runId, round), harness.deps);
     if (outcome.status !== "continued") return outcome;
   }
   throw new Error("run did not end");
@@ -130,7 +130,7 @@ describe("budgets (G10, local stack)", () => {
     ]);
     const runId = await harness.startReplyRun();
     expect(await runStep({ runId, round: 1 }, harness.deps)).toEqual({ status: "continued", next: 2 });
-    expect(await runStep({ runId, round: 2 }, harness.deps)).toEqual({
+    expect(await runStep(await harness.queued(runId, 2), harness.deps)).toEqual({
       status: "finished",
       state: "budget-exceeded",
       reason,

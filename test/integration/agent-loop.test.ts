@@ -2,7 +2,15 @@ import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
-import { counterTool, counting, type Harness, scripted, startHarness } from "../helpers/agent-harness.ts";
+import type { StepMessage } from "../../shared/messages/agent-step.ts";
+import {
+  counterTool,
+  counting,
+  type Harness,
+  SENDER,
+  scripted,
+  startHarness,
+} from "../helpers/agent-harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -14,9 +22,9 @@ afterEach(async () => {
 async function runToEnd(harness: Harness, runId: string): Promise<StepOutcome[]> {
   const sqs = makeClients(harness.emulators.resources).sqs;
   const outcomes: StepOutcome[] = [];
-  let round = 1;
+  let message: StepMessage = { runId, round: 1 };
   for (let i = 0; i < 50; i++) {
-    const outcome = await runStep({ runId, round }, harness.deps);
+    const outcome = await runStep(message, harness.deps);
     outcomes.push(outcome);
     if (outcome.status !== "continued") return outcomes;
     const got = await sqs.send(
@@ -25,11 +33,11 @@ async function runToEnd(harness: Harness, runId: string): Promise<StepOutcome[]>
         MaxNumberOfMessages: 10,
       }),
     );
-    expect(got.Messages?.map((m) => JSON.parse(m.Body ?? "{}"))).toContainEqual({
-      runId,
-      round: outcome.next,
-    });
-    round = outcome.next;
+    const next = got.Messages?.map((m) => JSON.parse(m.Body ?? "{}") as StepMessage).find(
+      (m) => m.runId === runId && m.round === outcome.next,
+    );
+    expect(next).toBeDefined();
+    message = next as StepMessage;
   }
   throw new Error("run did not end");
 }
@@ -121,16 +129,23 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls).toHaveLength(1);
     const events = (await h.deps.stores.runEvents.list(runId)).map((e) => e.type);
     expect(events).toContain("round-resumed");
-    // The results were already in the transcript: answered once, not twice (a provider refuses duplicates).
+    expect(events).toContain("tool-replayed");
+    // The turn is saved once; its results ride with round 2's message, answered once (a provider refuses
+    // duplicates).
     const transcript = await h.deps.transcripts.load(runId);
-    expect(transcript?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
-    expect(await runStep({ runId, round: 2 }, h.deps)).toMatchObject({
-      status: "finished",
-      state: "completed",
-    });
+    expect(transcript?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const next = await h.queued(runId, 2);
+    expect(next.results).toHaveLength(1);
+    expect(await runStep(next, h.deps)).toMatchObject({ status: "finished", state: "completed" });
+    expect((await h.deps.transcripts.load(runId))?.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
   });
 
-  it("a crash after the tool ran but before its results were saved replays the recorded result", async () => {
+  it("a crash after the tool ran but before its results went out replays the recorded result", async () => {
     const counts = new Map<string, number>();
     const model = counting(scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]));
     h = await startHarness({
@@ -141,15 +156,13 @@ describe("agent step loop (local stack, scripted model)", () => {
     });
     const runId = await h.startReplyRun();
     const real = h.deps.transcripts;
-    let saves = 0;
+    // The lookup runs inside this call: record what it did, then crash before the results are carried onward.
     const crashing = {
       ...h.deps,
-      transcripts: {
-        load: real.load,
-        // Save 1: round 1 starts; save 2: the model turn; save 3 (the tool results) crashes.
-        save: async (id: string, t: Parameters<typeof real.save>[1]) => {
-          if (++saves === 3) throw new Error("crash before the results were saved");
-          return real.save(id, t);
+      events: {
+        append: async (id: string, e: Parameters<Harness["deps"]["events"]["append"]>[1]) => {
+          await (h as Harness).deps.events.append(id, e);
+          if (e.type === "tool-result") throw new Error("crash before the results were saved");
         },
       },
     };
@@ -162,7 +175,13 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls).toHaveLength(1);
     const events = (await h.deps.stores.runEvents.list(runId)).map((e) => e.type);
     expect(events).toContain("tool-replayed");
-    expect((await real.load(runId))?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect((await real.load(runId))?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect((await h.queued(runId, 2)).results).toEqual([
+      expect.objectContaining({
+        isError: false,
+        content: { type: "json", value: { ran: "lookup", sender: SENDER } },
+      }),
+    ]);
   });
 
   it("a concurrent duplicate delivery inside the lease is told to retry later", async () => {

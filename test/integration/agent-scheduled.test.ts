@@ -95,7 +95,7 @@ describe("scheduled runs (local stack)", () => {
   it("runs with no sender and only the tools whose toolkit allows scheduled runs", async () => {
     expect(await runStep({ runId, round: 1 }, h.deps)).toEqual({ status: "continued", next: 2 });
     expect(await runStep({ runId, round: 1 }, h.deps)).toEqual({ status: "skipped", reason: "round-done" });
-    expect(await runStep({ runId, round: 2 }, h.deps)).toMatchObject({
+    expect(await runStep(await h.queued(runId, 2), h.deps)).toMatchObject({
       status: "finished",
       state: "completed",
     });

@@ -58,4 +58,18 @@ describe("createBudgetGate (G10)", () => {
       reason: "agent-tokens-per-day",
     });
   });
+
+  it("a sender's tokens spent to their cap stop that sender's next model call, not another sender's", async () => {
+    const budgets = gate({ tokensPerSenderPerDay: 50 });
+    await budgets.afterInference(replyRun(), agent(), { inputTokens: 30, outputTokens: 20 });
+    expect(await budgets.beforeInference(replyRun(), agent(), 2)).toEqual({
+      ok: false,
+      reason: "sender-tokens-per-day",
+    });
+    const other = replyRun({
+      runId: "run-2",
+      sender: { address: "bob@customer.example", routingKey: "bob@customer.example", displayName: "" },
+    });
+    expect(await budgets.beforeInference(other, agent(), 1)).toEqual({ ok: true });
+  });
 });

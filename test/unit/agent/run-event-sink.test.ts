@@ -9,7 +9,7 @@ import { memoryRunTable } from "../../fakes/run-table.ts";
 const NOW = new Date("2026-11-29T12:00:00Z");
 
 function sink(runs = memoryRunTable([storedRun()])) {
-  const log = memoryRunEventLog(runs);
+  const log = memoryRunEventLog();
   const recorded: (ActivityEntry & { agent: string; threadId: string; callId: string })[] = [];
   const logger = recordingLogger();
   const events = createRunEventSink({

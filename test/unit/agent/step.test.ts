@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { runStep } from "../../../shared/agent/step.ts";
+import { MAX_CARRIED_RESULT_BYTES } from "../../../shared/messages/agent-step.ts";
+import { defineTool, success } from "../../../shared/tool-framework/tool.ts";
 import { countingTool, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
@@ -18,15 +22,23 @@ function world(opts: StepWorldOptions = {}) {
 }
 
 describe("runStep", () => {
-  it("a round runs the model's tool call, saves the turn and its results, then enqueues the next round", async () => {
+  it("a round runs the model's tool call, saves the turn, then enqueues the next round with its results", async () => {
     const w = world();
     const runId = await w.startReplyRun();
     expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
     expect(w.counts.get("lookup_order")).toBe(1);
-    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    const results = [
+      {
+        toolCallId: "call_0_0",
+        isError: false,
+        content: { type: "json", value: { ran: "lookup_order", sender: "alice@example.com", note: "1234" } },
+      },
+    ];
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2, results }]);
+    // One transcript write per round (issue 13): the turn; its results ride with the next round's message.
     const t = await w.transcripts.load(runId);
     expect(t?.lastRound).toBe(1);
-    expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(w.ledger.calls).toEqual([`claim ${runId}#1 → claimed`, `markDone ${runId}#1`]);
     expect(await w.trace(runId)).toEqual([
       "budget-check",
@@ -36,6 +48,81 @@ describe("runStep", () => {
       "tool-result",
       "round-done",
     ]);
+    expect(await w.step(runId, 2)).toMatchObject({ status: "finished", state: "completed" });
+    const last = await w.transcripts.load(runId);
+    expect(last?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(last?.messages[2]).toEqual({ role: "tool", results });
+  });
+
+  it("results too large for the step message are saved with their round; the message carries none", async () => {
+    const big = defineTool({
+      name: "lookup_order",
+      description: "returns a long text",
+      summary: "test",
+      input: z.object({ note: z.string().max(100).optional() }).strict(),
+      egress: { kind: "structure" },
+      sideEffects: { kind: "internal" },
+      async use() {
+        return success({ text: "x".repeat(MAX_CARRIED_RESULT_BYTES) });
+      },
+    });
+    const w = world({ tools: [big] });
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    expect((await w.transcripts.load(runId))?.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+    ]);
+    expect(await w.step(runId, 2)).toMatchObject({ status: "finished", state: "completed" });
+    expect(JSON.stringify(w.model.calls[1]?.messages)).toContain("x".repeat(1000));
+  });
+
+  it("results with an image are saved with their round, never carried (the message would drop the image)", async () => {
+    const pixel = defineTool({
+      name: "lookup_order",
+      description: "returns an image",
+      summary: "test",
+      input: z.object({ note: z.string().max(100).optional() }).strict(),
+      egress: { kind: "structure" },
+      sideEffects: { kind: "internal" },
+      async use() {
+        return success({ photo: 1 }, [{ type: "image", mediaType: "image/png", base64: "iVBORw0KGgo=" }]);
+      },
+    });
+    const w = world({ tools: [pixel] });
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    const t = await w.transcripts.load(runId);
+    expect(t?.messages[2]).toMatchObject({ role: "tool", results: [{ attachments: [{ type: "image" }] }] });
+  });
+
+  it("a run that ends before its round's turn is saved keeps the results its message carried", async () => {
+    const w = world({ config: { budgets: { tokensPerAgentPerDay: 1 } } });
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1); // the scripted turn reports usage: the day's tokens are spent
+    expect(await w.step(runId, 2)).toMatchObject({ status: "finished", state: "budget-exceeded" });
+    expect((await w.transcripts.load(runId))?.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+    ]);
+  });
+
+  it("a next-round message without its results (sent before they were carried) replays them from the cache", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    await w.step(runId, 1);
+    expect(await runStep({ runId, round: 2 }, w.deps)).toMatchObject({ status: "finished" });
+    expect(w.counts.get("lookup_order")).toBe(1);
+    const t = await w.transcripts.load(runId);
+    expect(t?.messages[2]).toMatchObject({
+      role: "tool",
+      results: [{ toolCallId: "call_0_0", isError: false }],
+    });
+    expect(w.model.calls).toHaveLength(2);
   });
 
   it("the model stopping finishes the run completed, once", async () => {
@@ -95,8 +182,11 @@ describe("runStep", () => {
       { status: "continued", next: 2 },
       { status: "finished", state: "turn-limit", reason: "reached 2 rounds" },
     ]);
-    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2 }]);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([expect.objectContaining({ runId, round: 2 })]);
     expect(w.counts.get("lookup_order")).toBe(2);
+    // The last round's results have no round to ride with: they are saved.
+    const t = await w.transcripts.load(runId);
+    expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
   });
 
   it("a sender over their daily runs is refused before inference, told once, and gives back the agent's run", async () => {

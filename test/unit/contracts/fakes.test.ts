@@ -37,7 +37,7 @@ describe("the in-memory fakes", () => {
   runEventLogContract(() => {
     const runs = memoryRunTable();
     return {
-      log: memoryRunEventLog(runs),
+      log: memoryRunEventLog(),
       createRun: async (runId) => {
         await runs.create({
           runId,
