@@ -73,7 +73,13 @@ export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
  *   container and IMDS providers, ~104 KB): the default credential chain every SDK client imports. In Lambda it
  *   stops at its first link, the environment (the execution role's keys); the stub is that link and refuses the
  *   rest by name (infra/bundle-stubs/credential-provider-node.ts, held to the real chain by
- *   test/infra/bundle-stubs.test.ts). It is the only stub verify calls on every cold start.
+ *   test/infra/bundle-stubs.test.ts).
+ * - @smithy/core/event-streams (~20 KB): the S3 client wires an event-stream marshaller into every client for
+ *   SelectObjectContent, and the protocols load the event-stream serde on the first event-stream member they meet;
+ *   verify calls S3 GetObject / PutObject, SQS and DynamoDB, none with an event stream. The stub keeps the real
+ *   config resolver; its marshaller and serde throw by name.
+ * These last two run in every verify process (the credential link on the first AWS call, the event-stream config
+ * resolver when the S3 client is built); only their refusals count as stub calls.
  *
  * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
  * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser (these two load on the first
@@ -86,6 +92,7 @@ export const VERIFY_STUBS: BundleStubs = {
     "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
     "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
     "@aws-sdk/credential-provider-node": join(STUBS_DIR, "credential-provider-node.ts"),
+    "@smithy/core/event-streams": join(STUBS_DIR, "smithy-event-streams.ts"),
   },
   files: [
     {

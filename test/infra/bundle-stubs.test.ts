@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { createRequire } from "node:module";
 import { defaultProvider as realDefaultProvider } from "@aws-sdk/credential-provider-node";
+import { resolveEventStreamSerdeConfig } from "@smithy/core/event-streams";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultProvider as stubDefaultProvider } from "../../infra/bundle-stubs/credential-provider-node.ts";
@@ -10,6 +11,7 @@ import { decode, encode } from "../../infra/bundle-stubs/iconv-lite.ts";
 import * as joiStub from "../../infra/bundle-stubs/joi.ts";
 import { extensions, list } from "../../infra/bundle-stubs/libmime-mimetypes.ts";
 import { DkimSigner } from "../../infra/bundle-stubs/mailauth-dkim-signer.ts";
+import * as eventStreams from "../../infra/bundle-stubs/smithy-event-streams.ts";
 import { stubCalls } from "../../infra/bundle-stubs/unreachable.ts";
 
 // The stubs of infra/bundling.ts VERIFY_STUBS: the joi one is the one schema mailauth builds, rule for rule; every
@@ -88,6 +90,15 @@ describe("every other stub throws an error naming it, and records the call", () 
     ["libmime mimetypes.list", () => Object.hasOwn(list, "text/plain")],
     ["libmime mimetypes.extensions", () => (extensions as Record<string, unknown>).txt],
     ["mailauth DkimSigner", () => new DkimSigner()],
+    [
+      "@smithy/core/event-streams marshaller.serialize",
+      () => eventStreams.eventStreamSerdeProvider().serialize(),
+    ],
+    [
+      "@smithy/core/event-streams marshaller.deserialize",
+      () => eventStreams.eventStreamSerdeProvider().deserialize(),
+    ],
+    ["@smithy/core/event-streams EventStreamSerde", () => new eventStreams.EventStreamSerde()],
   ])("%s", (name, call) => {
     const before = stubCalls().length;
     expect(call).toThrow(
@@ -95,6 +106,30 @@ describe("every other stub throws an error naming it, and records the call", () 
     );
     expect(stubCalls().slice(before)).toHaveLength(1);
     expect(stubCalls().at(-1)).toMatch(new RegExp(`^${name.replace(/[.]/g, "\\.")}`));
+  });
+});
+
+describe("the @smithy/core/event-streams stub", () => {
+  it("resolves a client's config as the real resolver does: the provider called once, with the config", () => {
+    const resolve = (resolver: typeof resolveEventStreamSerdeConfig) => {
+      const calls: unknown[] = [];
+      const provider = (i: unknown) => {
+        calls.push(i);
+        return "marshaller";
+      };
+      const input = { region: "eu-west-1", eventStreamSerdeProvider: provider };
+      const out = resolver(input as unknown as Parameters<typeof resolveEventStreamSerdeConfig>[0]);
+      const { eventStreamSerdeProvider, ...rest } = out as unknown as Record<string, unknown>;
+      return {
+        sameObject: out === (input as object),
+        calledWithConfig: calls.map((c) => c === input),
+        providerKept: eventStreamSerdeProvider === provider,
+        rest,
+      };
+    };
+    const stubbed = eventStreams.resolveEventStreamSerdeConfig as typeof resolveEventStreamSerdeConfig;
+    expect(resolve(stubbed)).toEqual(resolve(resolveEventStreamSerdeConfig));
+    expect(resolve(stubbed).rest).toEqual({ region: "eu-west-1", eventStreamMarshaller: "marshaller" });
   });
 });
 

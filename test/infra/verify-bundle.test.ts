@@ -155,7 +155,7 @@ describe("the verify bundle (infra/bundling.ts VERIFY_STUBS)", () => {
   it("holds none of the stubbed code, and only the importers infra/bundling.ts names reach a stub", () => {
     const inputs = Object.keys(handlerMeta.inputs);
     const real = inputs.filter((p) =>
-      /node_modules\/(joi|@hapi\/[^/]+|iconv-lite|encoding-japanese|dom-serializer|@aws-sdk\/(credential-provider-(?!env\/)[^/]+|nested-clients|token-providers)|@smithy\/credential-provider-imds)\/|libmime\/lib\/mimetypes\.js$|mailauth\/lib\/dkim\/dkim-signer\.js$/.test(
+      /node_modules\/(joi|@hapi\/[^/]+|iconv-lite|encoding-japanese|dom-serializer|@aws-sdk\/(credential-provider-(?!env\/)[^/]+|nested-clients|token-providers)|@smithy\/credential-provider-imds|@smithy\/core\/dist-es\/submodules\/event-streams)\/|libmime\/lib\/mimetypes\.js$|mailauth\/lib\/dkim\/dkim-signer\.js$/.test(
         p,
       ),
     );
@@ -178,6 +178,11 @@ describe("the verify bundle (infra/bundling.ts VERIFY_STUBS)", () => {
       "@aws-sdk/client-dynamodb/dist-es/runtimeConfig.js",
       "@aws-sdk/client-s3/dist-es/runtimeConfig.js",
       "@aws-sdk/client-sqs/dist-es/runtimeConfig.js",
+    ]);
+    expect(importersOf(packages["@smithy/core/event-streams"] ?? "")).toEqual([
+      "@aws-sdk/client-s3/dist-es/S3Client.js",
+      "@aws-sdk/client-s3/dist-es/runtimeConfig.js",
+      "@smithy/core/dist-es/submodules/protocols/HttpProtocol.js",
     ]);
     for (const f of files) expect(importersOf(f.stub), f.request).toEqual([f.importer]);
   });
