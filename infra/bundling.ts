@@ -47,7 +47,7 @@ export interface BundleStubs {
 export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
 
 /**
- * What the verify bundle leaves out (~1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
+ * What the verify bundle leaves out (~1.1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
  * test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof with mailauth's full results), the MIME
  * corpus (parsing) and the reply corpora (fresh text, HTML included) through a bundle built with these stubs,
  * compares every result with the unbundled code, checks that only the importers named here reach a stub, and fails
@@ -69,6 +69,17 @@ export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
  *   `parseHeaderValue` and `foldLines` only.
  * - mailauth's `../dkim/dkim-signer` as its ARC module requires it: only `createSeal` (ARC sealing) uses it; the
  *   DKIM verifier takes `getARChain` alone from that module.
+ * - @aws-sdk/credential-provider-node (with @aws-sdk/nested-clients and the SSO, ini, process, web-identity, login,
+ *   container and IMDS providers, ~104 KB): the default credential chain every SDK client imports. In Lambda it
+ *   stops at its first link, the environment (the execution role's keys); the stub is that link and refuses the
+ *   rest by name (infra/bundle-stubs/credential-provider-node.ts, held to the real chain by
+ *   test/infra/bundle-stubs.test.ts).
+ * - @smithy/core/event-streams (~20 KB): the S3 client wires an event-stream marshaller into every client for
+ *   SelectObjectContent, and the protocols load the event-stream serde on the first event-stream member they meet;
+ *   verify calls S3 GetObject / PutObject, SQS and DynamoDB, none with an event stream. The stub keeps the real
+ *   config resolver; its marshaller and serde throw by name.
+ * These last two run in every verify process (the credential link on the first AWS call, the event-stream config
+ * resolver when the S3 client is built); only their refusals count as stub calls.
  *
  * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
  * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser (these two load on the first
@@ -80,6 +91,8 @@ export const VERIFY_STUBS: BundleStubs = {
     "iconv-lite": join(STUBS_DIR, "iconv-lite.ts"),
     "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
     "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
+    "@aws-sdk/credential-provider-node": join(STUBS_DIR, "credential-provider-node.ts"),
+    "@smithy/core/event-streams": join(STUBS_DIR, "smithy-event-streams.ts"),
   },
   files: [
     {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { PREFIXES } from "../config/tables.ts";
 import type { Blobs } from "../ports/blobs.ts";
 import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
