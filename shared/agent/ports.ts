@@ -49,7 +49,11 @@ export interface Transcript {
 }
 
 export type RoundClaim =
-  | { readonly status: "claimed" }
+  /**
+   * `first`: no delivery claimed this round before (so none ran its tools: nothing is cached for it); false when
+   * this delivery took over an expired or released lease.
+   */
+  | { readonly status: "claimed"; readonly first: boolean }
   | { readonly status: "busy" }
   | { readonly status: "done" };
 

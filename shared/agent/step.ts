@@ -40,8 +40,19 @@ interface Round {
   readonly agent: AgentItem;
   readonly gate: RunGateInput;
   readonly round: number;
+  /** Tool results by idempotency key: this round's, as far as a delivery may have stored them. */
+  readonly cache: StepDeps["cache"];
   record(type: string, data: Record<string, unknown>): Promise<void>;
 }
+
+/**
+ * The first claim of a round finds nothing cached for it: no delivery ran its tools. Its lookups are skipped
+ * (issue 13: a read per tool call); results are still stored for a delivery that takes the round over.
+ */
+const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
+  get: async () => null,
+  put: (key, result) => cache.put(key, result),
+});
 
 /**
  * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
@@ -72,6 +83,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     run,
     agent,
     round: msg.round,
+    cache: claim.first ? nothingCachedYet(deps.cache) : deps.cache,
     gate: {
       agent: agent.address,
       sender: run.sender,
@@ -258,7 +270,7 @@ async function runToolCalls(
     }
     const outcome = await dispatchToolCall(call, {
       gate,
-      cache: deps.cache,
+      cache: c.cache,
       runId: run.runId,
       round: msg.round,
       checks,
@@ -310,6 +322,7 @@ async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   const previous: Round = {
     ...r,
     round: msg.round - 1,
+    cache: deps.cache,
     record: (type, data) => deps.events.append(run.runId, { type, round: msg.round - 1, data }),
   };
   const results = await runToolCalls(lastAssistant(existing.messages), previous, existing);

@@ -202,7 +202,25 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   const { opts, stores, clients, now, runs, loadAdmin } = w;
   const { config } = opts.loaded;
   const { logger, resources } = opts;
-  const events = createRunEventSink({ log: stores.runEvents, runs, activity, now, logger });
+  // The step reads its run each delivery; the trace's thread log needs only the run's agent and thread, which never
+  // change: it takes them from the step's read instead of reading the run again (issue 13).
+  const lastRead = new Map<string, Awaited<ReturnType<RunTable["get"]>>>();
+  const stepRuns: RunTable = {
+    ...runs,
+    async get(runId) {
+      const run = await runs.get(runId);
+      if (lastRead.size >= 256) lastRead.clear();
+      lastRead.set(runId, run);
+      return run;
+    },
+  };
+  const events = createRunEventSink({
+    log: stores.runEvents,
+    runs: { get: async (runId) => lastRead.get(runId) ?? runs.get(runId) },
+    activity,
+    now,
+    logger,
+  });
   const channel = egressChannel({ state: stores.state, events, logger, now });
   return {
     config,
@@ -211,7 +229,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {
       // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
-      get: (runId) => loadRun(runId, { runs, message: w.message, loadAdmin, logger }),
+      get: (runId) => loadRun(runId, { runs: stepRuns, message: w.message, loadAdmin, logger }),
       finish: (runId, state, reason) => runs.finish(runId, state, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
     },

@@ -176,4 +176,6 @@ export interface OutboundDeps {
    * SES call timeout. Default 120 s.
    */
   readonly inFlightLeaseMs?: number;
+  /** A new record starts: what the wiring keeps for one delivery (the admin snapshot) is read afresh. */
+  beginDelivery?(): void;
 }

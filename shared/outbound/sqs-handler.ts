@@ -16,6 +16,7 @@ export function outboundSqsHandler(
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(
     async (record, scope) => {
+      deps.beginDelivery?.();
       const parsed = parseOutboundMessage(record.body);
       if (!parsed.ok) {
         // A malformed request is a bug upstream: fail it so the DLQ keeps it for an operator.

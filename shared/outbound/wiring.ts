@@ -86,16 +86,31 @@ export function outboundDeps(input: {
   readonly clock?: () => Date;
 }): OutboundDeps {
   const { stores } = input;
+  // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
+  // version per send, not a scan and not a second read for the agent (issue 13). Callers without a delivery loop
+  // (`postern send`, tests) get a fresh read after a second.
+  let kept: { at: number; snapshot: ReturnType<typeof stores.admin.snapshot> } | null = null;
+  const snapshot = () => {
+    if (!kept || Date.now() - kept.at > 1000) {
+      const entry = { at: Date.now(), snapshot: stores.admin.snapshot() };
+      kept = entry;
+      entry.snapshot.catch(() => {
+        if (kept === entry) kept = null;
+      });
+    }
+    return kept.snapshot;
+  };
   return {
     state: sendStateStore(stores.state),
     ses: input.ses,
     mailbox: mailbox(stores),
     agents: {
-      get: (address) => stores.admin.getAgent(address),
+      get: async (address) => (await snapshot()).agents.find((a) => a.address === address) ?? null,
       // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
-      // From the cached snapshot: one read of the admin version per send, not a scan (issue 13).
-      outboundRules: async (address) =>
-        (await stores.admin.snapshot()).outboundRules.filter((r) => r.agent === address),
+      outboundRules: async (address) => (await snapshot()).outboundRules.filter((r) => r.agent === address),
+    },
+    beginDelivery() {
+      kept = null;
     },
     blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
     // The same resolution as the run's Mailbox (G12): inbound attachments and agent-created files.

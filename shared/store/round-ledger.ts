@@ -46,7 +46,7 @@ export class DynamoRoundLedger implements RoundLedger {
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
-      return { status: "claimed" };
+      return { status: "claimed", first: true };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
     }
@@ -72,7 +72,7 @@ export class DynamoRoundLedger implements RoundLedger {
       if (isConditionFailed(err)) return { status: "busy" };
       throw err;
     }
-    return { status: "claimed" };
+    return { status: "claimed", first: false };
   }
 
   async release(runId: string, round: number): Promise<void> {

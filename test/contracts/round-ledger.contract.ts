@@ -14,13 +14,13 @@ export function roundLedgerContract(make: (clock: ManualClock) => RoundLedger | 
 
     it("a round is claimed once; while the lease runs a second claim is busy; done is final", async () => {
       const { ledger, runId } = await world();
-      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed" });
+      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed", first: true });
       expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "busy" });
       await ledger.markDone(runId, 1);
       expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "done" });
       // Each round and each run is its own claim.
-      expect(await ledger.claim(runId, 2, LEASE)).toEqual({ status: "claimed" });
-      expect(await ledger.claim(fresh("run"), 1, LEASE)).toEqual({ status: "claimed" });
+      expect(await ledger.claim(runId, 2, LEASE)).toEqual({ status: "claimed", first: true });
+      expect(await ledger.claim(fresh("run"), 1, LEASE)).toEqual({ status: "claimed", first: true });
     });
 
     it("of concurrent claims exactly one wins", async () => {
@@ -36,7 +36,8 @@ export function roundLedgerContract(make: (clock: ManualClock) => RoundLedger | 
       clock.advance(LEASE - 1);
       expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "busy" });
       clock.advance(2);
-      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed" });
+      // Taken over: an earlier delivery may have run the round's tools.
+      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed", first: false });
       expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "busy" });
     });
 
@@ -44,12 +45,12 @@ export function roundLedgerContract(make: (clock: ManualClock) => RoundLedger | 
       const { ledger, runId } = await world();
       await ledger.claim(runId, 1, LEASE);
       await ledger.release(runId, 1);
-      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed" });
+      expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "claimed", first: false });
       await ledger.markDone(runId, 1);
       await ledger.release(runId, 1);
       expect(await ledger.claim(runId, 1, LEASE)).toEqual({ status: "done" });
       await ledger.release(runId, 7);
-      expect(await ledger.claim(runId, 7, LEASE)).toEqual({ status: "claimed" });
+      expect(await ledger.claim(runId, 7, LEASE)).toEqual({ status: "claimed", first: true });
     });
 
     it("marking a round done that was never claimed makes it done", async () => {

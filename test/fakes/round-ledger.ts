@@ -28,7 +28,7 @@ export function memoryRoundLedger(opts: { now?: () => number } = {}): MemoryRoun
     if (current && typeof current.leaseUntil === "number" && current.leaseUntil > t)
       return { status: "busy" };
     entries.set(key, { state: "new", leaseUntil: t + leaseMs });
-    return { status: "claimed" };
+    return { status: "claimed", first: current === undefined };
   };
   return {
     entries,

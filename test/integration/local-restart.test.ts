@@ -109,7 +109,7 @@ describe("local stack state", () => {
     const sends = (s: typeof first) => sendStateStore(makeStores(s.clients, s.resources, silentLogger).state);
     // What a stack killed mid-round and mid-send leaves: a round claimed for 15 minutes, a send between
     // `sending` and `sent`.
-    expect(await ledger(first).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+    expect(await ledger(first).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed", first: true });
     const at = new Date().toISOString();
     expect(await sends(first).claim("send-held", at)).toBe(true);
     expect(await sends(first).transition("send-held", ["claimed"], "sending", { sendingAt: at }, at)).toBe(
@@ -120,7 +120,7 @@ describe("local stack state", () => {
     const logger = recordingLogger();
     const second = await startLocalStack({ ...opts, logger });
     try {
-      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed" });
+      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed", first: false });
       // Never sent again: whether SES took it is unknown, and an operator is told (docs/outbound.md).
       expect(await sends(second).get("send-held")).toMatchObject({
         state: "unknown",

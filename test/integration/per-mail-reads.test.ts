@@ -81,4 +81,31 @@ describe("a mail's reads (issue 13)", () => {
       ),
     ).toEqual([]);
   });
+
+  it("read the admin version and the run's message once per delivery, and the run once per round", async () => {
+    calls = [];
+    await answered(3);
+    const gets = (issuer: CallIssuer, pk: string) =>
+      calls.filter(
+        (c) =>
+          c.issuer === issuer &&
+          c.call.operation === "GetItem" &&
+          JSON.stringify(c.call.input.Key ?? {}).includes(pk),
+      ).length;
+    // Two rounds (the reply, then "done"): two agent-step deliveries, one outbound delivery.
+    expect(gets("agent-step", '"pk":"admin#version"')).toBe(2);
+    expect(gets("agent-step", '"runId":"run-')).toBe(2);
+    expect(
+      calls.filter(
+        (c) =>
+          c.issuer === "agent-step" &&
+          c.call.operation === "GetItem" &&
+          String(c.call.input.TableName).endsWith("messages"),
+      ),
+    ).toHaveLength(2);
+    expect(gets("outbound", '"pk":"admin#version"')).toBe(1);
+    expect(
+      calls.filter((c) => c.issuer === "outbound" && String(c.call.input.TableName).endsWith("agents")),
+    ).toEqual([]);
+  });
 });

@@ -94,14 +94,14 @@ describe("DynamoRoundLedger.releaseAll", () => {
     const ledger = new DynamoRoundLedger({ dynamo: clients.dynamo, tables: em.resources.tables });
     const [held, done] = [uniq("run-held"), uniq("run-done")];
     const hour = 3_600_000;
-    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed" });
-    expect(await ledger.claim(done, 1, hour)).toEqual({ status: "claimed" });
+    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed", first: true });
+    expect(await ledger.claim(done, 1, hour)).toEqual({ status: "claimed", first: true });
     await ledger.markDone(done, 1);
     // The holder is gone (a killed local stack), but its hour-long lease would keep the round busy.
     expect(await ledger.claim(held, 1, hour)).toEqual({ status: "busy" });
 
     expect(await ledger.releaseAll()).toBeGreaterThanOrEqual(1);
-    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed" });
+    expect(await ledger.claim(held, 1, hour)).toEqual({ status: "claimed", first: false });
     expect(await ledger.claim(done, 1, hour)).toEqual({ status: "done" });
   });
 });

@@ -38,7 +38,8 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
       noteRound: unused("noteRound"),
     },
     ledger: {
-      claim: async () => ({ status: opts.claim ?? "busy" }),
+      claim: async (): Promise<RoundClaim> =>
+        opts.claim === "claimed" ? { status: "claimed", first: true } : { status: opts.claim ?? "busy" },
       markDone: unused("markDone"),
       release: unused("release"),
     },
