@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { runCallChecks } from "../../../shared/agent/call-checks.ts";
 import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
 import { acceptedText, quoteCheck } from "../../../shared/agent/quote-check.ts";
 import type { Message } from "../../../shared/model/types.ts";
 import { recordFactTool } from "../../../shared/tool-framework/builtin/record-fact.ts";
 import type { ToolContext } from "../../../shared/tool-framework/context.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
+import { agent, config, replyRun } from "../../fakes/builders.ts";
 import { dispatchDeps, kit } from "./dispatch-harness.ts";
 
 const untrusted = "Hello,\nmy order 1234 arrived\u00a0broken   and I want a refund.\u200b Thanks";
@@ -108,5 +110,56 @@ describe("acceptedText: what a run may quote (G15, issue 13)", () => {
       ],
     });
     expect(text).toBe("ROUND-ONE");
+  });
+});
+
+describe("the run's quote check takes what read_email showed (G15, issue 13)", () => {
+  const registry = new ToolRegistry([recordFactTool]);
+  const checks = runCallChecks({
+    config: config(),
+    registry,
+    channel: { close: async () => {}, isClosed: async () => false },
+  });
+  const nonce = "ef".repeat(12);
+  const transcript = (later: Message[]) => ({
+    system: "s",
+    lastRound: 1,
+    untrustedText: "the first part of the mail",
+    messages: later,
+  });
+  const readOn: Message[] = [
+    { role: "assistant", text: "", toolCalls: [{ id: "r1", name: "read_email", input: { offset: 64000 } }] },
+    {
+      role: "tool",
+      results: [
+        {
+          toolCallId: "r1",
+          isError: false,
+          content: {
+            type: "json",
+            value: {
+              direction: "in",
+              text: `<<<UNTRUSTED MAIL ${nonce}>>>\n| the order number is 98765\n<<<END UNTRUSTED MAIL ${nonce}>>>`,
+            },
+          },
+        },
+      ],
+    },
+  ];
+  const quote = async (t: ReturnType<typeof transcript>) => {
+    for (const check of checks(replyRun(), t, agent())) {
+      const v = await check("input", {
+        name: "record_fact",
+        input: { fact: "order", evidence: "the order number is 98765" },
+        grantedBy: [],
+      });
+      if (!v.ok) return v.reason;
+    }
+    return "ok";
+  };
+
+  it("a quote of a later slice passes once read_email showed it, and not before", async () => {
+    expect(await quote(transcript([]))).toBe("evidence-not-quoted");
+    expect(await quote(transcript(readOn))).toBe("ok");
   });
 });
