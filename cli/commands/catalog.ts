@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
 import { defaultRegistry } from "../../tools/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTarget } from "../target.ts";
@@ -26,7 +26,7 @@ function loadLocalConfig(path: string | undefined): LoadedConfig {
   );
 }
 
-/** The system toolkits: "default" (send_email, attached to every new agent) and "all" (every registered tool). */
+/** The system toolkits: "default" (send_email and read_email, attached to every new agent) and "all" (every registered tool). */
 export async function syncSystemToolkits(
   repo: AdminRepo,
   names: readonly string[],
@@ -42,9 +42,8 @@ export async function syncSystemToolkits(
   const def = await repo.getToolkit("default");
   if (!def)
     await repo.putToolkit({
-      id: "default",
-      name: "Default tools",
-      tools: ["send_email"],
+      ...DEFAULT_TOOLKIT,
+      tools: [...DEFAULT_TOOLKIT.tools],
       agents: [],
       system: true,
     });

@@ -6,7 +6,7 @@ import { closedChannelCheck, restrictedReadCheck } from "./channels.ts";
 import type { CallCheck } from "./dispatch.ts";
 import { egressCheck } from "./egress.ts";
 import type { EgressChannel, RunRecord, StepDeps } from "./ports.ts";
-import { quoteCheck } from "./quote-check.ts";
+import { acceptedText, quoteCheck } from "./quote-check.ts";
 
 interface CheckSources {
   readonly config: DeploymentConfig;
@@ -38,7 +38,7 @@ export function runCallChecks(src: CheckSources): NonNullable<StepDeps["checks"]
   return (run, transcript, agent) => [
     egressFor(src, agent),
     ...channelChecks(src, run),
-    quoteCheck({ registry: src.registry, untrustedText: transcript.untrustedText }),
+    quoteCheck({ registry: src.registry, untrustedText: acceptedText(transcript) }),
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
+import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../gate/text-cut.ts";
 import type { MessageRecord } from "../ports/messages.ts";
 import { seenBy } from "./mail-scope.ts";
 import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
@@ -58,21 +59,23 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       const untrusted: string[] = [...history.untrusted];
       const actions = await earlierActions(sources, run, current.threadId);
       if (actions !== null) blocks.push(actions);
-      const body = (await sources.getText(current.bodyKey)) ?? "";
+      // Issue 13: only the body's start is shown (and kept as quote-check text); read_email reads on.
+      const body = shownBody(current.id, (await sources.getText(current.bodyKey)) ?? "", CURRENT_MAIL_CHARS);
       blocks.push(`New message from ${current.from} (${current.at}); answer it if an answer is needed:`);
       blocks.push(
         renderMessage({
           fromAddress: current.from,
           displayName: current.fromName ?? null,
           subject: current.subject,
-          text: body,
+          text: body.text,
           html: current.hasHtmlOnly,
           attachments: current.attachments,
+          ...noteOf(current, body),
         }),
       );
       // A withheld display name was never shown, so it cannot be quoted as evidence either (G15).
       const shownName = current.fromName && !looksLikeAddress(current.fromName) ? current.fromName : "";
-      untrusted.push(current.subject, shownName, body);
+      untrusted.push(current.subject, shownName, body.text);
       return {
         system,
         messages: [{ role: "user", content: [{ type: "text", text: blocks.join("\n\n") }] }],
@@ -104,11 +107,12 @@ async function threadHistory(
   // Bodies in parallel: one round trip's latency for the whole history, not one per message.
   const bodies = await Promise.all(shownHistory.map((m) => sources.getText(m.bodyKey)));
   for (const [i, m] of shownHistory.entries()) {
-    const body = bodies[i] ?? "";
+    // Issue 13: each earlier body is cut shorter than the current one; read_email reads on.
+    const body = shownBody(m.id, bodies[i] ?? "", HISTORY_MAIL_CHARS);
     const label =
       m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";
     blocks.push(`${label} (${m.at}):`, renderEarlier(m, body));
-    if (m.direction === "in") untrusted.push(body);
+    if (m.direction === "in") untrusted.push(body.text);
   }
   return { blocks, untrusted };
 }
@@ -129,21 +133,30 @@ function seenEarlier(
 }
 
 /** An earlier message inside the fence (G8): the agent's own replies too, since they may quote what people wrote. */
-function renderEarlier(m: ThreadMessage, body: string): string {
+function renderEarlier(m: ThreadMessage, body: ShownBody): string {
   return m.direction === "out"
     ? renderUntrusted([
         { label: "To", text: m.to.join(", ") },
         { label: "Subject", text: m.subject },
-        { label: null, text: body },
+        { label: null, text: body.text },
+        ...(body.note !== undefined ? [{ note: body.note }] : []),
       ])
     : renderMessage({
         fromAddress: m.from,
         displayName: m.fromName ?? null,
         subject: m.subject,
-        text: body,
+        text: body.text,
         html: m.hasHtmlOnly,
         attachments: m.attachments,
+        ...noteOf(m, body),
       });
+}
+
+type ShownBody = ReturnType<typeof shownBody>;
+
+/** The cut note, unless the body is not shown at all (an HTML-only mail shows no body, G8: nothing to read on). */
+function noteOf(m: ThreadMessage, body: ShownBody): { note?: string } {
+  return body.note !== undefined && !m.hasHtmlOnly ? { note: body.note } : {};
 }
 
 /** What this agent did earlier in the thread, in other runs: engine-written lines (tool names and outcomes only). */

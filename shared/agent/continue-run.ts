@@ -2,8 +2,12 @@ import type { StepMessage } from "../messages/agent-step.ts";
 import type { ApplyDeps, OpResult } from "./apply-plan.ts";
 import type { Transcript, TranscriptStore } from "./ports.ts";
 import type { RunTable } from "./store-ports.ts";
+import { capResultText } from "./tool-result.ts";
 
-/** The original conversation, plus one engine-written turn with what was applied and how each operation went. */
+/**
+ * The original conversation, plus one engine-written turn with what was applied and how each operation went. Each
+ * operation's data enters the transcript under the same cap as a tool result in the loop (issue 13).
+ */
 export function continuationTranscript(
   original: Transcript,
   summary: string,
@@ -14,7 +18,7 @@ export function continuationTranscript(
       tool: r.tool,
       summary: r.summary,
       ok: r.result.ok,
-      ...(r.result.ok ? { data: r.result.data } : { error: r.result.reason }),
+      ...(r.result.ok ? { data: capResultText(r.result.data ?? null) } : { error: r.result.reason }),
     })),
   )}`;
   return {

@@ -32,6 +32,17 @@ export function inScope(scope: MailScope, m: Addressed): boolean {
   return seenBy(scope.sender, m);
 }
 
+/**
+ * The run's sender's own eyes, whatever a toolkit widened (issue 13, read_email): the eyes round 1's context reads
+ * thread history with. A widened `agent` scope narrows back to its sender; without a sender (a scheduled run) there
+ * is no one whose eyes to use, so nothing.
+ */
+export function senderEyes(scope: MailScope): MailScope {
+  if (scope.kind === "agent")
+    return scope.sender === null ? { kind: "none" } : { kind: "sender", sender: scope.sender };
+  return scope;
+}
+
 /** Is this message wider than the run's own sender's view (so reading it closes the run's channels, G18)? */
 export function widerThanSender(scope: MailScope, m: Addressed): boolean {
   if (scope.kind !== "agent") return false;

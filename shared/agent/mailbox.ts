@@ -5,11 +5,11 @@ import type { Blobs } from "../ports/blobs.ts";
 import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
 import type { KeyValueState } from "../ports/state.ts";
 import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tool-framework/context.ts";
-import { inScope, type MailScope, widerThanSender } from "./mail-scope.ts";
+import { inScope, type MailScope, senderEyes, widerThanSender } from "./mail-scope.ts";
 
 /** The store ports a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */
 export interface MailboxStore {
-  readonly messages: Pick<MessageStore, "listByAgent" | "listByThread">;
+  readonly messages: Pick<MessageStore, "get" | "listByAgent" | "listByThread">;
   readonly blobs: Pick<Blobs, "get" | "getText" | "put">;
   /** Metadata of agent-created files lives in the `state` table: `pk = file#<agent>`, `sk = <id>`. */
   readonly files: Pick<KeyValueState, "putIfAbsent" | "get">;
@@ -136,6 +136,7 @@ export function createMailbox(deps: MailboxDeps): Mailbox {
   const now = deps.now ?? (() => new Date());
   return {
     search: (query) => searchMailbox(deps, query),
+    threadMessage: (id) => readThreadMessage(deps, id),
     attachment(id, opts) {
       const scope = {
         agent: deps.agent,
@@ -184,6 +185,26 @@ export function createAttachmentSource(store: MailboxStore) {
 
 export function newFileId(at: Date): string {
   return `file-${at.toISOString().replace(/[-:.Z]/g, "")}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * read_email's lookup (issue 13): one message by id, only in this agent's partition and this run's thread, only if
+ * the run's sender could see it (G12, same eyes; never widened, see Mailbox.threadMessage). Anything else is
+ * null, "not found": an id from another thread, agent or sender reveals nothing, not even that it exists.
+ */
+async function readThreadMessage(
+  deps: MailboxDeps,
+  id: string,
+): Promise<{ message: MailboxMessage; text: string } | null> {
+  const eyes = senderEyes(deps.scope);
+  if (deps.threadId === null || eyes.kind === "none") return null;
+  const m = await deps.messages.get(deps.agent, id);
+  // The repository reads one agent's partition; re-check so a repository bug cannot widen the reach.
+  if (!m || m.agent !== deps.agent || m.threadId !== deps.threadId || !inScope(eyes, m)) return null;
+  // An HTML-only mail shows no body (G8), here as in round 1.
+  const text = m.hasHtmlOnly ? "" : ((await deps.blobs.getText(m.bodyKey)) ?? "");
+  const { snippet: _none, ...message } = toHit(m, null, []);
+  return { message, text };
 }
 
 type SearchHit = MailboxMessage & { readonly snippet: string };

@@ -44,7 +44,11 @@ export interface Transcript {
   readonly messages: readonly Message[];
   /** The last round whose assistant turn is in `messages`. */
   readonly lastRound: number;
-  /** Accepted untrusted text of the run, normalised as the fence shows it (for the quote check, G15). */
+  /**
+   * Accepted untrusted text of round 1, normalised as the fence shows it (for the quote check, G15): only what was
+   * shown, so a cut body's unshown rest is not here (issue 13); read_email's later slices are added from the
+   * messages by `acceptedText` (quote-check.ts).
+   */
   readonly untrustedText: string;
 }
 

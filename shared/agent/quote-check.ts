@@ -1,7 +1,9 @@
-import { normaliseUntrusted } from "../gate/fence.ts";
+import { LINE_PREFIX, normaliseUntrusted } from "../gate/fence.ts";
+import { READ_EMAIL } from "../gate/text-cut.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { CallCheck } from "./dispatch.ts";
+import type { Transcript } from "./ports.ts";
 
 export type QuoteReason = "evidence-missing" | "evidence-too-short" | "evidence-not-quoted";
 
@@ -33,6 +35,46 @@ export function quoteCheck(opts: { registry: ToolRegistry; untrustedText: string
     }
     return ok();
   };
+}
+
+/**
+ * The untrusted text a run accepted, for the quote check (G15): round 1's (`untrustedText`: the mail and history as
+ * shown, cut, issue 13) and every slice of inbound mail read_email showed in the rounds since. A long mail's later
+ * text reaches the model only through read_email, so only then can it be quoted; what was never shown never can.
+ * Only read_email's own results count (paired with the call they answer by the assistant turn before them): text
+ * a web page or another tool returned is not the sender's.
+ */
+export function acceptedText(transcript: Pick<Transcript, "messages" | "untrustedText">): string {
+  const shown: string[] = [transcript.untrustedText];
+  let names = new Map<string, string>();
+  for (const m of transcript.messages) {
+    if (m.role === "assistant") names = new Map(m.toolCalls.map((c) => [String(c.id), String(c.name)]));
+    if (m.role !== "tool") continue;
+    for (const r of m.results) {
+      if (r.isError || names.get(r.toolCallId) !== READ_EMAIL || r.content.type !== "json") continue;
+      const slice = inboundSlice(r.content.value);
+      if (slice !== null) shown.push(slice);
+    }
+  }
+  return shown.join("\n");
+}
+
+/**
+ * The text inside a read_email slice's fence (the lines behind the prefix, as shown), if it is inbound mail: like
+ * round 1's history, the agent's own replies are never evidence of what a sender wrote.
+ */
+function inboundSlice(value: unknown): string | null {
+  const v = value as { direction?: unknown; text?: unknown } | null;
+  if (v?.direction !== "in" || typeof v.text !== "string") return null;
+  const lines = v.text.split("\n");
+  const open = /^<<<UNTRUSTED MAIL ([0-9a-f]{16,64})>>>$/.exec(lines[0] ?? "");
+  if (!open) return null;
+  const body: string[] = [];
+  for (const line of lines.slice(1)) {
+    if (line === `<<<END UNTRUSTED MAIL ${open[1]}>>>`) return body.join("\n");
+    if (line.startsWith(LINE_PREFIX)) body.push(line.slice(LINE_PREFIX.length));
+  }
+  return null;
 }
 
 /** Runs of whitespace compare equal: a quote re-wrapped across lines is still the same words. */

@@ -23,6 +23,18 @@ export interface UntrustedPart {
   readonly text: string;
 }
 
+/**
+ * A line the code writes inside the fence, e.g. that the text above was cut (issue 13). It is drawn like the
+ * fence's own marker lines (`<<<NOTE nonce>>> ...`, no `| ` prefix), so no sender text can produce it: every line of
+ * theirs starts with the prefix, and the nonce is fresh for this rendering. Code-written only: printable ASCII on
+ * one line, or the renderer throws (a bug, never a sender's doing).
+ */
+export interface FenceNote {
+  readonly note: string;
+}
+
+const NOTE_TEXT = /^[\x20-\x7e]{1,500}$/;
+
 export interface FenceOptions {
   /** Fixed nonce (tests only); lower-case hex, >= 64 bits. Default: fresh from crypto. */
   readonly nonce?: string;
@@ -41,12 +53,20 @@ function fenceKind(kind: string | undefined): string {
   return k;
 }
 
-export function renderUntrusted(parts: readonly UntrustedPart[], opts: FenceOptions = {}): string {
+export function renderUntrusted(
+  parts: readonly (UntrustedPart | FenceNote)[],
+  opts: FenceOptions = {},
+): string {
   const nonce = opts.nonce ?? freshNonce(opts.randomBytes);
   if (!NONCE_PATTERN.test(nonce)) throw new Error("fence nonce must be 16-64 lower-case hex digits");
   const kind = fenceKind(opts.kind);
   const out = [`<<<UNTRUSTED ${kind} ${nonce}>>>`];
   for (const part of parts) {
+    if ("note" in part) {
+      if (!NOTE_TEXT.test(part.note)) throw new Error("a fence note must be one line of printable ASCII");
+      out.push(`<<<NOTE ${nonce}>>> ${part.note}`);
+      continue;
+    }
     const label = part.label === null ? "" : `${untrustedLine(part.label)}: `;
     for (const line of untrustedLines(part.text)) out.push(`${LINE_PREFIX}${label}${line}`);
   }
@@ -71,6 +91,8 @@ export interface RenderableMail {
   /** Whether the mail had an HTML body (truthy: it had one). */
   readonly html: string | boolean | null;
   readonly attachments: readonly AttachmentMeta[];
+  /** Code-written note after the body, inside the fence (e.g. that the body was cut, and how to read on). */
+  readonly note?: string;
 }
 
 export const HTML_ONLY_NOTICE = "[this message has only an HTML body, which is not shown]";
@@ -129,8 +151,9 @@ export function renderMessage(mail: RenderableMail, randomBytes?: RandomBytes): 
   parts.push({ label: null, text: "" });
   const hasText = mail.text !== null && mail.text.trim() !== "";
   const body = hasText ? (mail.text as string) : mail.html ? HTML_ONLY_NOTICE : NO_BODY_NOTICE;
-  parts.push({ label: null, text: body });
-  return renderUntrusted(parts, randomBytes ? { randomBytes } : {});
+  const all: (UntrustedPart | FenceNote)[] = [...parts, { label: null, text: body }];
+  if (mail.note !== undefined) all.push({ note: mail.note });
+  return renderUntrusted(all, randomBytes ? { randomBytes } : {});
 }
 
 /**

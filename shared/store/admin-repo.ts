@@ -73,8 +73,16 @@ export interface WriteOptions {
   readonly ifAbsent?: boolean;
 }
 
-/** The toolkit every new agent is attached to, so a fresh agent can at least answer its mail. */
-export const DEFAULT_TOOLKIT = { id: "default", name: "Default tools", tools: ["send_email"] } as const;
+/**
+ * The toolkit every new agent is attached to, so a fresh agent can at least answer its mail: send_email, and
+ * read_email, which every cut mail names as the way to read the rest (issue 13). read_email reaches no further
+ * than round 1's context already does (the thread's mail the sender could see), so it widens nothing.
+ */
+export const DEFAULT_TOOLKIT = {
+  id: "default",
+  name: "Default tools",
+  tools: ["send_email", "read_email"],
+} as const;
 
 /**
  * The admin tables (agents, access rules, outbound rules, toolkits, responsibilities, approvers). Reads validate every item and

@@ -65,6 +65,13 @@ export interface Mailbox {
     id: string,
     opts?: { readonly anyThread?: boolean },
   ): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null>;
+  /**
+   * A message of the run's own thread that the run's sender could see, with its body text (read_email, issue 13);
+   * else null. Always with the sender's own eyes, even on a call a staff toolkit widened: it reads on from what
+   * round 1's context showed, never further (wider reads are search_emails' and read_attachment's). An HTML-only
+   * mail's text is "" (G8: its body is never shown).
+   */
+  threadMessage(id: string): Promise<{ readonly message: MailboxMessage; readonly text: string } | null>;
   /** Store a file the agent authored; it can then be attached by id. */
   createFile(file: {
     readonly filename: string;

@@ -132,7 +132,7 @@ describe("postern agents/rules/toolkits/approvers", () => {
     expect(await cli(...add)).toMatchObject({ code: 1, err: expect.stringContaining("already exists") });
     expect(await cli(...add, "--replace", "--instructions", "Be brief.")).toMatchObject({ code: 0 });
     expect(JSON.parse((await cli("agents", "list", "--json")).out)[0].instructions).toBe("Be brief.");
-    expect((await cli("toolkits", "list")).out).toContain(`default  send_email  ${SUZIE}`);
+    expect((await cli("toolkits", "list")).out).toContain(`default  send_email,read_email  ${SUZIE}`);
   });
 
   it("sets a toolkit's archive scope and egress hosts (issue 14, G18), refusing a scope that does not exist", async () => {

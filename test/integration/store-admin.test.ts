@@ -69,7 +69,7 @@ describe("AdminRepo writes", () => {
     const r = await repo.putAgent({ address: SUZIE, name: "Suzie", model: "demo" });
     expect(r).toMatchObject({ ok: true, created: true });
     const kit = await repo.getToolkit("default");
-    expect(kit).toMatchObject({ tools: ["send_email"], agents: [SUZIE], system: true });
+    expect(kit).toMatchObject({ tools: ["send_email", "read_email"], agents: [SUZIE], system: true });
     await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
     expect((await repo.getToolkit("default"))?.agents).toEqual([SUZIE, BOB]);
   });

@@ -2,6 +2,7 @@ import type { DuckDuckGoOptions } from "../../net/duckduckgo.ts";
 import type { Tool } from "../tool.ts";
 import { type CreateFileOptions, makeCreateFileTool } from "./create-file.ts";
 import { makeReadAttachmentTool, type ReadAttachmentOptions } from "./read-attachment.ts";
+import { makeReadEmailTool } from "./read-email.ts";
 import { recordFactTool } from "./record-fact.ts";
 import { makeSearchEmailsTool } from "./search-emails.ts";
 import { sendEmailTool } from "./send-email.ts";
@@ -24,6 +25,7 @@ export function builtinTools(deps: BuiltinToolDeps = {}): Tool[] {
     sendEmailTool,
     makeSearchEmailsTool(),
     makeReadAttachmentTool(deps.readAttachment),
+    makeReadEmailTool(),
     makeCreateFileTool(deps.createFile),
     makeWebFetchTool(deps.web),
     makeWebSearchTool({ ...deps.search, fetch: fetchOpts }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { OpResult } from "../../../shared/agent/apply-plan.ts";
 import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
+import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/tool-result.ts";
 import type { StepMessage } from "../../../shared/messages/agent-step.ts";
 import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { agent, replyRun, storedRun } from "../../fakes/builders.ts";
@@ -78,5 +79,18 @@ describe("continuing a run after its plan is applied (G14)", () => {
       enqueue: async (m) => void enqueued.push(m),
     })(replyRun(), agent(), "Approved.", results);
     expect(enqueued).toEqual([]);
+  });
+});
+
+describe("an applied operation's result in the continued transcript (issue 13)", () => {
+  it("is capped like a tool result in the loop", () => {
+    const big: OpResult[] = [
+      { tool: "export", summary: "Export", result: success({ rows: "r".repeat(500_000) }) },
+    ];
+    const t = continuationTranscript(original, "Approved.", big);
+    const last = t.messages[2];
+    const text = last?.role === "user" ? (last.content[0]?.text ?? "") : "";
+    expect(Buffer.byteLength(text)).toBeLessThan(MAX_RESULT_TEXT_BYTES + 1_000);
+    expect(text).toContain("characters not shown]");
   });
 });

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
 import { egressCheck } from "../../../shared/agent/egress.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
+import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import {
   defineTool,
@@ -115,5 +116,22 @@ describe("egress gate (G13)", () => {
 
   it("structure tools pass to external models", async () => {
     expect(await call(tool("ack", { kind: "structure" }), "outside")).toMatchObject({ ok: true });
+  });
+});
+
+describe("read_email on an external model (issue 13)", () => {
+  // A cut mail names read_email, so it must work wherever round 1's context goes: it reads only the thread's mail
+  // the sender could see (the same text round 1 shows any model), while wider reads stay record content.
+  const tools = builtinTools();
+  const check = egressCheck({
+    model: config.models.find((m) => m.id === "outside"),
+    policy: config.egress,
+    registry: new ToolRegistry(tools),
+  });
+  it("is admitted under the default policy; search_emails and read_attachment are not", async () => {
+    const ask = (name: string) => check("input", { name, input: {}, grantedBy: [] });
+    expect(await ask("read_email")).toMatchObject({ ok: true });
+    expect(await ask("search_emails")).toMatchObject({ ok: false, reason: "egress-record-content" });
+    expect(await ask("read_attachment")).toMatchObject({ ok: false, reason: "egress-record-content" });
   });
 });

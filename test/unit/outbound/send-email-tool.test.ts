@@ -23,6 +23,7 @@ function ctx(trigger: RunTrigger): ToolContext & { delivered: Delivered[] } {
     idempotencyKey: "run-1:1:call-1",
     mailbox: {
       search: async () => [],
+      threadMessage: async () => null,
       async attachment(id) {
         if (id !== "att-1") return null;
         return {

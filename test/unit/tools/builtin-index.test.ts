@@ -9,18 +9,19 @@ describe("builtinTools", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "create_file",
       "read_attachment",
+      "read_email",
       "record_fact",
       "search_emails",
       "send_email",
       "web_fetch",
       "web_search",
     ]);
-    expect(new ToolRegistry(tools).names()).toHaveLength(7);
+    expect(new ToolRegistry(tools).names()).toHaveLength(8);
   });
 
   it("every tool that reads stored mail says so, and declares egress, side effects and docs", () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ["search_emails", "read_attachment"])
+    for (const name of ["search_emails", "read_attachment", "read_email"])
       expect(byName.get(name)?.readsStoredMail).toBe(true);
     for (const name of ["web_fetch", "web_search", "create_file"])
       expect(byName.get(name)?.readsStoredMail).not.toBe(true);
@@ -32,7 +33,14 @@ describe("builtinTools", () => {
   });
 
   it("each tool of this set has an operator doc in docs/tools/", () => {
-    for (const name of ["search_emails", "read_attachment", "create_file", "web_fetch", "web_search"]) {
+    for (const name of [
+      "search_emails",
+      "read_attachment",
+      "read_email",
+      "create_file",
+      "web_fetch",
+      "web_search",
+    ]) {
       expect(existsSync(new URL(`../../../docs/tools/${name}.md`, import.meta.url)), name).toBe(true);
     }
   });

@@ -31,5 +31,6 @@ export function toolContext(mailbox: Mailbox, agent = "helpdesk@agents.example.n
 export const noMailbox: Mailbox = {
   search: () => Promise.reject(new Error("unexpected mailbox search")),
   attachment: () => Promise.reject(new Error("unexpected mailbox read")),
+  threadMessage: () => Promise.reject(new Error("unexpected mailbox read")),
   createFile: () => Promise.reject(new Error("unexpected file creation")),
 };
