@@ -120,7 +120,10 @@ describe("local stack state", () => {
     const logger = recordingLogger();
     const second = await startLocalStack({ ...opts, logger });
     try {
-      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({ status: "claimed", first: false });
+      expect(await ledger(second).claim("run-held", 1, 15 * 60_000)).toEqual({
+        status: "claimed",
+        first: false,
+      });
       // Never sent again: whether SES took it is unknown, and an operator is told (docs/outbound.md).
       expect(await sends(second).get("send-held")).toMatchObject({
         state: "unknown",
