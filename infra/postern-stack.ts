@@ -14,6 +14,7 @@ import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
 import { SendingIdentities } from "./constructs/sending-identities.ts";
 import { ADMIN_TABLES, RUNTIME_TABLES, StateTables } from "./constructs/state-tables.ts";
 import { WorkQueue } from "./constructs/work-queue.ts";
+import { ACTIONS } from "./iam/actions.ts";
 import type { SynthConfig } from "./synth-config.ts";
 
 export interface PosternStackProps extends StackProps {
@@ -197,6 +198,8 @@ export class PosternStack extends Stack {
 
     tables.grantScan(agentStep.fn, ...ADMIN_TABLES);
     tables.grantReadWrite(agentStep.fn, ["get", "query"], ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
+    // The budget gate reads the day's token counters in one BatchGetItem (issue 13).
+    tables.grant(agentStep.fn, ACTIONS.tableBatchGet, ["state"]);
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");
     store.grantList(agentStep.fn, "mail", "files", "transcripts");
@@ -204,9 +207,8 @@ export class PosternStack extends Stack {
     queues.outbound.grantSend(agentStep.fn);
     models.grantInvoke(agentStep.fn);
 
-    tables.grantGet(outbound.fn, "agents");
-    // The outbound re-checks a request's recipients against the agent's outbound rules, from the admin snapshot
-    // each container loads once (all admin tables) and reuses while the admin version is unchanged.
+    // The outbound takes the agent and its outbound rules (it re-checks a request's recipients) from the admin
+    // snapshot each container loads once (all admin tables) and reuses while the admin version is unchanged.
     tables.grantScan(outbound.fn, ...ADMIN_TABLES);
     tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
     store.grantRead(outbound.fn, "files");
