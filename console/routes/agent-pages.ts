@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
+import { bodyText } from "../../shared/ports/messages.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -73,7 +74,7 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const shown: ShownMessage[] = await Promise.all(
       p.items.map(async (message) => ({
         message,
-        body: message.hasHtmlOnly ? null : await deps.blobs.getText(message.bodyKey),
+        body: message.hasHtmlOnly ? null : await bodyText(message, (k) => deps.blobs.getText(k)),
         runId:
           message.direction === "in" && message.sesMessageId
             ? acceptedIds(message.sesMessageId, agent, message.at).runId

@@ -1,7 +1,7 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
 import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
 import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../gate/text-cut.ts";
-import type { MessageRecord } from "../ports/messages.ts";
+import { bodyText, type MessageRecord } from "../ports/messages.ts";
 import { seenBy } from "./mail-scope.ts";
 import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
@@ -60,7 +60,11 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       const actions = await earlierActions(sources, run, current.threadId);
       if (actions !== null) blocks.push(actions);
       // Issue 13: only the body's start is shown (and kept as quote-check text); read_email reads on.
-      const body = shownBody(current.id, (await sources.getText(current.bodyKey)) ?? "", CURRENT_MAIL_CHARS);
+      const body = shownBody(
+        current.id,
+        (await bodyText(current, sources.getText)) ?? "",
+        CURRENT_MAIL_CHARS,
+      );
       blocks.push(`New message from ${current.from} (${current.at}); answer it if an answer is needed:`);
       blocks.push(
         renderMessage({
@@ -105,7 +109,7 @@ async function threadHistory(
   else if (thread.length > shownHistory.length)
     blocks.push(`(${thread.length - shownHistory.length} earlier messages in this thread are not shown)`);
   // Bodies in parallel: one round trip's latency for the whole history, not one per message.
-  const bodies = await Promise.all(shownHistory.map((m) => sources.getText(m.bodyKey)));
+  const bodies = await Promise.all(shownHistory.map((m) => bodyText(m, sources.getText)));
   for (const [i, m] of shownHistory.entries()) {
     // Issue 13: each earlier body is cut shorter than the current one; read_email reads on.
     const body = shownBody(m.id, bodies[i] ?? "", HISTORY_MAIL_CHARS);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { PREFIXES } from "../config/tables.ts";
 import type { Blobs } from "../ports/blobs.ts";
-import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
+import { type AttachmentRef, bodyText, type MessageRecord, type MessageStore } from "../ports/messages.ts";
 import type { KeyValueState } from "../ports/state.ts";
 import type { AttachmentMeta, Mailbox, MailboxMessage } from "../tool-framework/context.ts";
 import { inScope, type MailScope, senderEyes, widerThanSender } from "./mail-scope.ts";
@@ -202,7 +202,7 @@ async function readThreadMessage(
   // The repository reads one agent's partition; re-check so a repository bug cannot widen the reach.
   if (!m || m.agent !== deps.agent || m.threadId !== deps.threadId || !inScope(eyes, m)) return null;
   // An HTML-only mail shows no body (G8), here as in round 1.
-  const text = m.hasHtmlOnly ? "" : ((await deps.blobs.getText(m.bodyKey)) ?? "");
+  const text = m.hasHtmlOnly ? "" : ((await bodyText(m, (k) => deps.blobs.getText(k))) ?? "");
   const { snippet: _none, ...message } = toHit(m, null, []);
   return { message, text };
 }
@@ -236,7 +236,7 @@ async function searchMailbox(
         // An HTML-only mail shows no body (G8), so it is neither searched nor quoted.
         if (m.hasHtmlOnly || bodyBudget <= 0) return Promise.resolve(null);
         bodyBudget--;
-        return deps.blobs.getText(m.bodyKey);
+        return bodyText(m, (k) => deps.blobs.getText(k));
       }),
     );
     page.forEach((m, j) => {

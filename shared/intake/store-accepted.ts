@@ -5,7 +5,7 @@ import type { Decision } from "../gate/gate.ts";
 import type { ParsedMail } from "../mail/parse.ts";
 import { routingKey } from "../mail/routing-key.ts";
 import type { Blobs } from "../ports/blobs.ts";
-import type { AttachmentRef, MessageRecord, MessageStore } from "../ports/messages.ts";
+import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/messages.ts";
 import type { RunCreator } from "../ports/runs.ts";
 import type { ThreadHeaders, ThreadIndex } from "../ports/threads.ts";
 import type { InboundEvent } from "./notification.ts";
@@ -50,7 +50,8 @@ export async function storeAccepted(
   const agent = decision.agent.address;
   const ids = acceptedIds(event.sesMessageId, agent, event.receivedAt);
   const bodyKey = `${PREFIXES.mail}${agent}/${ids.messageId}/body.txt`;
-  await stores.blobs.put(bodyKey, mail.text ?? "", "text/plain; charset=utf-8");
+  const body = inlineBody(mail.text ?? "");
+  if (body === undefined) await stores.blobs.put(bodyKey, mail.text ?? "", "text/plain; charset=utf-8");
   const attachments: AttachmentRef[] = [];
   for (const [i, a] of mail.attachments.entries()) {
     const id = ids.attachmentId(i);
@@ -83,6 +84,7 @@ export async function storeAccepted(
     subject,
     at: event.receivedAt,
     bodyKey,
+    ...(body !== undefined ? { body } : {}),
     hasHtmlOnly: !mail.text?.trim() && !!mail.html,
     attachments,
     hop: decision.hop,

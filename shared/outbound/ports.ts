@@ -36,6 +36,8 @@ export interface SendPlan {
   readonly attachments: readonly AttachmentMeta[];
   readonly rawKey: string;
   readonly bodyKey: string;
+  /** The body text, when short enough to keep on the mailbox item (then nothing is written at `bodyKey`). */
+  readonly body?: string;
   /** Mailbox message id of the sent message (derived from the request id). */
   readonly mailboxId: string;
 }
@@ -125,6 +127,8 @@ export interface SentMessage {
   readonly subject: string;
   readonly sentAt: string;
   readonly bodyKey: string;
+  /** The body text when kept on the item (SendPlan.body). */
+  readonly body?: string;
   readonly rawKey: string;
   readonly attachments: readonly AttachmentMeta[];
   readonly hop: number | null;

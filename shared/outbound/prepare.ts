@@ -5,6 +5,7 @@ import { requestMessageId, sentMailboxId } from "../mail/message-id.ts";
 import { postmasterOf } from "../mail/notice.ts";
 import type { Recipients } from "../mail/recipients.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
+import { inlineBody } from "../ports/messages.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
 import { addressRequest } from "./addressing.ts";
@@ -103,6 +104,7 @@ export async function prepareSend(
   });
   if (!composed.ok) return fail(composed.reason);
   const plan = sendPlan(message, {
+    body,
     agent: identity.address,
     threadId,
     recipients,
@@ -141,6 +143,7 @@ async function loadAttachments(
 function sendPlan(
   message: OutboundMessage,
   sent: {
+    readonly body: string;
     readonly agent: string;
     readonly threadId: string;
     readonly recipients: Recipients;
@@ -170,6 +173,8 @@ function sendPlan(
     attachments: sent.attachments,
     rawKey: `${PREFIXES.outbound}${encodeURIComponent(message.requestId)}.eml`,
     bodyKey: `${PREFIXES.mail}${agent}/${mailboxId}/body.txt`,
+    // A short body rides in the plan (on the send item) to the mailbox record instead of being written to S3.
+    ...(inlineBody(sent.body) !== undefined ? { body: sent.body } : {}),
     mailboxId,
   };
 }

@@ -102,7 +102,8 @@ async function sendClaimed(
   const { plan, raw } = prepared;
   // Evidence first: what we are about to hand to SES, byte for byte (PREFIXES.outbound).
   await deps.blobs.put(plan.rawKey, raw, "message/rfc822");
-  await deps.blobs.put(plan.bodyKey, new TextEncoder().encode(prepared.body), "text/plain; charset=utf-8");
+  if (plan.body === undefined)
+    await deps.blobs.put(plan.bodyKey, new TextEncoder().encode(prepared.body), "text/plain; charset=utf-8");
 
   const sendingAt = now();
   if (!(await deps.state.transition(requestId, ["claimed"], "sending", { plan, sendingAt }, sendingAt))) {
@@ -270,6 +271,7 @@ async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean)
       subject: plan.subject,
       sentAt: record.sentAt,
       bodyKey: plan.bodyKey,
+      ...(plan.body !== undefined ? { body: plan.body } : {}),
       rawKey: plan.rawKey,
       attachments: plan.attachments,
       hop: plan.hop,

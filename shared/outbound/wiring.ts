@@ -50,6 +50,7 @@ function mailbox(stores: Stores): OutboundMailbox {
         subject: s.subject,
         at: s.sentAt,
         bodyKey: s.bodyKey,
+        ...(s.body !== undefined ? { body: s.body } : {}),
         hasHtmlOnly: false,
         attachments: s.attachments.map((a) => ({
           id: a.id,

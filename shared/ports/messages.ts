@@ -11,8 +11,9 @@ export interface AttachmentRef {
 }
 
 /**
- * One mail in an agent's mailbox (accepted inbound or sent outbound). Bodies live in S3 (`bodyKey`), so the item
- * stays small; refused mail never becomes a MessageRecord (its evidence stays in the inbound table + raw S3).
+ * One mail in an agent's mailbox (accepted inbound or sent outbound). A short body is kept on the item (`body`);
+ * a longer one lives in S3 (`bodyKey`), so the item stays small. Refused mail never becomes a MessageRecord (its
+ * evidence stays in the inbound table + raw S3). Read a body with `bodyText`.
  */
 export interface MessageRecord {
   readonly agent: string;
@@ -35,7 +36,10 @@ export interface MessageRecord {
   readonly subject: string;
   /** ISO time: received (in) or sent (out). */
   readonly at: string;
+  /** Where the body is in S3, unless `body` holds it. */
   readonly bodyKey: string;
+  /** The body text itself, when at most INLINE_BODY_MAX_BYTES (then nothing is written at `bodyKey`). */
+  readonly body?: string;
   /** An HTML-only mail shows no body to the model (G8). */
   readonly hasHtmlOnly: boolean;
   readonly attachments: AttachmentRef[];
@@ -55,4 +59,24 @@ export interface MessageStore {
   listByThread(agent: string, threadId: string, opts?: { newest?: number }): Promise<MessageRecord[]>;
   /** Newest first. */
   listByAgent(agent: string, opts?: { limit?: number }): Promise<MessageRecord[]>;
+}
+
+/**
+ * Bodies up to this size are kept on the message item instead of in S3 (issue 13: an S3 PUT costs as much as eight
+ * DynamoDB write units, and each body was read back with a GET). 2 KiB adds at most two write units to the item
+ * and two to its `byThread` index copy; most mail bodies, and nearly every reply an agent writes, fit.
+ */
+export const INLINE_BODY_MAX_BYTES = 2048;
+
+/** `text` when it is short enough to keep on the item, else undefined (it goes to S3). */
+export function inlineBody(text: string): string | undefined {
+  return Buffer.byteLength(text, "utf8") <= INLINE_BODY_MAX_BYTES ? text : undefined;
+}
+
+/** A stored message's body text: kept on the item, or read from S3 (null when the object is missing). */
+export function bodyText(
+  m: Pick<MessageRecord, "body" | "bodyKey">,
+  getText: (key: string) => Promise<string | null>,
+): Promise<string | null> {
+  return m.body !== undefined ? Promise.resolve(m.body) : getText(m.bodyKey);
 }

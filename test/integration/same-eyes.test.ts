@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import type { MessageRecord } from "../../shared/ports/messages.ts";
+import { bodyText } from "../../shared/ports/messages.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
@@ -60,7 +61,7 @@ async function finished(from: string, marker: string): Promise<{ msg: MessageRec
   return waitFor(`the run of ${from}'s mail (${marker})`, async () => {
     for (const msg of await stores.messages.listByAgent(AGENT)) {
       if (msg.from !== from) continue;
-      if (!((await stores.blobs.getText(msg.bodyKey)) ?? "").includes(marker)) continue;
+      if (!((await bodyText(msg, (k) => stores.blobs.getText(k))) ?? "").includes(marker)) continue;
       const run = (await stores.runs.listRecent(100)).find((r) => r.messageId === msg.id);
       if (run && run.state !== "running") return { msg, run };
     }

@@ -46,6 +46,19 @@ const firstText = (t: Awaited<ReturnType<ReturnType<typeof builder>["initial"]>>
 const occurrences = (text: string, word: string) => text.split(word).length - 1;
 
 describe("createContextBuilder: thread history", () => {
+  it("reads a body kept on the item as it reads one in S3 (issue 13: short bodies are inline)", async () => {
+    const store = new MemoryMailboxStore();
+    const earlier = addMessage(store, { agent: AGENT, threadId: "t", from: CAROL, at: at(1) }, "unused");
+    store.messages.records.set(`${earlier.agent}|${earlier.id}`, { ...earlier, body: "INLINE-EARLIER" });
+    const current = addMessage(store, { agent: AGENT, threadId: "t", from: CAROL, at: at(2) }, "unused");
+    store.messages.records.set(`${current.agent}|${current.id}`, { ...current, body: "INLINE-NOW" });
+    const t = await builder(store).initial(answering(current), agent());
+    expect(prompt(t)).toContain("INLINE-EARLIER");
+    expect(prompt(t)).toContain("INLINE-NOW");
+    expect(prompt(t)).not.toContain("unused");
+    expect(t.untrustedText).toContain("INLINE-NOW");
+  });
+
   it("shows neither the message being answered nor anything newer among the earlier messages", async () => {
     const store = new MemoryMailboxStore();
     addMessage(store, { agent: AGENT, threadId: "t", from: CAROL, at: at(1) }, "EARLIER-WORDS");

@@ -44,12 +44,24 @@ describe("processInbound", () => {
     expect(run).toMatchObject({ agent: AGENT, kind: "reply", sender: "alice@example.com", state: "running" });
     const stored = await w.messages.get(AGENT, String(run?.messageId));
     expect(stored).toMatchObject({ from: "alice@example.com", fromName: "Alice", threadId: run?.threadId });
-    expect(await w.blobs.getText(String(stored?.bodyKey))).toContain("Where is my order 1234?");
+    // A short body is kept on the item (issue 13), not written to S3.
+    expect(stored?.body).toContain("Where is my order 1234?");
+    expect(await w.blobs.getText(String(stored?.bodyKey))).toBeNull();
     expect(await w.inbound.get("ses-1", AGENT)).toMatchObject({
       status: "done",
       verdict: "accept",
       messageId: stored?.id,
     });
+  });
+
+  it("a body over 2 KiB goes to S3 under the record's bodyKey, and only there", async () => {
+    const w = verifyWorld({ resolver });
+    const body = "A long question about order 1234, told at length.\n".repeat(60);
+    const [summary] = await w.receive(await sign({ body }));
+    const run = w.runs.rows.get(summary?.runId ?? "");
+    const stored = await w.messages.get(AGENT, String(run?.messageId));
+    expect(stored?.body).toBeUndefined();
+    expect((await w.blobs.getText(String(stored?.bodyKey)))?.trim()).toBe(body.trim());
   });
 
   it("a redelivered SES notification is a duplicate: no second message, run or step", async () => {

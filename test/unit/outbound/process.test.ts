@@ -67,6 +67,20 @@ describe("processOutboundRequest: a reply", () => {
     });
   });
 
+  it("a short body is kept on the mailbox record; a long one is written to S3 and named by its key", async () => {
+    const short = world();
+    await processOutboundRequest(reply({ body: "Thanks, on it." }), short.deps);
+    expect(short.recorded[0]?.body).toBe("Thanks, on it.");
+    expect([...short.blobs.keys()].filter((k) => k.startsWith("mail/"))).toEqual([]);
+
+    const long = world();
+    const text = "line of a long answer\n".repeat(200);
+    await processOutboundRequest(reply({ body: text }), long.deps);
+    const recorded = long.recorded[0];
+    expect(recorded?.body).toBeUndefined();
+    expect(new TextDecoder().decode(long.blobs.get(String(recorded?.bodyKey)))).toBe(text);
+  });
+
   it("a redelivery after done sends nothing and records nothing new", async () => {
     const w = world();
     await processOutboundRequest(reply(), w.deps);
