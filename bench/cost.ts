@@ -211,6 +211,25 @@ async function fillArchive(n: number): Promise<void> {
   }
 }
 
+/**
+ * Write units DynamoDB also charges for a write's global secondary index copies, which dynalite does not report
+ * (its ConsumedCapacity covers the table only). Our indexes project every attribute (CDK's default), so a write to
+ * an item the index holds costs the index what it costs the table. Which items an index holds: every message
+ * (byThread), every run (byAgent), a thread once it has activity (byActivity: counted on every thread write, an
+ * upper bound), and plan items in `state` (plansByState, pk `plan#`).
+ */
+function indexWriteUnits(c: ObservedCall): number {
+  const table = String(c.input.TableName ?? "");
+  const { messages, runs, threads, state } = stack.resources.tables;
+  const units = c.capacityUnits ?? 1;
+  if ([messages, runs, threads].includes(table)) return units;
+  if (table === state) {
+    const key = (c.input.Key ?? c.input.Item) as { pk?: unknown } | undefined;
+    return String(key?.pk ?? "").startsWith("plan#") ? units : 0;
+  }
+  return 0;
+}
+
 /** DynamoDB read units one function consumed in a sample. */
 const readUnits = (s: Sample, issuer: CallIssuer) =>
   s.calls
@@ -234,6 +253,9 @@ function bill(s: Sample): Line[] {
   const wru = ddb
     .filter((c) => writes.includes(c.call.operation))
     .reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0);
+  const indexWru = ddb
+    .filter((c) => writes.includes(c.call.operation))
+    .reduce((a, c) => a + indexWriteUnits(c.call), 0);
   const rru = ddb
     .filter((c) => !writes.includes(c.call.operation))
     .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
@@ -261,6 +283,11 @@ function bill(s: Sample): Line[] {
       service: `DynamoDB (${count("DynamoDB")} calls: ${wru} WRU, ${rru} RRU)`,
       calls: count("DynamoDB"),
       usd: wru * PRICES.dynamodb.perWriteUnit + rru * PRICES.dynamodb.perReadUnit,
+    },
+    {
+      service: `DynamoDB index copies (${indexWru} WRU; dynalite leaves them out)`,
+      calls: 0,
+      usd: indexWru * PRICES.dynamodb.perWriteUnit,
     },
     {
       service: `S3 (${puts} PUT, ${gets} GET)`,

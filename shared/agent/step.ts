@@ -352,7 +352,8 @@ async function finish(
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent).
   await deps.afterRun?.(run, agent, state);
   await deps.runs.finish(run.runId, state, reason);
-  await deps.ledger.markDone(run.runId, round);
+  // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
+  // it claims one (runStep's first check), a crash right after this included (issue 13: one write less per run).
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   return { status: "finished", state, reason };
 }

@@ -133,6 +133,9 @@ describe("runStep", () => {
     expect(w.runs.rows.get(runId)).toMatchObject({ state: "completed", finishReason: "model-stopped" });
     expect(w.model.calls).toHaveLength(2);
     expect((await w.trace(runId)).at(-1)).toBe("run-finished");
+    // The last round is not marked done in the ledger: the finished run itself turns a redelivery away.
+    expect(await w.step(runId, 2)).toEqual({ status: "skipped", reason: "run-not-running" });
+    expect(w.model.calls).toHaveLength(2);
   });
 
   it("a round delivered twice runs once: the redelivery of a done round is skipped", async () => {
