@@ -133,7 +133,9 @@ beforeAll(async () => {
     await send(
       "carol@customer.example",
       [AGENT, "nobody@agents.example.com"],
-      "Order A-1002 arrived broken.",
+      // Over 2 KiB, so its body goes to S3 (shorter ones stay on the message item): verify's PutObject and
+      // agent-step's GetObject under mail/ are exercised.
+      `Order A-1002 arrived broken.\n${"The box was crushed and the contents are scratched.\n".repeat(50)}`,
     );
     // The test reads the code as an approver would, from the card in the outbox (not through a function).
     const code = await waitFor("the confirm card", () => {
