@@ -137,8 +137,10 @@ async function takeTurn(
     return { turn, transcript };
   }
   const budget = await deps.budgets.beforeInference(run, agent, r.round);
-  await r.record("budget-check", { ok: budget.ok, ...(budget.ok ? {} : { reason: budget.reason }) });
+  // A refusal is its own event; a pass is said by the model request that follows it (issue 13: one write less
+  // per round).
   if (!budget.ok) {
+    await r.record("budget-check", { ok: false, reason: budget.reason });
     await deps.budgets.notifyExceeded(run, agent, budget.reason);
     return finish(deps, run, agent, r.round, "budget-exceeded", budget.reason);
   }
@@ -146,6 +148,7 @@ async function takeTurn(
   if (!model) return finish(deps, run, agent, r.round, "failed", "model-unknown");
   const offered = toolsForRun(r.gate);
   await r.record("model-request", {
+    budget: "ok",
     model: agent.model,
     tools: offered.map((t) => t.name),
     messages: transcript.messages.length,

@@ -54,7 +54,11 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         ? { status: "ok", text: "budget ok" }
         : { status: "refused", text: `budget exceeded: ${s(d.reason)}` };
     case "model-request":
-      return { status: "info", text: `model ${s(d.model)} offered [${list(d.tools)}]` };
+      // Since issue 13 a passed budget check is part of the request (older traces have a budget-check event).
+      return {
+        status: "info",
+        text: `${d.budget === "ok" ? "budget ok; " : ""}model ${s(d.model)} offered [${list(d.tools)}]`,
+      };
     case "model-turn": {
       const calls = Array.isArray(d.toolCalls)
         ? d.toolCalls.map((c) => s((c as { name?: unknown }).name))

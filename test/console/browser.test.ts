@@ -129,7 +129,7 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     await page.click("text=run");
     expect(page.url()).toContain(`/runs/${run.runId}`);
     const items = await page.locator("ol.timeline li[data-type]").allTextContents();
-    const order = ["budget-check", "model-request", "model-turn", "tool-call", "tool-result", "run-finished"];
+    const order = ["model-request", "model-turn", "tool-call", "tool-result", "run-finished"];
     const types = await page
       .locator("ol.timeline li[data-type]")
       .evaluateAll((els) => els.map((e) => e.getAttribute("data-type")));

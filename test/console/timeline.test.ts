@@ -56,6 +56,17 @@ describe("a run's timeline", () => {
     ).toEqual(["round 1 (6)", "round 2 (2)", "plan-card-sent", "run-finished", "plan-op"]);
   });
 
+  it("a model request that passed the budget says so (issue 13: no separate budget-check event)", () => {
+    const items = timeline(
+      [ev(1, 1, "model-request", { budget: "ok", model: "m", tools: ["send_email"] })],
+      {},
+    );
+    expect(items[0]?.text).toBe("budget ok; model m offered [send_email]");
+    expect(timeline(EVENTS, {}).find((i) => i.type === "model-request")?.text).toBe(
+      "model m offered [issue_refund]",
+    );
+  });
+
   it("reads a confirm tool's call as proposed and the apply as applied", () => {
     const items = timeline(EVENTS, { proposedCallIds: new Set(["c1"]) });
     const byType = (t: string) => items.find((i) => i.type === t);

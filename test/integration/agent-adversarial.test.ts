@@ -276,7 +276,11 @@ describe("adversarial scripted model (local stack)", () => {
         const events = await h.deps.stores.runEvents.list(runId);
         const of = (type: string, round?: number) =>
           events.filter((e) => e.type === type && (round === undefined || e.round === round)).length;
-        expect(of("budget-check")).toBe(want.modelCalls);
+        // Each model call is a request that passed the budget (a refusal would be a budget-check event).
+        expect(events.filter((e) => e.type === "model-request" && e.data.budget === "ok")).toHaveLength(
+          want.modelCalls,
+        );
+        expect(of("budget-check")).toBe(0);
         expect(of("model-turn") + of("model-failure")).toBe(want.modelCalls);
         expect(of("run-finished")).toBe(want.end === "stuck-retrying" ? 0 : 1);
         want.dispatched.forEach((n, i) => {

@@ -57,10 +57,11 @@ async function start(budgets: Partial<Budgets>, turns: unknown[]) {
   return { harness: h, model, counts };
 }
 
+/** Each budget verdict in the trace: a pass is said by the model request, a refusal by a budget-check event. */
 const budgetEvents = async (harness: Harness, runId: string) =>
   (await harness.deps.stores.runEvents.list(runId))
-    .filter((e) => e.type === "budget-check")
-    .map((e) => e.data);
+    .filter((e) => e.type === "budget-check" || e.type === "model-request")
+    .map((e) => (e.type === "model-request" ? { ok: e.data.budget === "ok" } : e.data));
 
 describe("budgets (G10, local stack)", () => {
   it("the third run from a sender stops before the model, and the sender gets one notice a day", async () => {

@@ -40,8 +40,8 @@ describe("runStep", () => {
     expect(t?.lastRound).toBe(1);
     expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(w.ledger.calls).toEqual([`claim ${runId}#1 → claimed`, `markDone ${runId}#1`]);
+    // A passed budget check is part of the model request; only a refusal is its own event.
     expect(await w.trace(runId)).toEqual([
-      "budget-check",
       "model-request",
       "model-turn",
       "tool-call",
