@@ -5,7 +5,7 @@ import { requestMessageId, sentMailboxId } from "../mail/message-id.ts";
 import { postmasterOf } from "../mail/notice.ts";
 import type { Recipients } from "../mail/recipients.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
-import { inlineBody } from "../ports/messages.ts";
+import { inlineBody, SENT_INLINE_BODY_MAX_BYTES } from "../ports/messages.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
 import { addressRequest } from "./addressing.ts";
@@ -174,7 +174,7 @@ function sendPlan(
     rawKey: `${PREFIXES.outbound}${encodeURIComponent(message.requestId)}.eml`,
     bodyKey: `${PREFIXES.mail}${agent}/${mailboxId}/body.txt`,
     // A short body rides in the plan (on the send item) to the mailbox record instead of being written to S3.
-    ...(inlineBody(sent.body) !== undefined ? { body: sent.body } : {}),
+    ...(inlineBody(sent.body, SENT_INLINE_BODY_MAX_BYTES) !== undefined ? { body: sent.body } : {}),
     mailboxId,
   };
 }

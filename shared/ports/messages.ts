@@ -68,9 +68,15 @@ export interface MessageStore {
  */
 export const INLINE_BODY_MAX_BYTES = 2048;
 
+/**
+ * A sent mail's body rides in its send plan, which every state transition of the send item rewrites (and DynamoDB
+ * charges an update by the larger of the item's sizes): 1 KiB keeps that at most one unit more per transition.
+ */
+export const SENT_INLINE_BODY_MAX_BYTES = 1024;
+
 /** `text` when it is short enough to keep on the item, else undefined (it goes to S3). */
-export function inlineBody(text: string): string | undefined {
-  return Buffer.byteLength(text, "utf8") <= INLINE_BODY_MAX_BYTES ? text : undefined;
+export function inlineBody(text: string, max: number = INLINE_BODY_MAX_BYTES): string | undefined {
+  return Buffer.byteLength(text, "utf8") <= max ? text : undefined;
 }
 
 /** A stored message's body text: kept on the item, or read from S3 (null when the object is missing). */

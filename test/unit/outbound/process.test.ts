@@ -74,7 +74,7 @@ describe("processOutboundRequest: a reply", () => {
     expect([...short.blobs.keys()].filter((k) => k.startsWith("mail/"))).toEqual([]);
 
     const long = world();
-    const text = "line of a long answer\n".repeat(200);
+    const text = "line of a long answer\n".repeat(50); // 1,100 bytes: over the 1 KiB a send plan carries
     await processOutboundRequest(reply({ body: text }), long.deps);
     const recorded = long.recorded[0];
     expect(recorded?.body).toBeUndefined();
