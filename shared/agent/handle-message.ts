@@ -13,11 +13,6 @@ export type StepHandlerDeps = StepDeps & {
   startDue(tick: Date): Promise<{ started: string[]; invalid: string[] }>;
   /** An approver's reply about a plan (G14). */
   applyConfirm(msg: ConfirmMessage): Promise<ApplyOutcome>;
-  /**
-   * A new delivery starts: what the wiring keeps for the length of one delivery (the admin snapshot, the run's
-   * message) is read afresh from here on, so an admin change made before this delivery is seen by all of it.
-   */
-  beginDelivery?(): void;
 };
 
 /** One delivery of a queue message. */

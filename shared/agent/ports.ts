@@ -127,7 +127,14 @@ export interface ContextBuilder {
 export interface StepDeps {
   readonly config: DeploymentConfig;
   readonly registry: ToolRegistry;
+  /** The admin state; the wiring reads it once per delivery (see beginDelivery). */
   loadAdmin(): Promise<AdminSnapshot>;
+  /**
+   * A new delivery starts: what the wiring keeps for the length of one delivery (the admin snapshot, the run's
+   * message) is read afresh from here on, so an admin change made before this delivery is seen by all of it.
+   * Called by the message handler for every message, and by runStep for each round.
+   */
+  beginDelivery?(): void;
   model(modelId: string): ModelProvider | null;
   readonly runs: RunStore;
   readonly ledger: RoundLedger;

@@ -62,6 +62,7 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
  * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
 export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOutcome> {
+  deps.beginDelivery?.();
   const run = await deps.runs.get(msg.runId);
   if (!run) return skip(deps, msg, "run-missing");
   if (run.state !== "running") return skip(deps, msg, "run-not-running");

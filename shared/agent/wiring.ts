@@ -77,7 +77,7 @@ interface Wired {
   loadAdmin: StepDeps["loadAdmin"];
   /** A message record, read once per delivery (records are written once and never change). */
   message: Stores["messages"]["get"];
-  /** Forget what was kept for the last delivery (StepHandlerDeps.beginDelivery). */
+  /** Forget what was kept for the last delivery (StepDeps.beginDelivery). */
   beginDelivery(): void;
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue(message: StepMessage): Promise<void>;

@@ -86,6 +86,28 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls).toHaveLength(3);
   });
 
+  it("an admin change between two rounds is seen by the next one (the snapshot is kept per delivery only)", async () => {
+    const counts = new Map<string, number>();
+    const model = counting(
+      scripted([
+        { toolCalls: [{ name: "lookup", input: {} }] },
+        { toolCalls: [{ name: "lookup", input: {} }] },
+      ]),
+    );
+    h = await startHarness({
+      tools: [counterTool("lookup", counts)],
+      toolkits: [{ id: "kit", tools: ["lookup"] }],
+      model,
+    });
+    const runId = await h.startReplyRun();
+    expect(await runStep(await h.queued(runId, 1), h.deps)).toEqual({ status: "continued", next: 2 });
+    expect(model.calls[0]?.tools.map((t) => t.name)).toContain("lookup");
+    expect(await h.deps.stores.admin.deleteToolkit("kit", { cascade: true })).toBe(true);
+    await runStep(await h.queued(runId, 2), h.deps);
+    expect(model.calls[1]?.tools.map((t) => t.name)).not.toContain("lookup");
+    expect(counts.get("lookup")).toBe(1);
+  });
+
   it("a redelivered {runId, round} leaves exactly one side effect and one model call", async () => {
     const counts = new Map<string, number>();
     const model = counting(scripted([{ toolCalls: [{ name: "lookup", input: {} }] }, { text: "done" }]));
