@@ -15,6 +15,7 @@ import { esbuildOptions, NO_STUBS, VERIFY_STUBS } from "../infra/bundling.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
 import { functionEnv } from "../test/infra/bundle-env.ts";
+import { printTargets } from "./issue-13.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RUNNER = join(ROOT, "test/infra/run-handler.mjs");
@@ -97,3 +98,22 @@ const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i] ?? 0)).join("
 console.log(`cold module initialisation, median of ${runs} fresh processes (Node ${process.versions.node})`);
 console.log(line(header));
 for (const r of rows) console.log(line(r));
+const verifyRow = rows.find((r) => r[0] === "verify");
+const verifyBytes = statSync(join(dir, "verify.mjs")).size;
+const verifyInit = Number(verifyRow?.[3]);
+printTargets([
+  {
+    what: "verify bundle size",
+    then: "2.4 MB",
+    now: `${(verifyBytes / 1e6).toFixed(2)} MB`,
+    target: "≤ 1.3 MB",
+    met: verifyBytes <= 1_300_000,
+  },
+  {
+    what: "verify bundled cold init",
+    then: "187 ms",
+    now: `${verifyInit.toFixed(0)} ms`,
+    target: "≤ 120 ms",
+    met: verifyInit <= 120,
+  },
+]);

@@ -22,6 +22,7 @@ import type { KeyedLogger } from "../shared/logger.ts";
 import { newMessageId } from "../shared/store/message-repo.ts";
 import { makeStores } from "../shared/store/stores.ts";
 import { PRICES } from "./aws-prices.ts";
+import { printTargets, type TargetRow } from "./issue-13.ts";
 
 type Fn = "verify" | "agentStep" | "outbound";
 const FN_OF: Record<CallIssuer, Fn | null> = {
@@ -230,6 +231,68 @@ function indexWriteUnits(c: ObservedCall): number {
   return 0;
 }
 
+/** Read units of the thread-history reads (agent-step's queries of the messages table) in a sample. */
+const threadReadUnits = (s: Sample) =>
+  s.calls
+    .filter(
+      (c) =>
+        c.issuer === "agent-step" &&
+        c.call.operation === "Query" &&
+        c.call.input.TableName === stack.resources.tables.messages,
+    )
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+
+/** Issue 13's rows this benchmark measures, beside the figures the issue recorded. */
+function targetRows(samples: Sample[], archived: { run: number; thread: number } | null): TargetRow[] {
+  const per = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / samples.length;
+  const own = (s: Sample) => s.calls.filter((c) => FN_OF[c.issuer] !== null);
+  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
+  const ddbWrites = (s: Sample) =>
+    own(s).filter((c) => c.call.service === "DynamoDB" && writes.includes(c.call.operation));
+  const calls = per((s) => own(s).length + 2 * s.invocations.length);
+  const wru = per((s) => ddbWrites(s).reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0));
+  const indexWru = per((s) => ddbWrites(s).reduce((a, c) => a + indexWriteUnits(c.call), 0));
+  const scans = per((s) => own(s).filter((c) => c.call.operation === "Scan").length);
+  const lines = mean(samples.map(bill));
+  const beforeSes = lines.filter((l) => !l.service.startsWith("SES ")).reduce((a, l) => a + l.usd, 0) * 1000;
+  const indexUsd = indexWru * PRICES.dynamodb.perWriteUnit * 1000;
+  return [
+    {
+      what: "AWS calls per accepted, answered mail",
+      then: "103",
+      now: calls.toFixed(0),
+      target: "≤ 60",
+      met: calls <= 60,
+    },
+    {
+      what: "DynamoDB write units per such mail (table; + index copies)",
+      then: "53",
+      now: `${wru.toFixed(0)} (+ ${indexWru.toFixed(0)})`,
+      target: "≤ 40",
+      met: wru <= 40,
+    },
+    { what: "Scans in the per-mail path", then: "20", now: scans.toFixed(0), target: "0", met: scans === 0 },
+    ...(archived
+      ? [
+          {
+            what: `thread history read units per run at ${ARCHIVE} archived (whole run)`,
+            then: "1,559 at 30,000",
+            now: `${archived.thread.toFixed(1)} (${archived.run.toFixed(1)})`,
+            target: "≤ 5, flat",
+            met: archived.thread <= 5,
+          },
+        ]
+      : []),
+    {
+      what: "$ per 1,000 mails before SES fees (without; with index copies)",
+      then: "$0.095",
+      now: `$${(beforeSes - indexUsd).toFixed(4)}; $${beforeSes.toFixed(4)}`,
+      target: "≤ $0.05",
+      met: beforeSes - indexUsd <= 0.05,
+    },
+  ];
+}
+
 /** DynamoDB read units one function consumed in a sample. */
 const readUnits = (s: Sample, issuer: CallIssuer) =>
   s.calls
@@ -396,16 +459,21 @@ try {
   if (process.env.COST_DETAIL)
     for (const c of samples[0]?.calls ?? []) if (FN_OF[c.issuer]) console.log(describeCall(c));
   print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
+  let archived: { run: number; thread: number } | null = null;
   if (ARCHIVE > 0) {
     const empty = samples.reduce((a, s) => a + readUnits(s, "agent-step"), 0) / samples.length;
+    const emptyThread = samples.reduce((a, s) => a + threadReadUnits(s), 0) / samples.length;
     await fillArchive(ARCHIVE);
-    const full = readUnits(await accepted(MAILS + 1), "agent-step");
+    const full = await accepted(MAILS + 1);
+    archived = { run: readUnits(full, "agent-step"), thread: threadReadUnits(full) };
     console.log(
       `\nagent-step read units per run: ${empty.toFixed(1)} with ${MAILS + 1} archived messages, ` +
-        `${full.toFixed(1)} with ${ARCHIVE} more in other threads (ratio ${(full / empty).toFixed(2)}; ` +
-        "COST_ARCHIVE=N sets the archive)",
+        `${archived.run.toFixed(1)} with ${ARCHIVE} more in other threads (ratio ${(archived.run / empty).toFixed(2)}; ` +
+        "COST_ARCHIVE=N sets the archive); of which the thread's history: " +
+        `${emptyThread.toFixed(1)} → ${archived.thread.toFixed(1)}`,
     );
   }
+  printTargets(targetRows(samples, archived));
 } finally {
   await stack.stop();
 }

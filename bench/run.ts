@@ -12,10 +12,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import PostalMime from "postal-mime";
+import { agentItem } from "../shared/admin/schema.ts";
+import { createContextBuilder } from "../shared/agent/context-builder.ts";
 import { parseConfig } from "../shared/config/load.ts";
 import { gateMessage } from "../shared/gate/gate.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../shared/mail/dkim-sign.ts";
+import type { MessageRecord } from "../shared/ports/messages.ts";
 import { zoneResolver } from "../shared/runtime/zone-resolver.ts";
+import { printTargets } from "./issue-13.ts";
 
 const SIZES = [2 * 1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024];
 const AGENT = "helpdesk@agents.example.net";
@@ -323,12 +327,14 @@ console.log("");
 console.log(
   `verify peak RSS growth, fresh process per row (Node ${process.versions.node})    mail MB   10 KB mail MB   this mail MB   (this - 10 KB) / mail   postal-mime alone MB`,
 );
+let worstGrowth = 0;
 try {
   for (const [i, shape] of shapes.entries()) {
     const file = `big-${i}.eml`;
     await signedTo(file, shape.body);
     const mailBytes = Buffer.byteLength(shape.body);
     const v = await row(["verify", zoneFile, join(memDir, "small.eml"), join(memDir, file)]);
+    worstGrowth = Math.max(worstGrowth, v.growth);
     const alone = shape.alone
       ? (await row(["postal-mime", join(memDir, "small.eml"), join(memDir, file)])).growth
       : null;
@@ -339,3 +345,71 @@ try {
 } finally {
   rmSync(memDir, { recursive: true, force: true });
 }
+
+// Round 1's transcript for a ~10 MB plain-text mail, as agent-step builds and saves it (the issue measured it failing
+// locally: the body was in it twice, past the emulator's 11 MiB request limit).
+const bigBody = "Where is my order? ".repeat(Math.ceil(MEMORY_BYTES / 19)).slice(0, MEMORY_BYTES);
+const stored: MessageRecord = {
+  agent: "helpdesk@agents.example.net",
+  id: "20261130T000000000-00000001",
+  direction: "in",
+  threadId: "t-1",
+  headerMessageId: "big@customer.example",
+  inReplyTo: null,
+  references: [],
+  from: "carol@customer.example",
+  to: ["helpdesk@agents.example.net"],
+  cc: [],
+  subject: "A long mail",
+  at: "2026-11-30T00:00:00.000Z",
+  bodyKey: "mail/helpdesk@agents.example.net/20261130T000000000-00000001/body.txt",
+  hasHtmlOnly: false,
+  attachments: [],
+  hop: 0,
+};
+const start = await createContextBuilder({
+  getMessage: async () => stored,
+  listThread: async () => [stored],
+  getText: async () => bigBody,
+  responsibility: () => null,
+}).initial(
+  {
+    runId: "run-bench",
+    agent: stored.agent,
+    kind: "reply",
+    state: "running",
+    correlationId: "c",
+    createdAt: stored.at,
+    trigger: {
+      kind: "message",
+      message: {
+        id: stored.id,
+        threadId: stored.threadId,
+        subject: stored.subject,
+        headerMessageId: "big@x",
+      },
+    },
+    sender: { address: stored.from, routingKey: stored.from, displayName: "Carol" },
+  },
+  agentItem.parse({ address: stored.agent, name: "Help Desk", model: "demo" }),
+);
+const transcriptBytes = Buffer.byteLength(JSON.stringify({ ...start, lastRound: 0 }));
+console.log(
+  `\nround 1 transcript for a ${(bigBody.length / 1e6).toFixed(1)} MB plain-text body: ${(transcriptBytes / 1024).toFixed(0)} KB`,
+);
+printTargets([
+  {
+    what: "verify peak RSS growth on a ~10 MB mail, worst shape",
+    then: "+360 MB",
+    now: `+${(worstGrowth / MiB).toFixed(0)} MB`,
+    target: "≤ +100 MB",
+    met: worstGrowth <= 100 * MiB,
+  },
+  {
+    what: "transcript for a 10 MB mail",
+    then: "fails",
+    now: `${(transcriptBytes / 1024).toFixed(0)} KB`,
+    target: "≤ 1 MB",
+    met: transcriptBytes <= 1024 * 1024,
+  },
+]);
