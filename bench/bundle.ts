@@ -104,14 +104,14 @@ const verifyInit = Number(verifyRow?.[3]);
 printTargets([
   {
     what: "verify bundle size",
-    then: "2.4 MB",
+    filed: "2.4 MB",
     now: `${(verifyBytes / 1e6).toFixed(2)} MB`,
     target: "≤ 1.3 MB",
     met: verifyBytes <= 1_300_000,
   },
   {
     what: "verify bundled cold init",
-    then: "187 ms",
+    filed: "187 ms",
     now: `${verifyInit.toFixed(0)} ms`,
     target: "≤ 120 ms",
     met: verifyInit <= 120,

@@ -6,8 +6,8 @@
  */
 export interface TargetRow {
   readonly what: string;
-  /** As the issue measured it. */
-  readonly then: string;
+  /** As the issue measured it when it was filed. */
+  readonly filed: string;
   readonly now: string;
   readonly target: string;
   /** Whether `now` meets the target. */
@@ -15,8 +15,8 @@ export interface TargetRow {
 }
 
 export function printTargets(rows: readonly TargetRow[]): void {
-  const header = ["issue 13", "then (a29c07b)", "now", "target", ""];
-  const cells = rows.map((r) => [r.what, r.then, r.now, r.target, r.met ? "met" : "NOT met"]);
+  const header = ["issue 13", "when filed (a29c07b)", "now", "target", ""];
+  const cells = rows.map((r) => [r.what, r.filed, r.now, r.target, r.met ? "met" : "NOT met"]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length)));
   const line = (c: readonly string[]) =>
     c.map((x, i) => (i === 0 ? x.padEnd(widths[i] ?? 0) : x.padStart(widths[i] ?? 0))).join("  ");

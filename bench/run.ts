@@ -400,14 +400,14 @@ console.log(
 printTargets([
   {
     what: "verify peak RSS growth on a ~10 MB mail, worst shape",
-    then: "+360 MB",
+    filed: "+360 MB",
     now: `+${(worstGrowth / MiB).toFixed(0)} MB`,
     target: "≤ +100 MB",
     met: worstGrowth <= 100 * MiB,
   },
   {
     what: "transcript for a 10 MB mail",
-    then: "fails",
+    filed: "fails",
     now: `${(transcriptBytes / 1024).toFixed(0)} KB`,
     target: "≤ 1 MB",
     met: transcriptBytes <= 1024 * 1024,
