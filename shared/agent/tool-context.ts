@@ -70,6 +70,10 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
         // Reading wider than the sender closes the run's channels (G18), before the wider mail is returned.
         onWiderRead: () => ports.channel.close(run.runId, "archive-read"),
       }),
+      async reach(host) {
+        if (!(await ports.channel.isClosed(run.runId))) return true;
+        return grantedBy.some((k) => k.egressHosts.includes(host.toLowerCase()));
+      },
       async deliver(request) {
         // What only the runtime may say about a send is dropped from whatever a tool passes (a tool is code the
         // type system does not bind): the G18 stamp, the confirm card's exemption, and `notice` (engine mail,

@@ -12,6 +12,12 @@ export interface SafeFetchOptions {
   readonly allow?: (address: string) => boolean;
   /** Redirects followed, each re-vetted. Default 5. */
   readonly maxRedirects?: number;
+  /**
+   * Asked before a redirect is followed: false refuses it (`redirect-not-allowed`) before any request reaches the
+   * target. The caller's own reach (G18: a run whose channels are closed may reach only allowed hosts, and an open
+   * redirect on an allowed host must not carry the request on elsewhere).
+   */
+  readonly allowRedirect?: (target: URL) => Promise<boolean> | boolean;
   /** Decoded body bytes kept; the connection is cut past this. Default 2 MiB. */
   readonly maxBytes?: number;
   /** Whole exchange, all hops and the body. Default 15 s. */
@@ -39,6 +45,7 @@ export type SafeFetchFailure =
   | VetFailure
   | "too-many-redirects"
   | "redirect-invalid"
+  | "redirect-not-allowed"
   | "timeout"
   | "connection-failed"
   | "content-type-not-allowed"
@@ -97,6 +104,11 @@ export async function safeFetch(url: string, opts: SafeFetchOptions = {}): Promi
         } catch {
           return fail("redirect-invalid", "the redirect Location is not a valid URL");
         }
+        if (opts.allowRedirect && !(await opts.allowRedirect(next)))
+          return fail(
+            "redirect-not-allowed",
+            `the page redirects to ${next.hostname}, which this call may not reach`,
+          );
         continue;
       }
       return await readBody(res, target.url.href, hop, opts);

@@ -111,6 +111,13 @@ export interface ToolContext {
   readonly mailbox: Mailbox;
   /** Facts recorded in this agent's thread (record_fact). Absent where no store is wired. */
   readonly facts?: FactStore;
+  /**
+   * Whether this call may reach `host` (lower-case) over the network (G18): true while the run's channels are open;
+   * once they are closed, only hosts on the `egressHosts` of a toolkit that granted this call. The runtime checks
+   * the first host of a tool that declares `network` itself; a tool asks this for every further host it would
+   * contact (web_fetch: each redirect). Absent where no runtime is wired (then nothing further is refused).
+   */
+  reach?(host: string): Promise<boolean>;
   /** Queue a send; the runtime checks the recipients against the agent's outbound rules first. */
   deliver(
     request: Omit<

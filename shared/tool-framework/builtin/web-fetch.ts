@@ -66,8 +66,15 @@ export function makeWebFetchTool(opts: WebFetchOptions = {}): Tool {
     // The first request goes to the URL's host (G18): its path and query can carry whatever the run has read.
     network: { host: (inp) => hostOf((inp as { url?: unknown }).url) },
     sideEffects: { kind: "none" },
-    async use(_ctx, { url }): Promise<ToolResult<SafeFetchFailure>> {
-      const fetched = await safeFetch(url, fetchOpts);
+    async use(ctx, { url }): Promise<ToolResult<SafeFetchFailure>> {
+      const fetched = await safeFetch(url, {
+        ...fetchOpts,
+        // G18: the runtime checked the URL's host; a redirect to another host is asked about again, so an open
+        // redirect on an allowed host cannot carry the request (and whatever its URL holds) anywhere else.
+        ...(ctx.reach
+          ? { allowRedirect: (target: URL) => ctx.reach?.(target.hostname.toLowerCase()) ?? true }
+          : {}),
+      });
       if (!fetched.ok) return toolFailure(fetched.reason, fetched.detail);
       const r = fetched.response;
       const { title, text } = readableText(r.body, r.mediaType, r.charset);

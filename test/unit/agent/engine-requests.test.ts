@@ -6,7 +6,7 @@ import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
-import { AGENT, agent, replyRun, SENDER } from "../../fakes/builders.ts";
+import { AGENT, agent, replyRun, SENDER, toolkit } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { kit } from "./dispatch-harness.ts";
 
@@ -54,6 +54,29 @@ describe("what the engine asks the outbound function to send", () => {
     expect(confirmNoticeRequest({ ...msg, replyId: "ses-3" }, "confirm-no-decision").requestId).not.toBe(
       notice.requestId,
     );
+  });
+
+  it("G18: a call's reach is any host while the run's channels are open, then only its toolkits' egressHosts", async () => {
+    let closed = false;
+    const make = toolContextFactory({
+      config: CONFIG,
+      logger: recordingLogger(),
+      facts: () => ({}) as FactStore,
+      mailbox: () => ({}) as Mailbox,
+      sendOutbound: async () => undefined,
+      channel: { close: async () => {}, isClosed: async () => closed },
+      outboundRules: async () => [],
+      replyParticipants: async () => null,
+    });
+    const call = { id: "c1", name: "web_fetch", input: {} };
+    const kits = [toolkit("web", ["web_fetch"], { egressHosts: ["docs.example"] })];
+    const ctx = make(replyRun(), agent(), 1, call, "run-1:1:c1", kits);
+    expect(await ctx.reach?.("evil.example")).toBe(true);
+    closed = true;
+    expect(await ctx.reach?.("evil.example")).toBe(false);
+    expect(await ctx.reach?.("DOCS.example")).toBe(true);
+    // Another toolkit's allow-list does not carry over to a call it did not grant.
+    expect(await make(replyRun(), agent(), 1, call, "run-1:1:c1", []).reach?.("docs.example")).toBe(false);
   });
 
   it("a tool's context is frozen, bound to the run's agent and thread; a send is keyed by the call (G12, G17)", async () => {

@@ -27,6 +27,33 @@ async function articleServer(body = ARTICLE, type = "text/html; charset=utf-8") 
 }
 
 describe("web_fetch", () => {
+  it("G18: a redirect to a host the call may not reach is refused before any request reaches it", async () => {
+    const evil = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("got it");
+    });
+    servers.push(evil);
+    // An open redirect on an allowed host, carrying the query on to another host.
+    const allowed = await startServer((req, res) => {
+      res.writeHead(302, { location: `http://evil.test:${evil.port}/collect${req.url?.slice(1) ?? ""}` });
+      res.end();
+    });
+    servers.push(allowed);
+    const dns = fakeResolver({ "docs.test": ["127.0.0.1"], "evil.test": ["127.0.0.1"] });
+    const tool = makeWebFetchTool({ resolve: dns.resolve, allow: (a) => a === "127.0.0.1" });
+    const asked: string[] = [];
+    const closed = { ...ctx, reach: async (host: string) => (asked.push(host), host === "docs.test") };
+    const r = await tool.use(closed, { url: `http://docs.test:${allowed.port}/r?secret=CAROL` });
+    expect(r).toMatchObject({ ok: false, reason: "redirect-not-allowed" });
+    expect(asked).toEqual(["evil.test"]);
+    expect(allowed.requests).toHaveLength(1);
+    expect(evil.requests).toHaveLength(0);
+    // A run whose channels are open reaches it (reach says yes): the check is the reach, not the redirect.
+    const open = { ...ctx, reach: async () => true };
+    expect(await tool.use(open, { url: `http://docs.test:${allowed.port}/r` })).toMatchObject({ ok: true });
+    expect(evil.requests).toHaveLength(1);
+  });
+
   it("returns readable text, title, status and final URL (html-to-text: no script, style, comment or data URL)", async () => {
     const s = await articleServer();
     const dns = fakeResolver({ "news.test": ["127.0.0.1"] });
