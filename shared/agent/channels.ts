@@ -1,6 +1,7 @@
 import type { DeploymentConfig } from "../config/schema.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
+import type { EgressDeclaration } from "../tool-framework/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
 import type { EgressChannel } from "./ports.ts";
 
@@ -12,6 +13,11 @@ import type { EgressChannel } from "./ports.ts";
  * it from the tools' own ways out (a URL's query string, a search query, a mail to someone else).
  */
 export type ChannelReason = "egress-channel-closed";
+
+/** Anything that names an egress declaration by tool or resolver name. */
+interface EgressDeclarations {
+  get(name: string): { readonly egress: EgressDeclaration } | undefined;
+}
 
 /**
  * G18 for network tools: a tool that declares `network` (web_fetch, web_search) runs in a closed run only to a
@@ -52,7 +58,8 @@ export function closedChannelCheck(opts: {
 export function restrictedReadCheck(opts: {
   readonly runId: string;
   readonly channel: EgressChannel;
-  readonly registry: ToolRegistry;
+  /** Where declarations come from: the tool registry, or the resolvers (which declare the same). */
+  readonly registry: Pick<ToolRegistry, "get"> | EgressDeclarations;
   readonly policy: DeploymentConfig["egress"];
 }): CallCheck {
   const restricted = new Set(opts.policy.restrictedClasses);

@@ -2,8 +2,9 @@ import type { AdminSnapshot, AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import type { Resolver } from "../tool-framework/resolver.ts";
+import { restrictedReadCheck } from "./channels.ts";
 import { egressCheck } from "./egress.ts";
-import type { RunRecord } from "./ports.ts";
+import type { EgressChannel, RunRecord } from "./ports.ts";
 import { runResolvers } from "./resolvers.ts";
 import type { RunEventLog } from "./store-ports.ts";
 
@@ -14,6 +15,8 @@ import type { RunEventLog } from "./store-ports.ts";
 export function resolveContext(deps: {
   readonly resolvers: readonly Resolver[];
   readonly config: DeploymentConfig;
+  /** G18: a resolver result of a restricted class closes the run's channels, as a tool result does. */
+  readonly channel: EgressChannel;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly log: RunEventLog;
   now(): Date;
@@ -24,16 +27,29 @@ export function resolveContext(deps: {
   return async (run, agent) => {
     if (resolvers.length === 0) return [];
     const admin = await deps.loadAdmin();
+    const gate = egressCheck({
+      model: config.models.find((m) => m.id === agent.model),
+      policy: config.egress,
+      registry: byName,
+    });
+    const closing = restrictedReadCheck({
+      runId: run.runId,
+      channel: deps.channel,
+      registry: byName,
+      policy: config.egress,
+    });
     const out = await runResolvers({
       resolvers,
       toolkits: admin.toolkits,
       ctx: { agent, sender: run.sender, trigger: run.trigger, logger: deps.logger },
       kind: run.kind,
-      egress: egressCheck({
-        model: config.models.find((m) => m.id === agent.model),
-        policy: config.egress,
-        registry: byName,
-      }),
+      // The egress gate decides whether the result may be shown; a shown result of a restricted class then
+      // closes the run's channels before the model sees it (the check never refuses).
+      egress: async (phase, call) => {
+        const verdict = await gate(phase, call);
+        if (verdict.ok) await closing(phase, call);
+        return verdict;
+      },
     });
     for (const r of out.runs)
       await deps.log.append(run.runId, {

@@ -254,6 +254,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       resolve: resolveContext({
         resolvers: opts.resolvers ?? [],
         config,
+        channel,
         loadAdmin,
         log: stores.runEvents,
         now,

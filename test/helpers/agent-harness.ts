@@ -93,6 +93,8 @@ export async function startHarness(opts: {
   budgets?: Partial<Budgets>;
   resolvers?: readonly Resolver[];
   egress?: "internal" | "external";
+  /** The deployment's restricted data classes (G13, G18). */
+  restrictedClasses?: string[];
 }): Promise<Harness> {
   const emulators = await startEmulators();
   const loaded = {
@@ -100,6 +102,7 @@ export async function startHarness(opts: {
       domains: ["agents.example.net"],
       maxToolTurns: opts.maxToolTurns ?? 8,
       ...(opts.budgets ? { budgets: opts.budgets } : {}),
+      ...(opts.restrictedClasses ? { egress: { restrictedClasses: opts.restrictedClasses } } : {}),
       // The model's egress class decides what the egress gate lets through (G13).
       models: [
         { id: "demo", provider: "scripted", script: "unused.json", egress: opts.egress ?? "internal" },

@@ -71,4 +71,37 @@ describe("resolvers (context before the first model call)", () => {
       { name: "broken", ok: false, reason: "resolver-error: backend down" },
     ]);
   });
+
+  it("G18: a resolver result of a restricted class closes the run's channels before the model sees it", async () => {
+    const model = counting(scripted([{ text: "done" }]));
+    const vault = defineResolver({
+      name: "vault",
+      description: "card on file",
+      egress: {
+        kind: "classified",
+        record: false,
+        classifyInput: () => [],
+        classifyResult: () => ["payment-card"],
+      },
+      resolve: async () => ({ ok: true, data: { card: "4111 1111 1111 1111" } }),
+    });
+    h = await startHarness({
+      tools: [],
+      toolkits: [{ id: "ctx", tools: ["vault"] }],
+      model,
+      resolvers: [vault],
+      restrictedClasses: ["payment-card"],
+    });
+    const runId = await h.startReplyRun();
+    await runStep({ runId, round: 1 }, h.deps);
+    // An internal model may see it (G13); the run may not carry it out (G18).
+    expect(JSON.stringify(model.calls[0]?.messages[0])).toContain("4111");
+    expect(await h.deps.stores.state.get(`channel#${runId}`, "closed")).toMatchObject({
+      because: "restricted-class",
+    });
+    const events = await h.deps.stores.runEvents.list(runId);
+    expect(events.filter((e) => e.type === "channel-closed").map((e) => e.data)).toEqual([
+      { because: "restricted-class" },
+    ]);
+  });
 });
