@@ -50,6 +50,14 @@ export interface ToolContextPorts {
 export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolContext"] {
   return (run, agent, round, call, key, grantedBy) => {
     const threadId = run.trigger.kind === "message" ? run.trigger.message.threadId : null;
+    const mailbox = ports.mailbox({
+      agent: agent.address,
+      threadId,
+      runId: run.runId,
+      scope: scopeForCall(run, grantedBy),
+      // Reading wider than the sender closes the run's channels (G18), before the wider mail is returned.
+      onWiderRead: () => ports.channel.close(run.runId, "archive-read"),
+    });
     const ctx: ToolContext = {
       agent,
       sender: run.sender,
@@ -62,14 +70,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
       callId: call.id,
       idempotencyKey: key,
       facts: ports.facts(agent.address, threadId ?? run.runId),
-      mailbox: ports.mailbox({
-        agent: agent.address,
-        threadId,
-        runId: run.runId,
-        scope: scopeForCall(run, grantedBy),
-        // Reading wider than the sender closes the run's channels (G18), before the wider mail is returned.
-        onWiderRead: () => ports.channel.close(run.runId, "archive-read"),
-      }),
+      mailbox,
       async reach(host) {
         if (!(await ports.channel.isClosed(run.runId))) return true;
         return grantedBy.some((k) => k.egressHosts.includes(host.toLowerCase()));
@@ -115,6 +116,19 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
             channelClosed: closed,
           });
           return fail(reach.reason, reach.detail ?? reach.reason);
+        }
+        // Same eyes (G12, issue 14) for what a send carries: every attachment id must resolve through this call's
+        // own mailbox (the run's thread, mail its sender could see), whichever tool asks. The outbound function
+        // resolves ids again within the agent's mailbox only, so this is where a send is held to the run's scope.
+        for (const id of asked.attachmentIds ?? []) {
+          if (await mailbox.attachment(id)) continue;
+          ports.logger.warn("send refused: attachment not in the run's reach", {
+            agent: agent.address,
+            runId: run.runId,
+            callId: call.id,
+            reason: "attachment-not-found",
+          });
+          return fail("attachment-not-found", `No attachment with id ${JSON.stringify(id)} here.`);
         }
         // The request id is the call's idempotency key: a replayed round cannot send twice.
         const requestId = `send-${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;

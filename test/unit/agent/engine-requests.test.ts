@@ -56,6 +56,51 @@ describe("what the engine asks the outbound function to send", () => {
     );
   });
 
+  it("same eyes for what a send carries: an attachment id outside the call's mailbox is refused, whichever tool asks", async () => {
+    const sent: OutboundRequest[] = [];
+    const asked: string[] = [];
+    const make = toolContextFactory({
+      config: CONFIG,
+      logger: recordingLogger(),
+      facts: () => ({}) as FactStore,
+      // The call's mailbox resolves only the run's own attachment.
+      mailbox: () =>
+        ({
+          attachment: async (id: string) => {
+            asked.push(id);
+            return id === "att-own"
+              ? {
+                  meta: { id, filename: "a.pdf", contentType: "application/pdf", size: 3 },
+                  bytes: new Uint8Array(3),
+                }
+              : null;
+          },
+        }) as unknown as Mailbox,
+      sendOutbound: async (r) => void sent.push(r),
+      channel: { close: async () => {}, isClosed: async () => false },
+      outboundRules: async () => [],
+      replyParticipants: async () => null,
+    });
+    const ctx = make(
+      replyRun(),
+      agent(),
+      1,
+      { id: "c1", name: "operator_mailer", input: {} },
+      "run-1:1:c1",
+      [],
+    );
+    const reply = { mode: "reply" as const, to: [], cc: [], bcc: [], body: "hi" };
+    expect(await ctx.deliver({ ...reply, attachmentIds: ["att-own", "att-carols"] })).toEqual({
+      ok: false,
+      reason: "attachment-not-found",
+      detail: 'No attachment with id "att-carols" here.',
+    });
+    expect(sent).toEqual([]);
+    expect(await ctx.deliver({ ...reply, attachmentIds: ["att-own"] })).toMatchObject({ ok: true });
+    expect(sent).toHaveLength(1);
+    expect(asked).toEqual(["att-own", "att-carols", "att-own"]);
+  });
+
   it("G18: a call's reach is any host while the run's channels are open, then only its toolkits' egressHosts", async () => {
     let closed = false;
     const make = toolContextFactory({
@@ -125,14 +170,14 @@ describe("what the engine asks the outbound function to send", () => {
     make(replyRun(), agent(), 2, call, "k2", [kit("staff", ["search_emails"], { archiveScope: "agent" })]);
     const sender = JSON.stringify({ kind: "sender", sender: SENDER });
     expect(scopes).toEqual([
-      `facts ${AGENT} t-1`,
       `mailbox ${AGENT} t-1 run-1 ${sender}`,
       `facts ${AGENT} t-1`,
       `mailbox ${AGENT} t-1 run-1 ${sender}`,
-      `facts ${AGENT} run-1`,
+      `facts ${AGENT} t-1`,
       `mailbox ${AGENT} null run-1 ${JSON.stringify({ kind: "none" })}`,
-      `facts ${AGENT} t-1`,
+      `facts ${AGENT} run-1`,
       `mailbox ${AGENT} t-1 run-1 ${JSON.stringify({ kind: "agent", sender: SENDER })}`,
+      `facts ${AGENT} t-1`,
     ]);
   });
 });
