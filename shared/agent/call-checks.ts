@@ -5,14 +5,14 @@ import type { ApplyDeps } from "./apply-plan.ts";
 import { closedChannelCheck, restrictedReadCheck } from "./channels.ts";
 import type { CallCheck } from "./dispatch.ts";
 import { egressCheck } from "./egress.ts";
-import type { EgressChannel, RunRecord, StepDeps } from "./ports.ts";
+import type { ChannelState, RunRecord, StepDeps } from "./ports.ts";
 import { acceptedText, quoteCheck } from "./quote-check.ts";
 
 interface CheckSources {
   readonly config: DeploymentConfig;
   readonly registry: ToolRegistry;
   /** G18: where the run's closed channels are recorded. */
-  readonly channel: EgressChannel;
+  readonly channel: ChannelState;
 }
 
 /** G18: a closed run's network tools reach only allowed hosts; a restricted read closes the run's channels. */

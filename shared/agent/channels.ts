@@ -3,7 +3,7 @@ import { fail, ok } from "../result.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { EgressDeclaration } from "../tool-framework/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
-import type { EgressChannel } from "./ports.ts";
+import type { ChannelState } from "./ports.ts";
 
 /**
  * Closed channels (G18). Once a run has read content wider than its sender's own (mail from the agent's archive
@@ -26,7 +26,7 @@ interface EgressDeclarations {
  */
 export function closedChannelCheck(opts: {
   readonly runId: string;
-  readonly channel: EgressChannel;
+  readonly channel: ChannelState;
   readonly registry: ToolRegistry;
 }): CallCheck {
   return async (phase, call) => {
@@ -57,7 +57,7 @@ export function closedChannelCheck(opts: {
  */
 export function restrictedReadCheck(opts: {
   readonly runId: string;
-  readonly channel: EgressChannel;
+  readonly channel: ChannelState;
   /** Where declarations come from: the tool registry, or the resolvers (which declare the same). */
   readonly registry: Pick<ToolRegistry, "get"> | EgressDeclarations;
   readonly policy: DeploymentConfig["egress"];

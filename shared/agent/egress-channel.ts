@@ -19,8 +19,16 @@ export function egressChannel(deps: {
   readonly now: () => Date;
 }): EgressChannel {
   const closed = new Set<string>();
+  // Runs this delivery knows open without a read (its message said so on the round's first claim).
+  const open = new Set<string>();
   return {
+    assume(runId, isOpen) {
+      if (isOpen) open.add(runId);
+      else open.delete(runId);
+    },
+    knownOpen: (runId) => open.has(runId) && !closed.has(runId),
     async close(runId: string, because: ClosedBecause) {
+      open.delete(runId);
       if (closed.has(runId)) return;
       const put = await deps.state.putIfAbsent(
         markerPk(runId),
@@ -35,6 +43,7 @@ export function egressChannel(deps: {
     },
     async isClosed(runId: string) {
       if (closed.has(runId)) return true;
+      if (open.has(runId)) return false;
       const item = await deps.state.get(markerPk(runId), "closed");
       if (item) closed.add(runId);
       return item !== null;

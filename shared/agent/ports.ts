@@ -94,7 +94,17 @@ export interface EgressChannel {
   /** Close the run's channels; closing an already closed run changes nothing. */
   close(runId: string, because: ClosedBecause): Promise<void>;
   isClosed(runId: string): Promise<boolean>;
+  /**
+   * What this delivery knows before any read: `open` when its message said the channels were open and the round
+   * is claimed for the first time; false forgets any knowledge an earlier delivery left. Called once per round.
+   */
+  assume(runId: string, open: boolean): void;
+  /** Open as far as this delivery knows without a read (assumed open and not closed since). */
+  knownOpen(runId: string): boolean;
 }
+
+/** What the checks and the tool context use of a run's channels: close them, and ask. */
+export type ChannelState = Pick<EgressChannel, "close" | "isClosed">;
 
 export interface RunEventSink {
   append(
@@ -127,6 +137,8 @@ export interface ContextBuilder {
 export interface StepDeps {
   readonly config: DeploymentConfig;
   readonly registry: ToolRegistry;
+  /** The run's channels (G18), when the wiring gives the step the knowledge its messages carry. */
+  readonly channel?: EgressChannel;
   /** The admin state; the wiring reads it once per delivery (see beginDelivery). */
   loadAdmin(): Promise<AdminSnapshot>;
   /**

@@ -4,7 +4,7 @@ import type { Logger } from "../logger.ts";
 import type { Resolver } from "../tool-framework/resolver.ts";
 import { restrictedReadCheck } from "./channels.ts";
 import { egressCheck } from "./egress.ts";
-import type { EgressChannel, RunRecord } from "./ports.ts";
+import type { ChannelState, RunRecord } from "./ports.ts";
 import { runResolvers } from "./resolvers.ts";
 import type { RunEventLog } from "./store-ports.ts";
 
@@ -16,7 +16,7 @@ export function resolveContext(deps: {
   readonly resolvers: readonly Resolver[];
   readonly config: DeploymentConfig;
   /** G18: a resolver result of a restricted class closes the run's channels, as a tool result does. */
-  readonly channel: EgressChannel;
+  readonly channel: ChannelState;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly log: RunEventLog;
   now(): Date;

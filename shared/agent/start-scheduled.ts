@@ -61,7 +61,7 @@ export async function startDueRuns(
     });
     // Enqueue even on a duplicate: the first tick may have died between create and enqueue; round 1's claim
     // absorbs the second message.
-    await deps.enqueue({ runId, round: 1 });
+    await deps.enqueue({ runId, round: 1, fresh: true, noPlan: true, channelOpen: true });
     if (created.ok) started.push(runId);
   }
   return { started, invalid };

@@ -42,6 +42,10 @@ interface Round {
   readonly round: number;
   /** Tool results by idempotency key: this round's, as far as a delivery may have stored them. */
   readonly cache: StepDeps["cache"];
+  /** What the message said about the run, heeded only on the round's first claim (StepMessage). */
+  readonly known: Pick<StepMessage, "fresh" | "noPlan" | "channelOpen">;
+  /** Set when this delivery proposed an operation (G14): the run then has a plan. */
+  readonly proposals: { made: boolean };
   record(type: string, data: Record<string, unknown>): Promise<void>;
 }
 
@@ -85,6 +89,8 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     agent,
     round: msg.round,
     cache: claim.first ? nothingCachedYet(deps.cache) : deps.cache,
+    known: claim.first ? msg : {},
+    proposals: { made: false },
     gate: {
       agent: agent.address,
       sender: run.sender,
@@ -94,6 +100,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     },
     record: (type, data) => deps.events.append(run.runId, { type, round: msg.round, data }),
   };
+  deps.channel?.assume(run.runId, r.known.channelOpen === true);
   const start = await loadOrStart(r, msg);
   const took = await takeTurn(r, start.transcript);
   if ("status" in took) {
@@ -103,7 +110,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     return took;
   }
   const { turn } = took;
-  if (turn.toolCalls.length === 0) return finish(deps, run, agent, msg.round, "completed", "model-stopped");
+  if (turn.toolCalls.length === 0) return finish(r, "completed", "model-stopped");
   const results = await answerTurn(r, turn, took.transcript);
 
   const last = msg.round >= maxRounds;
@@ -112,11 +119,14 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const carried = !last && results !== null && carryable(results) ? results : null;
   if (results !== null && carried === null)
     await deps.transcripts.save(run.runId, withResults(took.transcript, results));
-  if (last) return finish(deps, run, agent, msg.round, "turn-limit", `reached ${maxRounds} rounds`);
+  if (last) return finish(r, "turn-limit", `reached ${maxRounds} rounds`);
   await deps.enqueue({
     runId: run.runId,
     round: msg.round + 1,
     ...(carried ? { results: carried.map(carriedResult) } : {}),
+    // What this delivery knows without a read, for the next round's first claim.
+    ...(noPlanYet(r) ? { noPlan: true } : {}),
+    ...(deps.channel?.knownOpen(run.runId) ? { channelOpen: true } : {}),
   });
   await deps.ledger.markDone(run.runId, msg.round);
   await r.record("round-done", { next: msg.round + 1 });
@@ -143,10 +153,10 @@ async function takeTurn(
   if (!budget.ok) {
     await r.record("budget-check", { ok: false, reason: budget.reason });
     await deps.budgets.notifyExceeded(run, agent, budget.reason);
-    return finish(deps, run, agent, r.round, "budget-exceeded", budget.reason);
+    return finish(r, "budget-exceeded", budget.reason);
   }
   const model = deps.model(agent.model);
-  if (!model) return finish(deps, run, agent, r.round, "failed", "model-unknown");
+  if (!model) return finish(r, "failed", "model-unknown");
   const offered = toolsForRun(r.gate);
   await r.record("model-request", {
     budget: "ok",
@@ -171,7 +181,7 @@ async function takeTurn(
       await deps.ledger.release(run.runId, r.round);
       return { status: "retry", reason: result.reason };
     }
-    return finish(deps, run, agent, r.round, "failed", result.reason);
+    return finish(r, "failed", result.reason);
   }
   await deps.budgets.afterInference(run, agent, result.turn.usage);
   const turn: AssistantMessage = {
@@ -281,7 +291,12 @@ async function runToolCalls(
       record: (e) => record(e.type, e.data as Record<string, unknown>),
       makeContext: (c, key, grantedBy) => deps.makeToolContext(run, agent, msg.round, c, key, grantedBy),
       ...(deps.propose
-        ? { propose: (c, input, kits) => deps.propose?.(run, agent, c, input, kits) as Promise<ToolResult> }
+        ? {
+            propose: (proposed, input, kits) => {
+              c.proposals.made = true;
+              return deps.propose?.(run, agent, proposed, input, kits) as Promise<ToolResult>;
+            },
+          }
         : {}),
     });
     results.push(toModelToolResult(call.id, outcome));
@@ -307,7 +322,8 @@ interface Start {
 
 async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   const { deps, run, agent } = r;
-  const existing = await deps.transcripts.load(run.runId);
+  // Round 1 of a run just created, claimed for the first time: nothing can be saved yet (issue 13: no read).
+  const existing = msg.round === 1 && r.known.fresh ? null : await deps.transcripts.load(run.runId);
   if (!existing) {
     if (msg.round !== 1) throw new Error(`run ${run.runId}: transcript missing at round ${msg.round}`);
     return { transcript: { ...(await deps.context.initial(run, agent)), lastRound: 0 }, saved: false };
@@ -345,16 +361,18 @@ function errorResult(id: string, reason: TurnRefusal, detail: string): ModelTool
   return toModelToolResult(id, toolFailure(reason, detail));
 }
 
+/** No operation proposed in the run so far, as this delivery knows without reading the plan store. */
+const noPlanYet = (r: Round): boolean => r.known.noPlan === true && !r.proposals.made;
+
 async function finish(
-  deps: StepDeps,
-  run: RunRecord,
-  agent: AgentItem,
-  round: number,
+  r: Round,
   state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
   reason: RunEndReason,
 ): Promise<StepOutcome> {
-  // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent).
-  await deps.afterRun?.(run, agent, state);
+  const { deps, run, agent, round } = r;
+  // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent). A run
+  // known to have proposed nothing has no plan card to send (issue 13: the plan store is not read).
+  if (!noPlanYet(r)) await deps.afterRun?.(run, agent, state);
   await deps.runs.finish(run.runId, state, reason);
   // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
   // it claims one (runStep's first check), a crash right after this included (issue 13: one write less per run).

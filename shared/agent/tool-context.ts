@@ -6,7 +6,7 @@ import type { OutboundRequest } from "../messages/outbound.ts";
 import { fail } from "../result.ts";
 import type { FactStore, Mailbox, ToolContext } from "../tool-framework/context.ts";
 import { type MailScope, scopeForCall } from "./mail-scope.ts";
-import type { EgressChannel, StepDeps } from "./ports.ts";
+import type { ChannelState, StepDeps } from "./ports.ts";
 
 /** A stored message a reply answers, as far as its reach matters: the proven sender and the signed To/Cc. */
 export interface ReplyParticipants {
@@ -32,7 +32,7 @@ export interface ToolContextPorts {
     onWiderRead: () => Promise<void>;
   }): Mailbox;
   /** G18: where a run's closed channels are recorded. */
-  readonly channel: EgressChannel;
+  readonly channel: ChannelState;
   sendOutbound(request: OutboundRequest): Promise<void>;
   /**
    * The agent's outbound rules (admin table `outboundRules`, validated, fail-closed), read when a send is asked

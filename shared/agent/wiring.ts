@@ -225,6 +225,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   return {
     config,
     registry: opts.registry,
+    channel,
     loadAdmin,
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {

@@ -195,7 +195,8 @@ async function handOn(
     return { messageId: stored.messageId };
   }
   if (!stored.runId) return { messageId: stored.messageId };
-  await deps.enqueueStep({ runId: stored.runId, round: 1 });
+  // A run this mail created: nothing saved, proposed or read yet (heeded only on round 1's first claim).
+  await deps.enqueueStep({ runId: stored.runId, round: 1, fresh: true, noPlan: true, channelOpen: true });
   return { messageId: stored.messageId, runId: stored.runId };
 }
 

@@ -27,6 +27,16 @@ const carriedResultSchema = z.object({
 export const stepMessageSchema = z.object({
   runId: z.string().min(1).max(200),
   round: z.number().int().min(1).max(1000),
+  /*
+   * What the sender knew about the run, so the round can skip a read (issue 13). Each is only ever `true`, and a
+   * round heeds them only on its first claim: a delivery that takes a round over cannot know what the crashed one
+   * did, and reads. `fresh`: round 1 of a run just created (no transcript saved yet). `noPlan`: no operation has
+   * been proposed in the run (G14: the plan store need not be read when it ends). `channelOpen`: the run's
+   * channels were open when this message was sent (G18: the closed-channel marker need not be read).
+   */
+  fresh: z.literal(true).optional(),
+  noPlan: z.literal(true).optional(),
+  channelOpen: z.literal(true).optional(),
   results: z
     .array(carriedResultSchema)
     .max(100)

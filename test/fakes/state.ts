@@ -9,6 +9,8 @@ export type StatePort = Pick<StateRepo, "putIfAbsent" | "get" | "transition" | "
 export interface MemoryState extends StatePort {
   /** Every item by `pk|sk`, expired ones included (as in DynamoDB, where TTL deletes only eventually). */
   readonly items: Map<string, Item>;
+  /** The pk of every `get`, in order: what a test counts reads by. */
+  readonly reads: string[];
 }
 
 const k = (pk: string, sk: string) => `${pk}|${sk}`;
@@ -20,15 +22,18 @@ const k = (pk: string, sk: string) => `${pk}|${sk}`;
  */
 export function memoryState(opts: { now?: () => Date } = {}): MemoryState {
   const items = new Map<string, Item>();
+  const reads: string[] = [];
   const epoch = () => Math.floor((opts.now?.() ?? new Date()).getTime() / 1000);
   const live = (item: Item | undefined) =>
     item && !(typeof item.expiresAt === "number" && item.expiresAt < epoch()) ? item : undefined;
   const get = async (pk: string, sk: string) => {
+    reads.push(pk);
     const item = live(items.get(k(pk, sk)));
     return item ? stored(item) : null;
   };
   return {
     items,
+    reads,
     get,
     async putIfAbsent(pk, sk, attrs = {}, ttlSeconds) {
       const current = items.get(k(pk, sk));

@@ -123,6 +123,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   return {
     config,
     registry,
+    channel,
     loadAdmin,
     model: (id) => (id === "demo" ? f.model : null),
     runs: {

@@ -74,10 +74,8 @@ describe("scheduled runs (local stack)", () => {
     runId = first.started[0] as string;
     expect(await h.deps.startDue(new Date("2026-11-29T12:00:59Z"))).toEqual({ started: [], invalid: [] });
     // Both ticks enqueue round 1 (the first may have died before its enqueue); the round's claim absorbs one.
-    expect(await receiveAll(h, "agentStep")).toEqual([
-      { runId, round: 1 },
-      { runId, round: 1 },
-    ]);
+    const start = { runId, round: 1, fresh: true, noPlan: true, channelOpen: true };
+    expect(await receiveAll(h, "agentStep")).toEqual([start, start]);
     const run = await h.deps.stores.runs.get(runId);
     expect(run).toMatchObject({
       kind: "scheduled",

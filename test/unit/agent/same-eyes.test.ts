@@ -5,7 +5,7 @@ import { createContextBuilder } from "../../../shared/agent/context-builder.ts";
 import { egressChannel } from "../../../shared/agent/egress-channel.ts";
 import { type MailScope, scopeForCall } from "../../../shared/agent/mail-scope.ts";
 import { createMailbox } from "../../../shared/agent/mailbox.ts";
-import type { EgressChannel } from "../../../shared/agent/ports.ts";
+import type { ChannelState } from "../../../shared/agent/ports.ts";
 import { makeWebFetchTool } from "../../../shared/tool-framework/builtin/web-fetch.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import { defineTool, success } from "../../../shared/tool-framework/tool.ts";
@@ -188,7 +188,7 @@ describe("thread memory shows only what the sender could see", () => {
   });
 });
 
-function channelOf(closed: boolean): EgressChannel & { closes: string[] } {
+function channelOf(closed: boolean): ChannelState & { closes: string[] } {
   const closes: string[] = [];
   let isClosed = closed;
   return {

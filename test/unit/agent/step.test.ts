@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { runStep } from "../../../shared/agent/step.ts";
-import { MAX_CARRIED_RESULT_BYTES } from "../../../shared/messages/agent-step.ts";
+import { MAX_CARRIED_RESULT_BYTES, type StepMessage } from "../../../shared/messages/agent-step.ts";
+import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import { defineTool, success } from "../../../shared/tool-framework/tool.ts";
-import { countingTool, toolkit } from "../../fakes/builders.ts";
+import { APPROVER, countingTool, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
 /** runStep (shared/agent/step.ts) on the in-memory fakes: every rule real, no emulator. */
@@ -265,5 +266,122 @@ describe("runStep", () => {
     expect(w.counts.get("lookup_order")).toBeUndefined();
     const refused = (await w.log.list(runId)).find((e) => e.type === "tool-refused");
     expect(refused?.data).toMatchObject({ name: "lookup_order" });
+  });
+});
+
+describe("what a step message knows about its run (issue 13: reads skipped, heeded only on a first claim)", () => {
+  const counting = (w: ReturnType<typeof world>) => {
+    const seen = { loads: 0, afterRuns: 0 };
+    const deps = {
+      ...w.deps,
+      transcripts: {
+        load: async (id: string) => {
+          seen.loads++;
+          return w.transcripts.load(id);
+        },
+        save: w.transcripts.save,
+      },
+      afterRun: async (...a: Parameters<NonNullable<typeof w.deps.afterRun>>) => {
+        seen.afterRuns++;
+        return w.deps.afterRun?.(...a);
+      },
+    };
+    return { seen, deps };
+  };
+  const start = (runId: string) =>
+    ({ runId, round: 1, fresh: true, noPlan: true, channelOpen: true }) as const;
+
+  it("a new run's first claim reads no transcript, no plan and no channel marker, and passes what it knows on", async () => {
+    // A reply: send_email's deliver asks whether the run's channels are closed (G18).
+    const w = world({
+      tools: [sendEmailTool],
+      toolkits: [toolkit("mail", ["send_email"])],
+      turns: [
+        { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "On it." } }] },
+        { text: "done" },
+      ],
+    });
+    const runId = await w.startReplyRun();
+    const { seen, deps } = counting(w);
+    const markerReads = () => w.state.reads.filter((k) => k.startsWith("channel#")).length;
+    expect(await runStep(start(runId), deps)).toEqual({ status: "continued", next: 2 });
+    expect(seen.loads).toBe(0);
+    expect(markerReads()).toBe(0);
+    expect(w.queue.bodies(QUEUES.outbound)).toHaveLength(1);
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1);
+    expect(next).toMatchObject({ runId, round: 2, noPlan: true, channelOpen: true });
+    expect(await runStep(next as StepMessage, deps)).toMatchObject({
+      status: "finished",
+      state: "completed",
+    });
+    expect(seen.loads).toBe(1); // round 2 continues the saved transcript
+    expect(seen.afterRuns).toBe(0); // nothing was proposed: no plan to look for
+    expect(markerReads()).toBe(0);
+  });
+
+  it("a round taken over after a crash heeds none of it: it reads, and passes nothing on", async () => {
+    const w = world({ leaseMs: 60_000 });
+    const runId = await w.startReplyRun();
+    const { seen, deps } = counting(w);
+    const send = w.queue.send;
+    w.queue.send = async () => {
+      throw new Error("queue down");
+    };
+    await expect(runStep(start(runId), deps)).rejects.toThrow("queue down");
+    w.queue.send = send;
+    w.clock.now = new Date(w.clock.now.getTime() + 60_001);
+    expect(await runStep(start(runId), deps)).toEqual({ status: "continued", next: 2 });
+    expect(seen.loads).toBe(1);
+    expect(w.model.calls).toHaveLength(1); // the saved turn was found, not asked for again
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    expect(next.noPlan).toBeUndefined();
+    expect(next.channelOpen).toBeUndefined();
+    await runStep(next, deps);
+    expect(seen.afterRuns).toBe(1);
+  });
+
+  it("a round that closes the run's channels does not say they are open, and the next round is held to it (G18)", async () => {
+    const vault = defineTool({
+      name: "lookup_order",
+      description: "returns card data",
+      summary: "test",
+      input: z.object({ note: z.string().max(100).optional() }).strict(),
+      egress: {
+        kind: "classified",
+        record: false,
+        classifyInput: () => [],
+        classifyResult: () => ["payment-card"],
+      },
+      sideEffects: { kind: "none" },
+      async use() {
+        return success({ card: "4111" });
+      },
+    });
+    const w = world({ tools: [vault], config: { egress: { restrictedClasses: ["payment-card"] } } });
+    const runId = await w.startReplyRun();
+    await runStep(start(runId), w.deps);
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    expect(next).toMatchObject({ runId, round: 2, noPlan: true });
+    expect(next.channelOpen).toBeUndefined();
+    expect(await w.trace(runId)).toContain("channel-closed");
+  });
+
+  it("a round that proposes an operation does not say there is no plan: the card goes out when the run ends (G14)", async () => {
+    const counts = new Map<string, number>();
+    const w = world({
+      tools: [countingTool("issue_refund", counts, { confirm: true })],
+      toolkits: [toolkit("refunds", ["issue_refund"])],
+      approvers: [{ toolkit: "refunds", address: APPROVER }],
+      turns: [{ toolCalls: [{ name: "issue_refund", input: { note: "A-1002" } }] }, { text: "proposed" }],
+    });
+    const runId = await w.startReplyRun();
+    await runStep(start(runId), w.deps);
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    expect(next.noPlan).toBeUndefined();
+    expect(next.channelOpen).toBe(true);
+    await runStep(next, w.deps);
+    expect(
+      w.queue.bodies(QUEUES.outbound).some((b) => (b as { requestId: string }).requestId === `card-${runId}`),
+    ).toBe(true);
   });
 });

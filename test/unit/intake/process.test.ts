@@ -39,7 +39,10 @@ describe("processInbound", () => {
       status: "processed",
     });
     const runId = summary?.runId ?? "";
-    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 1 }]);
+    // A new run: nothing saved, proposed or read yet (the round heeds these only on its first claim).
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([
+      { runId, round: 1, fresh: true, noPlan: true, channelOpen: true },
+    ]);
     const run = w.runs.rows.get(runId);
     expect(run).toMatchObject({ agent: AGENT, kind: "reply", sender: "alice@example.com", state: "running" });
     const stored = await w.messages.get(AGENT, String(run?.messageId));
@@ -166,7 +169,9 @@ describe("processInbound", () => {
     const w = verifyWorld({ resolver });
     const [summary] = await w.receive(await sign({ body: `Thanks!\r\n\r\n> code: ${formatCode(CODE)}\r\n` }));
     expect(summary?.runId).toBeDefined();
-    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId: summary?.runId, round: 1 }]);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([
+      { runId: summary?.runId, round: 1, fresh: true, noPlan: true, channelOpen: true },
+    ]);
   });
 
   it("raw mail that is not in the bucket is an error (SQS redelivers), not a verdict", async () => {
