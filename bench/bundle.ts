@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
-import { esbuildOptions, NO_STUBS, VERIFY_STUBS } from "../infra/bundling.ts";
+import { esbuildOptions, FUNCTION_STUBS } from "../infra/bundling.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
 import { functionEnv } from "../test/infra/bundle-env.ts";
@@ -64,7 +64,7 @@ for (const fn of FUNCTIONS) {
   const entry = join(ROOT, "functions", fn, "handler.ts");
   const bundled = join(dir, `${fn}.mjs`);
   const external = join(dir, `${fn}-sdk-external.mjs`);
-  const stubs = fn === "verify" ? VERIFY_STUBS : NO_STUBS;
+  const stubs = FUNCTION_STUBS[fn];
   await build(esbuildOptions(entry, bundled, { stubs }));
   await build(esbuildOptions(entry, external, { external: ["@aws-sdk/*"], stubs }));
   const b = await coldInit(bundled, []);

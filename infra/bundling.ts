@@ -46,6 +46,65 @@ export interface BundleStubs {
 
 export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
 
+const stub = (file: string) => join(STUBS_DIR, file);
+
+/**
+ * What every pipeline function's bundle leaves out: the AWS SDK's default credential chain.
+ *
+ * - @aws-sdk/credential-provider-node (with the SSO, ini, process, web-identity, login, container and IMDS
+ *   providers, and the @aws-sdk/nested-clients they build: ~100 KB a bundle): the default credential chain every
+ *   SDK client imports. In Lambda it stops at its first link, the environment: infra/constructs/pipeline-function.ts
+ *   deploys on-demand functions (no capacity provider, no SnapStart; test/infra/stack.test.ts holds it to that), to
+ *   which Lambda hands the execution role's keys in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN.
+ *   Every client the functions build takes that chain: makeClients (DynamoDB, S3, SQS) and makeSendingSesClient
+ *   (SESv2) pass credentials only for the emulators (`resources.endpoints`, never set by resourcesFromEnv), and the
+ *   model factory's BedrockRuntimeClient and awsSecretSource's SSM and Secrets Manager clients pass none. The stub
+ *   is that first link and refuses the rest by name (infra/bundle-stubs/credential-provider-node.ts, held to the
+ *   real chain by test/infra/bundle-stubs.test.ts). It runs in every process, on the first AWS call; only its
+ *   refusals count as stub calls.
+ *
+ * Left in: @aws-sdk/token-providers (and the SSO-OIDC client in nested-clients) where the Bedrock runtime client
+ * imports it for its bearer-token auth scheme (Bedrock API keys): that is not the credential chain, and an API key
+ * is a way to call Bedrock that Postern does not rule out.
+ */
+export const LAMBDA_STUBS: BundleStubs = {
+  packages: { "@aws-sdk/credential-provider-node": stub("credential-provider-node.ts") },
+  files: [],
+};
+
+/**
+ * @smithy/core/event-streams (~20 KB), for a function whose clients are DynamoDB, S3, SQS and SESv2 only: the S3
+ * client wires an event-stream marshaller into every client for SelectObjectContent, and the protocols load the
+ * event-stream serde on the first event-stream member they meet. None of those services' operations that Postern
+ * calls has one (S3's only event-stream operation is SelectObjectContent; DynamoDB, SQS and SESv2 have none). The
+ * stub keeps the real config resolver (run when the S3 client is built); its marshaller and serde throw by name.
+ *
+ * Not for agent-step: its Bedrock runtime client builds an EventStreamPayloadHandler, and with it a real
+ * EventStreamCodec, in its constructor (@aws-sdk/middleware-eventstream resolveEventStreamConfig), whichever
+ * operation is called later; the websocket and event-stream handlers import more of the module than the stub
+ * has. Converse itself streams nothing, but the client is not event-stream free, so the module stays.
+ */
+const NO_EVENT_STREAMS: BundleStubs["packages"] = {
+  "@smithy/core/event-streams": stub("smithy-event-streams.ts"),
+};
+
+/**
+ * What the outbound bundle leaves out: LAMBDA_STUBS, and the event streams (NO_EVENT_STREAMS: it calls DynamoDB,
+ * S3 GetObject / PutObject, SQS and SESv2 SendEmail). test/infra/bundle-load.test.ts sends a reply through CDK's
+ * outbound bundle with no stub called.
+ */
+export const OUTBOUND_STUBS: BundleStubs = {
+  packages: { ...LAMBDA_STUBS.packages, ...NO_EVENT_STREAMS },
+  files: [],
+};
+
+/**
+ * What the agent-step bundle leaves out: LAMBDA_STUBS only (see NO_EVENT_STREAMS for why its event streams stay).
+ * test/infra/bundle-load.test.ts runs CDK's agent-step bundle through rounds with the scripted model, a Bedrock
+ * model and the key reads from SSM and Secrets Manager, with no stub called.
+ */
+export const AGENT_STEP_STUBS: BundleStubs = LAMBDA_STUBS;
+
 /**
  * What the verify bundle leaves out (~1.1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
  * test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof with mailauth's full results), the MIME
@@ -69,17 +128,8 @@ export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
  *   `parseHeaderValue` and `foldLines` only.
  * - mailauth's `../dkim/dkim-signer` as its ARC module requires it: only `createSeal` (ARC sealing) uses it; the
  *   DKIM verifier takes `getARChain` alone from that module.
- * - @aws-sdk/credential-provider-node (with @aws-sdk/nested-clients and the SSO, ini, process, web-identity, login,
- *   container and IMDS providers, ~104 KB): the default credential chain every SDK client imports. In Lambda it
- *   stops at its first link, the environment (the execution role's keys); the stub is that link and refuses the
- *   rest by name (infra/bundle-stubs/credential-provider-node.ts, held to the real chain by
- *   test/infra/bundle-stubs.test.ts).
- * - @smithy/core/event-streams (~20 KB): the S3 client wires an event-stream marshaller into every client for
- *   SelectObjectContent, and the protocols load the event-stream serde on the first event-stream member they meet;
- *   verify calls S3 GetObject / PutObject, SQS and DynamoDB, none with an event stream. The stub keeps the real
- *   config resolver; its marshaller and serde throw by name.
- * These last two run in every verify process (the credential link on the first AWS call, the event-stream config
- * resolver when the S3 client is built); only their refusals count as stub calls.
+ * - the default credential chain (LAMBDA_STUBS), and @smithy/core/event-streams (NO_EVENT_STREAMS): verify calls
+ *   S3 GetObject / PutObject, SQS and DynamoDB, none with an event stream.
  *
  * Not stubbed, because verify runs them: tldts (mailauth computes `status.aligned` with it on every signature),
  * the rest of libmime, punycode.js, postal-mime, html-to-text, node-html-parser (these two load on the first
@@ -87,26 +137,33 @@ export const NO_STUBS: BundleStubs = { packages: {}, files: [] };
  */
 export const VERIFY_STUBS: BundleStubs = {
   packages: {
-    joi: join(STUBS_DIR, "joi.ts"),
-    "iconv-lite": join(STUBS_DIR, "iconv-lite.ts"),
-    "encoding-japanese": join(STUBS_DIR, "encoding-japanese.ts"),
-    "dom-serializer": join(STUBS_DIR, "dom-serializer.ts"),
-    "@aws-sdk/credential-provider-node": join(STUBS_DIR, "credential-provider-node.ts"),
-    "@smithy/core/event-streams": join(STUBS_DIR, "smithy-event-streams.ts"),
+    joi: stub("joi.ts"),
+    "iconv-lite": stub("iconv-lite.ts"),
+    "encoding-japanese": stub("encoding-japanese.ts"),
+    "dom-serializer": stub("dom-serializer.ts"),
+    ...LAMBDA_STUBS.packages,
+    ...NO_EVENT_STREAMS,
   },
   files: [
     {
       importer: "libmime/lib/libmime.js",
       request: "./mimetypes",
-      stub: join(STUBS_DIR, "libmime-mimetypes.ts"),
+      stub: stub("libmime-mimetypes.ts"),
     },
     {
       importer: "mailauth/lib/arc/index.js",
       request: "../dkim/dkim-signer",
-      stub: join(STUBS_DIR, "mailauth-dkim-signer.ts"),
+      stub: stub("mailauth-dkim-signer.ts"),
     },
   ],
 };
+
+/** Each pipeline function's stubs, by its directory under functions/: what the stack, tests and benchmark build. */
+export const FUNCTION_STUBS = {
+  verify: VERIFY_STUBS,
+  "agent-step": AGENT_STEP_STUBS,
+  outbound: OUTBOUND_STUBS,
+} as const satisfies Record<string, BundleStubs>;
 
 /** The esbuild plugin for `BundleStubs.files`. */
 function fileStubs(files: BundleStubs["files"]): Plugin {
@@ -180,7 +237,7 @@ export function cdkBundling(files: ShippedFiles): BundlingOptions {
 /**
  * The esbuild options of every function: what `bundledCode` builds for CDK, and what the bundle tests and
  * bench/bundle.ts build (`cdkBundling` gives the console's NodejsFunction the same flags for the esbuild CLI).
- * `stubs` leave code out (VERIFY_STUBS); `external` lets the benchmark measure the alternative (SDK from the
+ * `stubs` leave code out (FUNCTION_STUBS); `external` lets the benchmark measure the alternative (SDK from the
  * runtime) for comparison.
  */
 export function esbuildOptions(

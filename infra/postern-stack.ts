@@ -3,7 +3,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cd
 import type { Construct } from "constructs";
 import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
 import { ENV } from "../shared/config/resources.ts";
-import { type ShippedFiles, VERIFY_STUBS } from "./bundling.ts";
+import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
@@ -35,7 +35,7 @@ export interface PosternStackProps extends StackProps {
   readonly maxReceiveCount?: number;
 }
 
-type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files">;
+type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files" | "stubs">;
 
 /** Each function's memory (MB); `npm run bench:cost` prices their GB-seconds from these. */
 export const MEMORY_MB = { verify: 1024, agentStep: 1024, outbound: 512 } as const;
@@ -121,13 +121,15 @@ export class PosternStack extends Stack {
       // agent-step ends a run `failed` when its step message's last delivery fails (before the DLQ takes it).
       POSTERN_MAX_RECEIVES: String(receives),
     };
-    const step = (id: string, dir: string, opts: StepOptions) =>
+    // Each function's bundle leaves out what infra/bundling.ts proves it never runs (FUNCTION_STUBS).
+    const step = (id: string, dir: keyof typeof FUNCTION_STUBS, opts: StepOptions) =>
       new PipelineFunction(this, id, {
         ...opts,
         entry: join(props.projectRoot, "functions", dir, "handler.ts"),
         projectRoot: props.projectRoot,
         environment,
         files,
+        stubs: FUNCTION_STUBS[dir],
       });
     this.functions = {
       verify: step("Verify", "verify", {
@@ -135,7 +137,6 @@ export class PosternStack extends Stack {
         timeout: TIMEOUTS.verify,
         memorySize: MEMORY_MB.verify,
         batchSize: 5,
-        stubs: VERIFY_STUBS,
       }),
       agentStep: step("AgentStep", "agent-step", {
         source: this.queues.agentStep,

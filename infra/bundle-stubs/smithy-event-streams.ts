@@ -1,17 +1,18 @@
 import { unreachable } from "./unreachable.ts";
 
 /**
- * @smithy/core/event-streams as the verify bundle needs it: nothing but the config resolver. The S3 client wires an
- * event-stream marshaller into every client (for SelectObjectContent, the one S3 operation that streams events)
- * and the protocols import the event-stream serde on the first event-stream member they meet; verify's S3 calls
- * are GetObject and PutObject (shared/store/blob-store.ts), its SQS and DynamoDB calls have no event streams
- * either, so no request or response of verify's reaches this code. The module is ~16 KB of the verify bundle.
+ * @smithy/core/event-streams as the verify and outbound bundles need it: nothing but the config resolver. The S3
+ * client wires an event-stream marshaller into every client (for SelectObjectContent, the one S3 operation that
+ * streams events) and the protocols import the event-stream serde on the first event-stream member they meet; the
+ * two functions' S3 calls are GetObject and PutObject (shared/store/blob-store.ts), their SQS, DynamoDB and (for
+ * outbound) SESv2 calls have no event streams either, so no request or response of theirs reaches this code. The
+ * module is ~16 KB of each bundle. Not agent-step's: its Bedrock client needs the real codec (infra/bundling.ts).
  *
  * `resolveEventStreamSerdeConfig` is the real one (it calls the provider once, at client construction); the
  * marshaller it gets, and the serde the protocols would load, throw an error naming this stub if ever used.
  */
 
-const WHY = "verify's S3, SQS and DynamoDB operations have no event-stream members";
+const WHY = "the S3, SQS, DynamoDB and SESv2 operations of verify and outbound have no event-stream members";
 
 export const resolveEventStreamSerdeConfig = <T extends { eventStreamSerdeProvider: (i: T) => unknown }>(
   input: T,

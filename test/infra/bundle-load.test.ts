@@ -3,9 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
+import { type SesCapture, startSesCapture } from "../../cli/local/ses-capture.ts";
 import { buildSesNotification } from "../../cli/local/ses-notification.ts";
 import { toSqsEvent } from "../../cli/local/sqs-event.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
@@ -14,6 +16,11 @@ import { generateDkimKey, signMessage, zoneRecordFor } from "../../shared/mail/d
 import type { Zone } from "../../shared/runtime/zone-resolver.ts";
 import { BlobStore } from "../../shared/store/blob-store.ts";
 import { makeStores } from "../../shared/store/stores.ts";
+import {
+  type RecordedRequest,
+  type RecordingServer,
+  startRecordingServer,
+} from "../helpers/model-servers/recording-server.ts";
 import { functionEnv } from "./bundle-env.ts";
 import { FIXTURES, ROOT, type ValidationReport } from "./synth.ts";
 
@@ -65,6 +72,25 @@ afterAll(async () => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
+/**
+ * The emulators' resources with queue URLs a function can send to: fauxqs names its queues by a host that does not
+ * resolve; in Lambda the SDK takes the queue URL's host, so the function is given the URLs at the address the
+ * emulator listens on.
+ */
+function localQueues() {
+  const sqsHost = new URL(emulators.resources.endpoints?.sqs ?? "").host;
+  const local = (url: string) => url.replace(/^http:\/\/[^/]+/, `http://${sqsHost}`);
+  const { queues } = emulators.resources;
+  return {
+    ...emulators.resources,
+    queues: {
+      verify: local(queues.verify),
+      agentStep: local(queues.agentStep),
+      outbound: local(queues.outbound),
+    },
+  };
+}
+
 const record = (id: string, body: string) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body });
 const event = (...records: ReturnType<typeof record>[]): SQSEvent =>
   toSqsEvent(records, "arn:aws:sqs:eu-west-1:111111111111:q", "eu-west-1");
@@ -77,6 +103,7 @@ async function invoke(
   events: SQSEvent[],
   zoneRecords: Zone = {},
   resources = emulators.resources,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<SQSBatchResponse[]> {
   const dir = assetDirs[fn];
   const zone = join(outdir, "zone.json");
@@ -87,7 +114,7 @@ async function invoke(
     [join(ROOT, "test/infra/run-handler.mjs"), join(dir, "index.mjs"), JSON.stringify(events), resultFile],
     {
       cwd: dir,
-      env: functionEnv(resources, join(dir, "create-mode.config.json"), zone),
+      env: { ...functionEnv(resources, join(dir, "create-mode.config.json"), zone), ...extraEnv },
     },
   );
   // DEBUG_BUNDLE_LOAD=1 shows the function's own log lines
@@ -196,19 +223,7 @@ describe("each bundle loads in a fresh process and runs its handler against the 
         record(id, JSON.stringify({ Type: "Notification", Message: JSON.stringify(notification) })),
       );
     }
-    // fauxqs names its queues by a host that does not resolve; in Lambda the SDK takes the queue URL's host, so
-    // the function is given the URLs at the address the emulator listens on.
-    const sqsHost = new URL(emulators.resources.endpoints?.sqs ?? "").host;
-    const local = (url: string) => url.replace(/^http:\/\/[^/]+/, `http://${sqsHost}`);
-    const { queues } = emulators.resources;
-    const [result] = await invoke("verify", [event(...records)], zone, {
-      ...emulators.resources,
-      queues: {
-        verify: local(queues.verify),
-        agentStep: local(queues.agentStep),
-        outbound: local(queues.outbound),
-      },
-    });
+    const [result] = await invoke("verify", [event(...records)], zone, localQueues());
     expect(result).toEqual({ batchItemFailures: [] });
     expect(lastStubCalls).toEqual([]);
     for (const [i] of mails.entries()) {
@@ -234,5 +249,263 @@ describe("each bundle loads in a fresh process and runs its handler against the 
     const [empty, bad] = await invoke("outbound", [event(), event(record("x", '{"nope":true}'))]);
     expect(empty).toEqual({ batchItemFailures: [] });
     expect(bad).toEqual({ batchItemFailures: [{ itemIdentifier: "x" }] });
+  });
+});
+
+describe("the pipeline through CDK's three bundles: no stub is called on any function's real path", () => {
+  // infra/bundling.ts FUNCTION_STUBS: every bundle keeps only the environment link of the credential chain, verify
+  // and outbound drop the event-stream code. A mail for each kind of model goes verify → agent-step → outbound, each
+  // step run by CDK's own bundle, with the three keys Lambda puts in the environment; every AWS client the functions
+  // build signs with them (DynamoDB, S3, SQS on the emulators; Bedrock, SSM, Secrets Manager and SESv2 on loopback
+  // servers that record the signature), and no invocation records a stub call.
+  const LAMBDA_KEYS = {
+    AWS_ACCESS_KEY_ID: "ASIALAMBDAROLE",
+    AWS_SECRET_ACCESS_KEY: "role-secret",
+    AWS_SESSION_TOKEN: "role-session-token",
+  };
+  let bedrock: RecordingServer;
+  let keysAndModels: RecordingServer;
+  let ses: SesCapture;
+  const captured: { to: string[] }[] = [];
+
+  beforeAll(async () => {
+    // Each model answers its run's first round by replying through send_email (what puts a send on outbound's
+    // queue), then ends the run with text.
+    const reply = { mode: "reply", body: "Thanks, we are on it." };
+    // Bedrock Converse over h2c (its client's default handler speaks HTTP/2).
+    bedrock = await startRecordingServer(
+      (_req, i) => ({
+        body: {
+          output: {
+            message: {
+              role: "assistant",
+              content: [
+                i === 0
+                  ? { toolUse: { toolUseId: "tooluse_1", name: "send_email", input: reply } }
+                  : { text: "done" },
+              ],
+            },
+          },
+          stopReason: i === 0 ? "tool_use" : "end_turn",
+          usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+        },
+      }),
+      { http2: true },
+    );
+    // SSM and Secrets Manager (awsJson, by X-Amz-Target) for the API keys, and the two HTTP model APIs they unlock.
+    const rounds = { openai: 0, anthropic: 0 };
+    keysAndModels = await startRecordingServer((req) => {
+      const target = String(req.headers["x-amz-target"] ?? "");
+      if (target === "AmazonSSM.GetParameter") return { body: { Parameter: { Value: "sk-from-ssm" } } };
+      if (target === "secretsmanager.GetSecretValue") return { body: { SecretString: "sk-from-secrets" } };
+      const usage = { prompt_tokens: 10, completion_tokens: 5 };
+      if (req.path.endsWith("/chat/completions"))
+        return rounds.openai++ === 0
+          ? {
+              body: {
+                choices: [
+                  {
+                    finish_reason: "tool_calls",
+                    message: {
+                      role: "assistant",
+                      content: null,
+                      tool_calls: [
+                        {
+                          id: "call_1",
+                          type: "function",
+                          function: { name: "send_email", arguments: JSON.stringify(reply) },
+                        },
+                      ],
+                    },
+                  },
+                ],
+                usage,
+              },
+            }
+          : {
+              body: {
+                choices: [{ finish_reason: "stop", message: { role: "assistant", content: "done" } }],
+                usage,
+              },
+            };
+      const first = rounds.anthropic++ === 0;
+      return {
+        body: {
+          content: [
+            first
+              ? { type: "tool_use", id: "toolu_1", name: "send_email", input: reply }
+              : { type: "text", text: "done" },
+          ],
+          stop_reason: first ? "tool_use" : "end_turn",
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      };
+    });
+    ses = await startSesCapture({
+      outboxDir: join(outdir, "outbox"),
+      onCaptured: (m) =>
+        captured.push({ to: (m.destination as { ToAddresses?: string[] } | undefined)?.ToAddresses ?? [] }),
+    });
+  });
+
+  afterAll(async () => {
+    await bedrock?.close();
+    await keysAndModels?.close();
+    await ses?.stop();
+  });
+
+  /** Signed with Lambda's keys (SigV4 names the access key; the session token rides along). */
+  const signedWithLambdaKeys = (r: RecordedRequest) =>
+    String(r.headers.authorization ?? "").includes(`Credential=${LAMBDA_KEYS.AWS_ACCESS_KEY_ID}/`) &&
+    r.headers["x-amz-security-token"] === LAMBDA_KEYS.AWS_SESSION_TOKEN;
+
+  it("verify → agent-step (scripted, Bedrock, SSM and Secrets Manager keys) → outbound (SESv2), stubs unused", async () => {
+    const clients = makeClients(emulators.resources);
+    const stores = makeStores(clients, emulators.resources, silentLogger);
+    const { queues } = emulators.resources;
+    /** Every message on a queue now (the function's poller in Lambda), deleted as taken. */
+    const drain = async (queueUrl: string) => {
+      const taken: ReturnType<typeof record>[] = [];
+      for (;;) {
+        const r = await clients.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        if (!r.Messages?.length) return taken;
+        for (const m of r.Messages) {
+          taken.push(record(m.MessageId ?? "", m.Body ?? ""));
+          await clients.sqs.send(
+            new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }),
+          );
+        }
+      }
+    };
+    // What earlier tests left on the queues is not this test's.
+    await drain(queues.agentStep);
+    await drain(queues.outbound);
+
+    // One agent per kind of model client agent-step builds (test/infra/fixtures/create-mode.config.json).
+    const agents = {
+      demo: "scripted@agents.example.com",
+      claude: "bedrock@agents.example.com",
+      gpt: "ssm-key@agents.example.com",
+      direct: "secret-key@agents.example.com",
+    };
+    for (const [model, address] of Object.entries(agents))
+      await stores.admin.putAgent({ address, name: model, model });
+    // The shipped config with the two HTTP model APIs at the loopback server (their keys still come from SSM and
+    // Secrets Manager) and a script that replies, written beside the bundle as the function reads its config.
+    const shipped = JSON.parse(readFileSync(CONFIG, "utf8")) as { models: Record<string, unknown>[] };
+    const modelsConfig = join(assetDirs.agentStep, "loopback-models.config.json");
+    const script = join(assetDirs.agentStep, "scripts/pipeline-reply.json");
+    writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [
+          { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, we are on it." } }] },
+          { text: "done" },
+        ],
+      }),
+    );
+    writeFileSync(
+      modelsConfig,
+      JSON.stringify({
+        ...shipped,
+        models: shipped.models.map((m) =>
+          m.id === "gpt"
+            ? { ...m, baseUrl: `${keysAndModels.url}/v1` }
+            : m.id === "direct"
+              ? { ...m, baseUrl: keysAndModels.url }
+              : m.id === "demo"
+                ? { ...m, script }
+                : m,
+        ),
+      }),
+    );
+    const env = {
+      ...LAMBDA_KEYS,
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+      AWS_ENDPOINT_URL_SSM: keysAndModels.url,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: keysAndModels.url,
+      AWS_ENDPOINT_URL_SESV2: ses.endpoint,
+    };
+
+    const key = await generateDkimKey({ bits: 2048 });
+    const zone = zoneRecordFor("s1", "sender.example", key.dnsTxtValue);
+    const blobs = new BlobStore({ s3: clients.s3, bucket: emulators.resources.bucket });
+    const records = [];
+    for (const [i, agent] of Object.values(agents).entries()) {
+      const mail = [
+        "From: Alice <alice@sender.example>",
+        `To: ${agent}`,
+        `Subject: pipeline ${i}`,
+        "Date: Sun, 29 Nov 2026 12:00:00 +0000",
+        `Message-ID: <pipeline-${i}@sender.example>`,
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "Hello, could you answer this?",
+        "",
+      ].join("\r\n");
+      const raw = await signMessage(mail, {
+        domain: "sender.example",
+        selector: "s1",
+        privateKeyPem: key.privateKeyPem,
+        signTime: new Date(Date.now() - 60_000),
+      });
+      const id = `bundle-pipeline-${i}`;
+      await blobs.put(`inbound/${id}`, raw);
+      const notification = buildSesNotification({
+        messageId: id,
+        receivedAt: new Date(),
+        processingTimeMillis: 1,
+        envelope: { mailFrom: "alice@sender.example", rcptTo: [agent] },
+        raw,
+        topicArn: "arn:aws:sns:eu-west-1:111111111111:intake",
+        bucketName: emulators.resources.bucket,
+        objectKeyPrefix: "inbound/",
+      });
+      records.push(
+        record(id, JSON.stringify({ Type: "Notification", Message: JSON.stringify(notification) })),
+      );
+    }
+
+    const stubCalls: Record<string, string[]> = {};
+    const run = async (fn: keyof typeof FUNCTIONS, batch: ReturnType<typeof record>[], extra = {}) => {
+      const [result] = await invoke(fn, [event(...batch)], zone, localQueues(), { ...env, ...extra });
+      expect(result, `${fn} ${batch.map((r) => r.MessageId).join(",")}`).toEqual({ batchItemFailures: [] });
+      stubCalls[fn] = [...(stubCalls[fn] ?? []), ...lastStubCalls];
+    };
+    await run("verify", records);
+    // agent-step takes one message per call (its batch size); a round may enqueue the next.
+    let steps = 0;
+    for (let round = 0; round < 5; round++) {
+      const due = await drain(queues.agentStep);
+      if (due.length === 0) break;
+      for (const r of due) await run("agentStep", [r], { POSTERN_CONFIG_FILE: modelsConfig });
+      steps += due.length;
+    }
+    expect(steps).toBeGreaterThanOrEqual(Object.keys(agents).length);
+    const sends = await drain(queues.outbound);
+    for (let i = 0; i < sends.length; i += 5) await run("outbound", sends.slice(i, i + 5));
+
+    expect(stubCalls).toEqual({ verify: [], agentStep: [], outbound: [] });
+    // Each model client was built and called, signed with the environment's keys through the stubbed chain.
+    const converse = bedrock.requests.filter((r) => r.path.endsWith("/converse"));
+    expect(converse.length).toBeGreaterThan(0);
+    expect(converse.every(signedWithLambdaKeys)).toBe(true);
+    const target = (t: string) => keysAndModels.requests.filter((r) => r.headers["x-amz-target"] === t);
+    expect(target("AmazonSSM.GetParameter").length).toBeGreaterThan(0);
+    expect(target("secretsmanager.GetSecretValue").length).toBeGreaterThan(0);
+    expect(
+      [...target("AmazonSSM.GetParameter"), ...target("secretsmanager.GetSecretValue")].every(
+        signedWithLambdaKeys,
+      ),
+    ).toBe(true);
+    // and every run's answer went out through outbound's SESv2 client
+    expect(captured.filter((m) => m.to.includes("alice@sender.example")).length).toBe(
+      Object.keys(agents).length,
+    );
+    clients.s3.destroy();
+    clients.sqs.destroy();
+    clients.dynamo.destroy();
   });
 });

@@ -309,6 +309,21 @@ describe("queues and functions", () => {
     }
   });
 
+  it("functions run on demand with the role's keys in their environment, as the bundles' credential stub needs", () => {
+    // infra/bundling.ts LAMBDA_STUBS: each bundle keeps only the credential chain's environment link. Lambda puts
+    // the execution role's keys there for on-demand functions; a capacity provider (Managed Instances) serves them
+    // from a container endpoint instead, and an AWS_* variable of ours (AWS_PROFILE, a credentials URI, a web
+    // identity file) would point the real chain elsewhere. Any of these needs the stub to go first.
+    const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
+    expect(fns).toHaveLength(3);
+    for (const fn of fns) {
+      const p = fn.Properties as Record<string, unknown> & { Environment: { Variables: object } };
+      expect(p.CapacityProviderConfig).toBeUndefined();
+      expect(p.SnapStart).toBeUndefined();
+      expect(Object.keys(p.Environment.Variables).filter((k) => k.startsWith("AWS_"))).toEqual([]);
+    }
+  });
+
   it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
     expect(mappings).toHaveLength(3);
