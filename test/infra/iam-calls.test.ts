@@ -304,7 +304,11 @@ describe("granted but never exercised", () => {
   const UNUSED: Record<Fn, Record<string, string>> = {
     // dynamodb:GetItem is exercised now: thread membership reads the thread's participants (issue 14).
     verify: common,
-    "agent-step": common,
+    "agent-step": {
+      ...common,
+      "s3:ListBucket":
+        "a missing transcript must read as 404 (NoSuchKey), not 403: round 1 of a new run no longer reads one (its message says fresh, issue 13), but a round 1 taken over after a crash does, and this scenario has no crash",
+    },
     outbound: {
       ...common,
       "s3:GetObject":
