@@ -6,6 +6,10 @@
  *
  * Fixed costs that do not scale with mail (Lambda's SQS pollers long-polling empty queues, KMS keys, CloudWatch
  * alarms) are left out; so are SES's per-GB charges for attachments and S3 storage.
+ *
+ * Environment: COST_MAILS (accepted mails measured, default 5), COST_ARCHIVE (archived messages added before the
+ * last measurement, default 2000: a run's reads must stay flat), COST_DETAIL=1 (every call of the first mail, one
+ * line each: function, operation, table or key, units).
  */
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
