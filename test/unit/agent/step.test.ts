@@ -3,13 +3,31 @@ import * as z from "zod";
 import { runStep } from "../../../shared/agent/step.ts";
 import { MAX_CARRIED_RESULT_BYTES, type StepMessage } from "../../../shared/messages/agent-step.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
-import { defineTool, success } from "../../../shared/tool-framework/tool.ts";
+import {
+  defineTool,
+  type EgressDeclaration,
+  success,
+  type ToolResult,
+} from "../../../shared/tool-framework/tool.ts";
 import { APPROVER, countingTool, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
 /** runStep (shared/agent/step.ts) on the in-memory fakes: every rule real, no emulator. */
 
 const lookup = [{ toolCalls: [{ name: "lookup_order", input: { note: "1234" } }] }, { text: "done" }];
+
+/** The world's `lookup_order`, answering every call with `result` (and declaring `egress`). */
+function lookupReturning(result: ToolResult, egress: EgressDeclaration = { kind: "structure" }) {
+  return defineTool({
+    name: "lookup_order",
+    description: "test lookup",
+    summary: "test",
+    input: z.object({ note: z.string().max(100).optional() }).strict(),
+    egress,
+    sideEffects: { kind: "none" },
+    use: async () => result,
+  });
+}
 
 function world(opts: StepWorldOptions = {}) {
   const counts = new Map<string, number>();
@@ -56,17 +74,7 @@ describe("runStep", () => {
   });
 
   it("results too large for the step message are saved with their round; the message carries none", async () => {
-    const big = defineTool({
-      name: "lookup_order",
-      description: "returns a long text",
-      summary: "test",
-      input: z.object({ note: z.string().max(100).optional() }).strict(),
-      egress: { kind: "structure" },
-      sideEffects: { kind: "internal" },
-      async use() {
-        return success({ text: "x".repeat(MAX_CARRIED_RESULT_BYTES) });
-      },
-    });
+    const big = lookupReturning(success({ text: "x".repeat(MAX_CARRIED_RESULT_BYTES) }));
     const w = world({ tools: [big] });
     const runId = await w.startReplyRun();
     await w.step(runId, 1);
@@ -81,17 +89,9 @@ describe("runStep", () => {
   });
 
   it("results with an image are saved with their round, never carried (the message would drop the image)", async () => {
-    const pixel = defineTool({
-      name: "lookup_order",
-      description: "returns an image",
-      summary: "test",
-      input: z.object({ note: z.string().max(100).optional() }).strict(),
-      egress: { kind: "structure" },
-      sideEffects: { kind: "internal" },
-      async use() {
-        return success({ photo: 1 }, [{ type: "image", mediaType: "image/png", base64: "iVBORw0KGgo=" }]);
-      },
-    });
+    const pixel = lookupReturning(
+      success({ photo: 1 }, [{ type: "image", mediaType: "image/png", base64: "iVBORw0KGgo=" }]),
+    );
     const w = world({ tools: [pixel] });
     const runId = await w.startReplyRun();
     await w.step(runId, 1);
@@ -341,21 +341,11 @@ describe("what a step message knows about its run (issue 13: reads skipped, heed
   });
 
   it("a round that closes the run's channels does not say they are open, and the next round is held to it (G18)", async () => {
-    const vault = defineTool({
-      name: "lookup_order",
-      description: "returns card data",
-      summary: "test",
-      input: z.object({ note: z.string().max(100).optional() }).strict(),
-      egress: {
-        kind: "classified",
-        record: false,
-        classifyInput: () => [],
-        classifyResult: () => ["payment-card"],
-      },
-      sideEffects: { kind: "none" },
-      async use() {
-        return success({ card: "4111" });
-      },
+    const vault = lookupReturning(success({ card: "4111" }), {
+      kind: "classified",
+      record: false,
+      classifyInput: () => [],
+      classifyResult: () => ["payment-card"],
     });
     const w = world({ tools: [vault], config: { egress: { restrictedClasses: ["payment-card"] } } });
     const runId = await w.startReplyRun();
