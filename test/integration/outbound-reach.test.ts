@@ -7,7 +7,7 @@ import type { RunRecord } from "../../shared/ports/runs.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { timeline } from "../../shared/trace/timeline.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { obedientModel } from "../helpers/model-servers/obedient.ts";
+import { obedientModel, obedientModelEntry } from "../helpers/model-servers/obedient.ts";
 import { type RecordingServer, startRecordingServer } from "../helpers/model-servers/recording-server.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
@@ -101,21 +101,11 @@ async function mailAndRun(
 }
 
 beforeAll(async () => {
-  process.env.POSTERN_OUTBOUND_REACH_KEY = "k";
   model = await startRecordingServer(obedientModel());
   ({ stack, dir } = await startPipelineStack({
     config: {
       domains: ["agents.example.net"],
-      models: [
-        {
-          id: "obedient",
-          provider: "openai-compatible",
-          baseUrl: `${model.url}/v1`,
-          model: "m",
-          apiKeyEnv: "POSTERN_OUTBOUND_REACH_KEY",
-          egress: "internal",
-        },
-      ],
+      models: [obedientModelEntry(model.url, "POSTERN_OUTBOUND_REACH_KEY")],
     },
   }));
   stores = makeStores(stack.clients, stack.resources, recordingLogger());

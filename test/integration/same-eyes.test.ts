@@ -8,7 +8,7 @@ import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { obedientModel } from "../helpers/model-servers/obedient.ts";
+import { obedientModel, obedientModelEntry } from "../helpers/model-servers/obedient.ts";
 import { type RecordingServer, startRecordingServer } from "../helpers/model-servers/recording-server.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
@@ -81,7 +81,6 @@ function toolResults(marker: string): string[] {
 }
 
 beforeAll(async () => {
-  process.env.POSTERN_SAME_EYES_KEY = "k";
   model = await startRecordingServer(obedientModel());
   const web = {
     resolve: async (host: string) => {
@@ -93,16 +92,7 @@ beforeAll(async () => {
   ({ stack, dir } = await startPipelineStack({
     config: {
       domains: ["agents.example.net"],
-      models: [
-        {
-          id: "obedient",
-          provider: "openai-compatible",
-          baseUrl: `${model.url}/v1`,
-          model: "m",
-          apiKeyEnv: "POSTERN_SAME_EYES_KEY",
-          egress: "internal",
-        },
-      ],
+      models: [obedientModelEntry(model.url, "POSTERN_SAME_EYES_KEY")],
     },
     registry,
   }));

@@ -8,7 +8,7 @@ import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { obedientModel } from "../helpers/model-servers/obedient.ts";
+import { obedientModel, obedientModelEntry } from "../helpers/model-servers/obedient.ts";
 import { type RecordingServer, startRecordingServer } from "../helpers/model-servers/recording-server.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
@@ -97,21 +97,11 @@ function bigBody(head: string[]): string[] {
 }
 
 beforeAll(async () => {
-  process.env.POSTERN_TEXT_CAPS_KEY = "k";
   model = await startRecordingServer(obedientModel());
   ({ stack, dir } = await startPipelineStack({
     config: {
       domains: ["agents.example.net"],
-      models: [
-        {
-          id: "obedient",
-          provider: "openai-compatible",
-          baseUrl: `${model.url}/v1`,
-          model: "m",
-          apiKeyEnv: "POSTERN_TEXT_CAPS_KEY",
-          egress: "internal",
-        },
-      ],
+      models: [obedientModelEntry(model.url, "POSTERN_TEXT_CAPS_KEY")],
     },
     registry: new ToolRegistry(builtinTools()),
   }));

@@ -79,3 +79,19 @@ export function instructions(value: unknown): { name: string; input: string }[] 
   visit(value);
   return found;
 }
+
+/**
+ * The deployment's model entry for an obedient model server (an OpenAI-compatible endpoint, internal egress), with
+ * its API key set in `apiKeyEnv` (the server ignores it; the adapter needs one).
+ */
+export function obedientModelEntry(url: string, apiKeyEnv: string) {
+  process.env[apiKeyEnv] = "k";
+  return {
+    id: "obedient",
+    provider: "openai-compatible",
+    baseUrl: `${url}/v1`,
+    model: "m",
+    apiKeyEnv,
+    egress: "internal",
+  } as const;
+}
