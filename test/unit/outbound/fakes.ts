@@ -1,5 +1,6 @@
 import { agentItem } from "../../../shared/admin/schema.ts";
 import { deploymentConfig } from "../../../shared/config/schema.ts";
+import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import type {
   OutboundDeps,
   ReplyTarget,
@@ -58,6 +59,32 @@ export const INBOUND: ReplyTarget = {
   inReplyTo: "<CAroot@mail.gmail.com>",
   hop: 2,
 };
+
+/** The agent's reply to INBOUND (reply-all, no extra recipients), as agent-step queues it. */
+export const replyRequest = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
+  requestId: "run-1:1:call-1",
+  agent: HELPDESK.address,
+  mode: "reply",
+  replyTo: { messageId: INBOUND.id },
+  to: [],
+  cc: [],
+  bcc: [],
+  body: "Here are the numbers.",
+  attachmentIds: [],
+  correlationId: "corr-1",
+  kind: "agent",
+  ...over,
+});
+
+/** A new mail from the agent (no thread), as agent-step queues it. */
+export const newRequest = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
+  replyRequest({
+    mode: "new",
+    replyTo: undefined,
+    to: ["dave@example.net"],
+    subject: "Weekly digest",
+    ...over,
+  });
 
 export interface TestWorld {
   deps: OutboundDeps;

@@ -3,7 +3,7 @@ import type { AccessRule } from "../../../shared/config/schema.ts";
 import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
-import { HELPDESK, INBOUND, world } from "./fakes.ts";
+import { HELPDESK, newRequest, replyRequest, world } from "./fakes.ts";
 
 /**
  * The outbound function re-checks outbound reach from the admin table (issue 14), whatever agent-step queued: a
@@ -11,22 +11,9 @@ import { HELPDESK, INBOUND, world } from "./fakes.ts";
  * INBOUND: alice@example.com wrote to the agent and bob@example.com, Cc carol@example.org.
  */
 
-const reply = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
-  requestId: "run-1:1:call-1",
-  agent: HELPDESK.address,
-  mode: "reply",
-  replyTo: { messageId: INBOUND.id },
-  to: [],
-  cc: [],
-  bcc: [],
-  body: "Here are the numbers.",
-  attachmentIds: [],
-  correlationId: "corr-1",
-  kind: "agent",
-  ...over,
-});
+const reply = replyRequest;
 const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
-  reply({ mode: "new", replyTo: undefined, to: ["ops@agents.example.com"], subject: "Digest", ...over });
+  newRequest({ to: ["ops@agents.example.com"], subject: "Digest", ...over });
 
 /** A world whose agent has these outbound rules (none: the registered domain agents.example.com only). */
 function ruled(rules: readonly AccessRule[] = []) {

@@ -2,28 +2,14 @@ import { describe, expect, it } from "vitest";
 import { noticeRequest, type OutboundMessage } from "../../../shared/messages/outbound.ts";
 import type { AttachmentSource } from "../../../shared/outbound/ports.ts";
 import { prepareSend } from "../../../shared/outbound/prepare.ts";
-import { CONFIG, HELPDESK, INBOUND, world } from "./fakes.ts";
+import { CONFIG, HELPDESK, INBOUND, newRequest, replyRequest, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 
 // prepareSend's own refusals, seen directly: what the queue schema or the callers already rule out is still
 // refused here, in the order the send path checks it.
 
-const reply = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
-  requestId: "run-1:1:call-1",
-  agent: HELPDESK.address,
-  mode: "reply",
-  replyTo: { messageId: INBOUND.id },
-  to: [],
-  cc: [],
-  bcc: [],
-  body: "Here are the numbers.",
-  attachmentIds: [],
-  correlationId: "corr-1",
-  kind: "agent",
-  ...over,
-});
-const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
-  reply({ mode: "new", replyTo: undefined, to: ["dave@example.net"], subject: "Weekly digest", ...over });
+const reply = replyRequest;
+const fresh = newRequest;
 const notice = (): OutboundMessage =>
   noticeRequest({
     requestId: "notice-1",

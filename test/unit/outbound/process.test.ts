@@ -4,26 +4,11 @@ import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
-import { HELPDESK, INBOUND, recordingSes, world } from "./fakes.ts";
+import { HELPDESK, INBOUND, newRequest, recordingSes, replyRequest, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 
-const reply = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
-  requestId: "run-1:1:call-1",
-  agent: HELPDESK.address,
-  mode: "reply",
-  replyTo: { messageId: INBOUND.id },
-  to: [],
-  cc: [],
-  bcc: [],
-  body: "Here are the numbers.",
-  attachmentIds: [],
-  correlationId: "corr-1",
-  kind: "agent",
-  ...over,
-});
-
-const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
-  reply({ mode: "new", replyTo: undefined, to: ["dave@example.net"], subject: "Weekly digest", ...over });
+const reply = replyRequest;
+const fresh = newRequest;
 
 describe("processOutboundRequest: a reply", () => {
   it("sends once, reply-all, from the agent, with threading and stamps, and records what SES reported", async () => {
