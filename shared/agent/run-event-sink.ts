@@ -15,10 +15,9 @@ export interface RunEventSinkDeps {
  * already did; a trace event that cannot be stored does not vanish silently.
  */
 export function createRunEventSink(deps: RunEventSinkDeps): RunEventSink {
-  const threadOf = runThreads(deps.runs);
   return {
     async append(runId, event) {
-      if (event.type === "tool-result") await recordToolActivity(runId, event.data, deps, threadOf);
+      if (event.type === "tool-result") await recordToolActivity(runId, event.data, deps);
       const r = await deps.log.append(runId, { ...event, at: deps.now().toISOString() });
       // A trace event must not vanish silently: say which one, and keep a small marker in its place.
       if (!r.ok) {
@@ -36,36 +35,13 @@ export function createRunEventSink(deps: RunEventSinkDeps): RunEventSink {
   };
 }
 
-/** Runs kept (agent and thread) before the oldest is forgotten: a container serves a few runs at a time. */
-const MAX_KEPT_RUNS = 256;
-
-/**
- * A run's agent and thread, read once per container (issue 13: a run read per tool result). Neither ever changes
- * after the run is created, so keeping them cannot go stale.
- */
-function runThreads(
-  runs: Pick<RunTable, "get">,
-): (runId: string) => Promise<{ agent: string; threadId: string | null } | null> {
-  const kept = new Map<string, { agent: string; threadId: string | null }>();
-  return async (runId) => {
-    const hit = kept.get(runId);
-    if (hit) return hit;
-    const run = await runs.get(runId);
-    if (!run) return null;
-    const entry = { agent: run.agent, threadId: run.threadId };
-    if (kept.size >= MAX_KEPT_RUNS) kept.delete(kept.keys().next().value as string);
-    kept.set(runId, entry);
-    return entry;
-  };
-}
-
 async function recordToolActivity(
   runId: string,
   data: Record<string, unknown>,
   deps: RunEventSinkDeps,
-  threadOf: ReturnType<typeof runThreads>,
 ): Promise<void> {
-  const run = await threadOf(runId);
+  // In the wiring this is the step's own read of the run (shared/agent/wiring.ts), not another call.
+  const run = await deps.runs.get(runId);
   if (!run?.threadId) return;
   await deps.activity.record(run.agent, run.threadId, String(data.callId), {
     at: deps.now().toISOString(),
