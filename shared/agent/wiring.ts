@@ -4,6 +4,7 @@ import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
 import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
+import { perDelivery } from "../messages/per-delivery.ts";
 import { createModel } from "../model/factory.ts";
 import type { SecretSource } from "../model/secret-source.ts";
 import type { ModelProvider } from "../model/types.ts";
@@ -174,26 +175,6 @@ function wire(opts: StepWiringOptions): Wired {
     // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
     enqueue: async (m) =>
       void (await stores.queue.send(resources.queues.agentStep, stepMessageSchema.parse(m))),
-  };
-}
-
-/** One value per delivery: read on first use, kept until reset; a failed read is not kept. */
-function perDelivery<T>(read: () => Promise<T>): { get(): Promise<T>; reset(): void } {
-  let kept: Promise<T> | null = null;
-  return {
-    get() {
-      if (!kept) {
-        const p = read();
-        kept = p;
-        p.catch(() => {
-          if (kept === p) kept = null;
-        });
-      }
-      return kept;
-    },
-    reset() {
-      kept = null;
-    },
   };
 }
 

@@ -2,6 +2,7 @@ import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import { routingKey } from "../mail/routing-key.ts";
+import { perDelivery } from "../messages/per-delivery.ts";
 import type { MessageRecord } from "../ports/messages.ts";
 import { sendStateStore } from "../store/send-state-store.ts";
 import type { Stores } from "../store/stores.ts";
@@ -90,29 +91,17 @@ export function outboundDeps(input: {
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
   // version per send, not a scan and not a second read for the agent (issue 13). Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
-  let kept: { at: number; snapshot: ReturnType<typeof stores.admin.snapshot> } | null = null;
-  const snapshot = () => {
-    if (!kept || Date.now() - kept.at > 1000) {
-      const entry = { at: Date.now(), snapshot: stores.admin.snapshot() };
-      kept = entry;
-      entry.snapshot.catch(() => {
-        if (kept === entry) kept = null;
-      });
-    }
-    return kept.snapshot;
-  };
+  const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
   return {
     state: sendStateStore(stores.state),
     ses: input.ses,
     mailbox: mailbox(stores),
     agents: {
-      get: async (address) => (await snapshot()).agents.find((a) => a.address === address) ?? null,
+      get: async (address) => (await admin.get()).agents.find((a) => a.address === address) ?? null,
       // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
-      outboundRules: async (address) => (await snapshot()).outboundRules.filter((r) => r.agent === address),
+      outboundRules: async (address) => (await admin.get()).outboundRules.filter((r) => r.agent === address),
     },
-    beginDelivery() {
-      kept = null;
-    },
+    beginDelivery: () => admin.reset(),
     blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
     // The same resolution as the run's Mailbox (G12): inbound attachments and agent-created files.
     attachments: createAttachmentSource({
