@@ -51,3 +51,19 @@ export async function startPipelineStack(opts: {
   });
   return { stack, dir };
 }
+
+/**
+ * The stack's config and script for the common case: one agent domain, a scripted model that answers with one
+ * reply (`body`) and then stops.
+ */
+export function replyOnce(body: string): { config: Record<string, unknown>; script: unknown } {
+  return {
+    config: {
+      domains: ["agents.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    },
+    script: {
+      turns: [{ toolCalls: [{ name: "send_email", input: { mode: "reply", body } }] }, { text: "done" }],
+    },
+  };
+}

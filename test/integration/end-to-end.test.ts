@@ -6,7 +6,7 @@ import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const SENDER = "carol@customer.example";
@@ -18,16 +18,7 @@ const outbox = () =>
 
 beforeAll(async () => {
   ({ stack, dir } = await startPipelineStack({
-    config: {
-      domains: ["agents.example.net"],
-      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
-    },
-    script: {
-      turns: [
-        { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, we are on it." } }] },
-        { text: "done" },
-      ],
-    },
+    ...replyOnce("Thanks, we are on it."),
   }));
   const stores = makeStores(stack.clients, stack.resources, recordingLogger());
   await stores.admin.putAgent({

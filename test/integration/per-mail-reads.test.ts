@@ -4,7 +4,7 @@ import type { CallIssuer, LocalStack } from "../../cli/local/stack.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 /**
  * Issue 13: what one mail costs must not grow with the deployment. Through the whole local pipeline with every
@@ -22,16 +22,7 @@ let sends = 0;
 
 beforeAll(async () => {
   ({ stack, dir } = await startPipelineStack({
-    config: {
-      domains: ["agents.example.net"],
-      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
-    },
-    script: {
-      turns: [
-        { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, on it." } }] },
-        { text: "done" },
-      ],
-    },
+    ...replyOnce("Thanks, on it."),
     observe: (issuer) => (call) => {
       calls.push({ issuer, call });
       if (issuer === "outbound" && call.service === "SESv2") sends++;

@@ -11,7 +11,7 @@ import { composeDevMail, signWithDevKey } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const BCC_AGENT = "archive@agents.example.net";
@@ -67,16 +67,7 @@ const decision = (sesMessageId: string, recipient = AGENT) =>
 
 beforeAll(async () => {
   ({ stack, dir } = await startPipelineStack({
-    config: {
-      domains: ["agents.example.net"],
-      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
-    },
-    script: {
-      turns: [
-        { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Noted." } }] },
-        { text: "done" },
-      ],
-    },
+    ...replyOnce("Noted."),
   }));
   stores = makeStores(stack.clients, stack.resources, recordingLogger());
   await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
