@@ -92,6 +92,37 @@ function localQueues() {
 }
 
 const record = (id: string, body: string) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: body });
+
+/**
+ * `mail` signed for sender.example, stored where SES's S3 action puts it, and the intake queue's record of the SES
+ * notification about it (as verify receives it through SNS).
+ */
+async function inboundRecord(
+  blobs: BlobStore,
+  key: { readonly privateKeyPem: string },
+  id: string,
+  mail: string,
+  agent: string,
+) {
+  const raw = await signMessage(mail, {
+    domain: "sender.example",
+    selector: "s1",
+    privateKeyPem: key.privateKeyPem,
+    signTime: new Date(Date.now() - 60_000),
+  });
+  await blobs.put(`inbound/${id}`, raw);
+  const notification = buildSesNotification({
+    messageId: id,
+    receivedAt: new Date(),
+    processingTimeMillis: 1,
+    envelope: { mailFrom: "alice@sender.example", rcptTo: [agent] },
+    raw,
+    topicArn: "arn:aws:sns:eu-west-1:111111111111:intake",
+    bucketName: emulators.resources.bucket,
+    objectKeyPrefix: "inbound/",
+  });
+  return record(id, JSON.stringify({ Type: "Notification", Message: JSON.stringify(notification) }));
+}
 const event = (...records: ReturnType<typeof record>[]): SQSEvent =>
   toSqsEvent(records, "arn:aws:sqs:eu-west-1:111111111111:q", "eu-west-1");
 
@@ -201,27 +232,7 @@ describe("each bundle loads in a fresh process and runs its handler against the 
     const blobs = new BlobStore({ s3: clients.s3, bucket: emulators.resources.bucket });
     const records = [];
     for (const [i, mail] of mails.entries()) {
-      const raw = await signMessage(mail, {
-        domain: "sender.example",
-        selector: "s1",
-        privateKeyPem: key.privateKeyPem,
-        signTime: new Date(Date.now() - 60_000),
-      });
-      const id = `bundle-shape-${i}`;
-      await blobs.put(`inbound/${id}`, raw);
-      const notification = buildSesNotification({
-        messageId: id,
-        receivedAt: new Date(),
-        processingTimeMillis: 1,
-        envelope: { mailFrom: "alice@sender.example", rcptTo: [agent] },
-        raw,
-        topicArn: "arn:aws:sns:eu-west-1:111111111111:intake",
-        bucketName: emulators.resources.bucket,
-        objectKeyPrefix: "inbound/",
-      });
-      records.push(
-        record(id, JSON.stringify({ Type: "Notification", Message: JSON.stringify(notification) })),
-      );
+      records.push(await inboundRecord(blobs, key, `bundle-shape-${i}`, mail, agent));
     }
     const [result] = await invoke("verify", [event(...records)], zone, localQueues());
     expect(result).toEqual({ batchItemFailures: [] });
@@ -445,27 +456,7 @@ describe("the pipeline through CDK's three bundles: no stub is called on any fun
         "Hello, could you answer this?",
         "",
       ].join("\r\n");
-      const raw = await signMessage(mail, {
-        domain: "sender.example",
-        selector: "s1",
-        privateKeyPem: key.privateKeyPem,
-        signTime: new Date(Date.now() - 60_000),
-      });
-      const id = `bundle-pipeline-${i}`;
-      await blobs.put(`inbound/${id}`, raw);
-      const notification = buildSesNotification({
-        messageId: id,
-        receivedAt: new Date(),
-        processingTimeMillis: 1,
-        envelope: { mailFrom: "alice@sender.example", rcptTo: [agent] },
-        raw,
-        topicArn: "arn:aws:sns:eu-west-1:111111111111:intake",
-        bucketName: emulators.resources.bucket,
-        objectKeyPrefix: "inbound/",
-      });
-      records.push(
-        record(id, JSON.stringify({ Type: "Notification", Message: JSON.stringify(notification) })),
-      );
+      records.push(await inboundRecord(blobs, key, `bundle-pipeline-${i}`, mail, agent));
     }
 
     const stubCalls: Record<string, string[]> = {};
