@@ -1,3 +1,4 @@
+import type { ToolkitItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
@@ -17,6 +18,11 @@ export type ChannelReason = "egress-channel-closed";
 /** Anything that names an egress declaration by tool or resolver name. */
 interface EgressDeclarations {
   get(name: string): { readonly egress: EgressDeclaration } | undefined;
+}
+
+/** G18: whether a call may reach `host` once its run's channels are closed: only a granting toolkit's egressHosts. */
+export function reachableWhileClosed(grantedBy: readonly ToolkitItem[], host: string): boolean {
+  return grantedBy.some((k) => k.egressHosts.includes(host.toLowerCase()));
 }
 
 /**
@@ -40,8 +46,7 @@ export function closedChannelCheck(opts: {
     } catch {
       host = null;
     }
-    const allowed = new Set(call.grantedBy.flatMap((k) => k.egressHosts));
-    if (host !== null && allowed.has(host.toLowerCase())) return ok();
+    if (host !== null && reachableWhileClosed(call.grantedBy, host)) return ok();
     return fail(
       "egress-channel-closed",
       `${call.name} cannot reach ${host ?? "that address"}: this conversation has read data wider than its sender's ` +

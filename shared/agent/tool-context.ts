@@ -5,6 +5,7 @@ import type { Logger } from "../logger.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { fail } from "../result.ts";
 import type { FactStore, Mailbox, ToolContext } from "../tool-framework/context.ts";
+import { reachableWhileClosed } from "./channels.ts";
 import { type MailScope, scopeForCall } from "./mail-scope.ts";
 import type { ChannelState, StepDeps } from "./ports.ts";
 
@@ -73,7 +74,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
       mailbox,
       async reach(host) {
         if (!(await ports.channel.isClosed(run.runId))) return true;
-        return grantedBy.some((k) => k.egressHosts.includes(host.toLowerCase()));
+        return reachableWhileClosed(grantedBy, host);
       },
       async deliver(request) {
         // What only the runtime may say about a send is dropped from whatever a tool passes (a tool is code the
