@@ -8,6 +8,8 @@ import { type Decision, gateMessage } from "../shared/gate/gate.ts";
 export interface CheckResult {
   readonly verdict: "accept" | "refuse" | "drop";
   readonly reason: string;
+  /** What the reason is about, where it says more (`header-duplicated`: the field's name). */
+  readonly detail?: string;
   /** The routing key of a proven sender; for refusals the From address reduced to address characters; or null. */
   readonly sender: string | null;
   readonly agent: string | null;
@@ -76,6 +78,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
   }
   return {
     ...base,
+    ...(decision.detail !== undefined ? { detail: decision.detail } : {}),
     sender: decision.sender,
     notify: decision.notify,
     ...(input.show ? { shown: renderRefusal(decision.reason, decision.sender, decision.verdict) } : {}),

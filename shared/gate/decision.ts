@@ -17,6 +17,11 @@ export interface ProvenSender {
   readonly displayName: string;
   /** sha256 of the proving signature's b=: the same signed message, whoever relays it. */
   readonly signatureId: string;
+  /**
+   * Field names the proving signature's h= covers, lower-case. With no single-instance field twice
+   * (single-instance.ts), a field named here is the signed one: threading reads only these (issue 20).
+   */
+  readonly signedHeaders: readonly string[];
   /** To and Cc as the proving signature covers them: who the signer addressed (reply-all writes only here). */
   readonly signedRecipients: SignedRecipients;
 }
@@ -28,6 +33,7 @@ export type GateReason =
   | LimitReason
   | LoopReason
   | SenderRefusal
+  | "self-sender" // proven to come from the agent's own address (dropped, never notified)
   | "not-addressed"
   | "access-denied-global"
   | "access-denied";
@@ -54,6 +60,8 @@ export type Decision =
       readonly notify: boolean;
       /** Inbound X-Postern-Recursion (0 when absent or unreadable): a notice stamps hop + 1. */
       readonly hop: number;
+      /** Engine-written detail of the reason (the duplicated field's name), never sender text (G4). */
+      readonly detail?: string;
     };
 
 export type Refusal = Extract<Decision, { readonly verdict: "refuse" | "drop" }>;
@@ -86,6 +94,8 @@ export function refusal(
   hop = known.hop,
 ): Refusal {
   const p = known.proof;
+  // the proof's own detail, when this refusal is the proof's (a field name from our list: engine text, G4)
+  const detail = p !== null && !p.ok && p.reason === reason ? p.detail : undefined;
   return {
     verdict: "refuse",
     recipient,
@@ -95,6 +105,7 @@ export function refusal(
     proven: p?.ok ?? false,
     notify: (p?.ok ?? false) && !known.automatic,
     hop,
+    ...(detail !== undefined ? { detail } : {}),
   };
 }
 
@@ -122,6 +133,7 @@ export function provenSender(p: Extract<SenderProof, { ok: true }>): ProvenSende
     domain: p.domain,
     displayName: p.displayName,
     signatureId: p.signature.id,
+    signedHeaders: p.signature.signedHeaders,
     signedRecipients: p.signedRecipients,
   };
 }

@@ -9,6 +9,7 @@ import {
 } from "../mail/limits.ts";
 import { type ParsedMail, parseMail } from "../mail/parse.ts";
 import { decideAccess } from "./access.ts";
+import { routingKey } from "./address.ts";
 import { addresses } from "./addressed.ts";
 import {
   accepted,
@@ -118,8 +119,13 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   mail = parsed.mail;
   const sender = provenSender(p);
 
-  // The agent's own rules, on the proven sender: access (G3), then addressing (G2).
+  // The agent's own rules, on the proven sender: itself (never), access (G3), then addressing (G2).
   for (const l of live) {
+    if (isSelf(sender, l.agent)) {
+      // dropped, never notified: a notice would go from the agent to itself
+      decisions.push(drop(known, l.recipient, l.agent, "self-sender"));
+      continue;
+    }
     const reason =
       accessRefusal(sender.routingKey, l.agent, config.inboundAccess, admin.accessRules) ??
       addressingRefusal(sender, l.agent);
@@ -160,6 +166,16 @@ function accessRefusal(
   const access = decideAccess(routingKey, ceiling, rules);
   if (access.allowed) return null;
   return access.layer === "ceiling" ? "access-denied-global" : "access-denied";
+}
+
+/**
+ * Mail proven to come from the agent itself starts no run (issue 20). Its own mail is in every thread it
+ * answered, so a run "with the sender's own eyes" (G12) would see nearly its whole archive; a mail that
+ * reaches the agent from its own address is a loop, a forwarding rule or a replay of its own outbound mail,
+ * never someone asking. Compared on the routing key: `Desk+x@Agents...` is the agent too.
+ */
+function isSelf(sender: ProvenSender, agent: AgentItem): boolean {
+  return sender.routingKey === routingKey(agent.address);
 }
 
 /** G2: the signer must have addressed the agent, or a mail signed for someone else is replayed to it. */

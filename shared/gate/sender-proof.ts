@@ -1,6 +1,7 @@
 // Sender proof (G2): who wrote this mail, proven by DKIM, or a refusal with a stable code.
 //
-// Exactly one From field holding one plain mailbox (address.ts), at most one Subject, and a DKIM
+// No single-instance field twice (single-instance.ts), exactly one From field holding one plain
+// mailbox (address.ts), and a DKIM
 // signature (mailauth, strict mode) that passes our policy (dkim-checks.ts). We never read
 // Authentication-Results or any verdict SES or the sender put in the header: only the raw bytes,
 // the DNS answers and the clock decide.
@@ -25,15 +26,15 @@ import {
 } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8, readHeaderBlock, sameFields } from "./header-block.ts";
 import { type SignedRecipients, signedRecipients } from "./signed-recipients.ts";
+import { duplicatedField } from "./single-instance.ts";
 
 export type SenderRefusal =
   | "header-malformed" // a header line that is neither a field nor a fold, a lone CR or NUL
   | "header-ambiguous" // mailauth read the header section differently from us
+  | "header-duplicated" // a single-instance field (RFC 5322 §3.6) twice; `detail` names it
   | "from-missing"
-  | "from-multiple"
   | "from-not-utf8"
   | AddressRefusal
-  | "subject-multiple"
   | DkimRefusal
   | "sender-proof-error"; // an exception inside verification: fail closed
 
@@ -68,10 +69,16 @@ export const DEFAULT_KEY_LOOKUP_TIMEOUT_MS = 2000;
 
 export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promise<SenderProof> {
   let address: string | null = null;
-  const refuse = (reason: SenderRefusal): SenderProof => ({ ...fail(reason), address });
+  const refuse = (reason: SenderRefusal, detail?: string): SenderProof => ({
+    ...fail(reason, detail),
+    address,
+  });
   try {
     const block = readHeaderBlock(raw);
     if (!block.ok) return refuse(block.reason);
+    // the cheap stage: one pass over the field names, before any address is parsed or key looked up
+    const duplicated = duplicatedField(block.fields);
+    if (duplicated !== null) return refuse("header-duplicated", duplicated);
     const from = singleFrom(block.fields);
     if (!from.ok) return refuse(from.reason);
     address = refusalAddress(from.value);
@@ -80,10 +87,6 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     if (!parsed.ok) return refuse(parsed.reason);
     const { mailbox } = parsed;
     address = reduceToAddressChars(mailbox.address);
-
-    // two Subjects: the reader shows one, the signature may cover the other. We refuse rather than
-    // pick the signed instance (simpler, and real mail with two Subjects is broken anyway).
-    if (block.fields.filter((f) => f.name === "subject").length > 1) return refuse("subject-multiple");
 
     const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
     if (signatureFields.length === 0) return refuse("dkim-none");
@@ -105,7 +108,9 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
       domain: mailbox.domain,
       displayName: mailbox.displayName,
       signature: proving.signature,
-      signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? []),
+      signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
+        allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
+      }),
     };
   } catch {
     // a verifier that throws has proven nothing
@@ -114,16 +119,15 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
 }
 
 /**
- * Exactly one From field, readable as UTF-8. Counted on our own reading: postal-mime shows the top From while
- * DKIM verifies the bottom one.
+ * The From field, readable as UTF-8. Counted on our own reading (a second one was refused as duplicated):
+ * postal-mime shows the top From while DKIM verifies the bottom one.
  */
 function singleFrom(
   fields: readonly HeaderField[],
-): Ok<{ value: string }> | Fail<"from-missing" | "from-multiple" | "from-not-utf8"> {
-  const froms = fields.filter((f) => f.name === "from");
-  if (froms.length === 0) return fail("from-missing");
-  if (froms.length > 1) return fail("from-multiple");
-  const value = headerValueAsUtf8((froms[0] as HeaderField).value);
+): Ok<{ value: string }> | Fail<"from-missing" | "from-not-utf8"> {
+  const from = fields.find((f) => f.name === "from");
+  if (from === undefined) return fail("from-missing");
+  const value = headerValueAsUtf8(from.value);
   if (value === null) return fail("from-not-utf8");
   return { ok: true, value };
 }

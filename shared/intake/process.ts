@@ -100,10 +100,14 @@ async function actOn(
     recipient,
     verdict: decision.verdict,
     reason: decision.reason,
+    ...(decision.verdict !== "accept" && decision.detail !== undefined ? { detail: decision.detail } : {}),
+    ...(decision.verdict === "accept" && decision.sender.signedRecipients.refused.length > 0
+      ? { signedRecipientsRefused: decision.sender.signedRecipients.refused }
+      : {}),
     sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
   });
   let handed: { messageId: string | null; runId?: string } = { messageId: null };
-  if (decision.verdict === "accept" && (await isReplay(decision, mail, event, deps))) {
+  if (decision.verdict === "accept" && (await isReplay(decision, event, deps))) {
     // G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing.
     deps.logger.warn("inbound replay dropped", {
       sesMessageId: event.sesMessageId,
@@ -168,6 +172,18 @@ async function handOn(
     { event, decision, mail, config: deps.config, startRun: confirmation === null },
     deps.stores,
   );
+  if (stored.unsignedThreading.length > 0) {
+    // Issue 20: threading headers the proving signature does not cover are anyone's words; they were read as
+    // absent. Operators see which, so a signer that never signs them (docs/gate.md) is recognisable.
+    deps.logger.info("threading headers unsigned", {
+      sesMessageId: event.sesMessageId,
+      reason: "threading-unsigned",
+      agent: decision.agent.address,
+      sender: decision.sender.routingKey,
+      fields: stored.unsignedThreading,
+      threadId: stored.threadId,
+    });
+  }
   if (stored.joinRefused) {
     // Issue 14: the headers named a thread the proven sender never took part in. The mail is kept, in a thread of
     // its own; operators see who tried to join which thread (addresses reduced to address characters, G4).
@@ -223,18 +239,17 @@ async function confirmationIn(
 }
 
 /**
- * One signed message is the signing domain, its Message-ID and the proving signature's b= (hashed): a replayer can
- * change neither without breaking the signature (Message-ID is signed by every real signer; if it is not, the
- * signature still is), and a resend by the author is a new signature.
+ * One signed message is the proving signature itself: its d= (the From domain, G2's exact alignment) and its b=
+ * (hashed). Nothing a relay or a replayer can add changes either without breaking the signature; a header added
+ * on top (a second Message-ID: issue 20) is not part of the key. A resend by the author is a new signature.
  */
 async function isReplay(
   decision: Extract<Decision, { verdict: "accept" }>,
-  mail: ParsedMail | null,
   event: InboundEvent,
   deps: VerifyDeps,
 ): Promise<boolean> {
   const key = createHash("sha256")
-    .update([decision.sender.domain, mail?.messageId ?? "", decision.sender.signatureId].join("\n"))
+    .update([decision.sender.domain, decision.sender.signatureId].join("\n"))
     .digest("hex");
   return (await deps.claimSignedMessage(decision.agent.address, key, event.sesMessageId)) === "replay";
 }

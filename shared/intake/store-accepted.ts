@@ -9,6 +9,7 @@ import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore }
 import type { RunCreator } from "../ports/runs.ts";
 import type { ThreadHeaders, ThreadIndex } from "../ports/threads.ts";
 import type { InboundEvent } from "./notification.ts";
+import { signedThreading } from "./signed-threading.ts";
 
 export interface AcceptStores {
   readonly messages: MessageStore;
@@ -45,7 +46,14 @@ export async function storeAccepted(
     startRun: boolean;
   },
   stores: AcceptStores,
-): Promise<{ messageId: string; runId: string | null; threadId: string; joinRefused: string | null }> {
+): Promise<{
+  messageId: string;
+  runId: string | null;
+  threadId: string;
+  joinRefused: string | null;
+  /** Threading fields the proving signature does not cover, ignored (issue 20): the caller logs them. */
+  unsignedThreading: readonly string[];
+}> {
   const { event, decision, mail, config } = input;
   const agent = decision.agent.address;
   const ids = acceptedIds(event.sesMessageId, agent, event.receivedAt);
@@ -59,13 +67,19 @@ export async function storeAccepted(
     await stores.blobs.put(key, a.content, a.contentType);
     attachments.push({ id, filename: a.filename ?? "", contentType: a.contentType, size: a.size, key });
   }
-  // A message without a Message-ID still needs one to thread replies: derive it from SES's id.
-  const headerMessageId = (mail.messageId ?? `${event.sesMessageId}@inbound.postern`).replace(/^<|>$/g, "");
+  // Only signed threading fields place a mail in a thread (signed-threading.ts). A message without a signed
+  // Message-ID still needs one to thread replies: derive it from SES's id (the same on a redelivery).
+  const threading = signedThreading(mail, decision.sender.signedHeaders);
+  const { inReplyTo, references } = threading;
+  const headerMessageId = (threading.messageId ?? `${event.sesMessageId}@inbound.postern`).replace(
+    /^<|>$/g,
+    "",
+  );
   const subject = mail.subject ?? "";
   const { threadId, joinRefused } = await chooseThread(
     stores.threads,
     { agent, sender: decision.sender.routingKey, participants: participantsOf(decision) },
-    { headerMessageId, inReplyTo: mail.inReplyTo, references: mail.references, subject },
+    { headerMessageId, inReplyTo, references, subject },
   );
   const record: MessageRecord & { fromName: string } = {
     agent,
@@ -73,8 +87,8 @@ export async function storeAccepted(
     direction: "in",
     threadId,
     headerMessageId,
-    inReplyTo: mail.inReplyTo,
-    references: mail.references,
+    inReplyTo,
+    references: [...references],
     from: decision.sender.address,
     fromName: decision.sender.displayName,
     // G9: only what the proving signature covers. A To or Cc someone added outside it (a relay, a replayer)
@@ -94,7 +108,9 @@ export async function storeAccepted(
   if ((await stores.messages.put(record)).ok) {
     await stores.threads.touch(agent, threadId, { lastMessageAt: event.receivedAt, subject });
   }
-  if (!input.startRun) return { messageId: ids.messageId, runId: null, threadId, joinRefused };
+  const unsignedThreading = threading.unsigned;
+  if (!input.startRun)
+    return { messageId: ids.messageId, runId: null, threadId, joinRefused, unsignedThreading };
   const maxRounds = Math.min(config.maxToolTurns, decision.agent.maxToolTurns ?? config.maxToolTurns);
   await stores.runs.create({
     runId: ids.runId,
@@ -108,7 +124,7 @@ export async function storeAccepted(
     correlationId: event.sesMessageId,
     transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
-  return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused };
+  return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused, unsignedThreading };
 }
 
 /** Who a mail makes a participant of its thread: the proven sender and the signed To/Cc (G9), by routing key. */

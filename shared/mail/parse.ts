@@ -1,4 +1,4 @@
-import PostalMime, { type Address, type Email, type PostalMimeOptions } from "postal-mime";
+import PostalMime, { type Email, type PostalMimeOptions } from "postal-mime";
 import type { AttachmentLimits } from "../config/schema.ts";
 import { fail, type Ok } from "../result.ts";
 import { checkAttachments, checkMessageSize, checkShape, type LimitFailure } from "./limits.ts";
@@ -14,11 +14,6 @@ installCompactPassThrough();
  * header limits set from ours as a second line of defence.
  */
 
-export interface MailAddress {
-  readonly address: string;
-  readonly name: string;
-}
-
 export interface ParsedAttachment {
   readonly filename: string | null;
   /** Lower-case MIME type as the sender declared it. */
@@ -29,6 +24,11 @@ export interface ParsedAttachment {
   readonly contentId: string | null;
 }
 
+/**
+ * What postal-mime read. To and Cc are deliberately absent: who a mail addresses is read only from the signed
+ * fields by the gate's strict parser (gate/signed-recipients.ts); postal-mime decodes encoded-words before it
+ * parses addresses, so its reading of them is never used (issue 20).
+ */
 export interface ParsedMail {
   readonly messageId: string | null;
   readonly inReplyTo: string | null;
@@ -37,8 +37,6 @@ export interface ParsedMail {
   readonly subject: string | null;
   readonly subjectCount: number;
   readonly date: string | null;
-  readonly to: MailAddress[];
-  readonly cc: MailAddress[];
   readonly text: string | null;
   readonly html: string | null;
   readonly attachments: ParsedAttachment[];
@@ -61,15 +59,6 @@ const postalMime: MimeParser = (raw, options) =>
       : raw,
     options,
   );
-
-function flatten(list: readonly Address[] | undefined): MailAddress[] {
-  const out: MailAddress[] = [];
-  for (const a of list ?? []) {
-    if (a.group) for (const m of a.group) out.push({ address: m.address, name: m.name });
-    else out.push({ address: a.address, name: a.name });
-  }
-  return out;
-}
 
 /** Message-ids from References / In-Reply-To: the `<...>` tokens, else whitespace-separated words. */
 export function messageIds(value: string | undefined): string[] {
@@ -111,8 +100,6 @@ function toParsedMail(email: Email): ParsedMail {
     subject: email.subject ?? null,
     subjectCount: email.headers.filter((h) => h.key === "subject").length,
     date: email.date ?? null,
-    to: flatten(email.to),
-    cc: flatten(email.cc),
     text: email.text ?? null,
     html: email.html ?? null,
     attachments,

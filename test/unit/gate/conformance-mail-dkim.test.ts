@@ -79,9 +79,12 @@ const EXPECTED: Record<string, string> = {
   "bad_ietf01_3.txt": "dkim-misaligned",
   "badkey_14.txt": "dkim-misaligned",
   "badkey_15.txt": "dkim-misaligned",
-  "good_ietf00_1.txt": "dkim-misaligned",
-  "good_ietf00_2.txt": "dkim-misaligned",
-  "good_ietf00_3.txt": "dkim-misaligned",
+  // two Date fields: AT&T's relay ("Date has been added by Maillennium") put an unsigned Date above the
+  // signed one. Exactly the shape the single-instance rule refuses, before the signature is looked at: readers
+  // show the top Date, the signature covers the bottom one (issue 20)
+  "good_ietf00_1.txt": "header-duplicated",
+  "good_ietf00_2.txt": "header-duplicated",
+  "good_ietf00_3.txt": "header-duplicated",
   "good_ietf00_4.txt": "dkim-misaligned",
   "good_ietf00_5.txt": "dkim-misaligned",
   "good_ietf01_1.txt": "dkim-misaligned",

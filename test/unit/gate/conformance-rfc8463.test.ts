@@ -42,7 +42,7 @@ describe("mailauth's real mail with two Subject fields", () => {
   it.each(["mailauth/message2-duplicate-subject.eml", "mailauth/message4-duplicate-subject.eml"])(
     "%s is refused before any DNS lookup",
     async (file) => {
-      expect(await verdictOf(readFixture(file), {}, NOW)).toBe("subject-multiple");
+      expect(await verdictOf(readFixture(file), {}, NOW)).toBe("header-duplicated");
     },
   );
 });

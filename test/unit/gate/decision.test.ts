@@ -11,7 +11,7 @@ const proven: SenderProof = {
   domain: "example.com",
   displayName: "Alice",
   signature: { id: "b", domain: "example.com", selector: "s", algorithm: "rsa-sha256", signedHeaders: [] },
-  signedRecipients: { to: [], cc: [] },
+  signedRecipients: { to: [], cc: [], refused: [] },
 };
 const unproven: SenderProof = { ok: false, reason: "dkim-none", address: "mallory@evil.example" };
 const known = (over: Partial<Known> = {}): Known => ({ proof: null, automatic: false, hop: 0, ...over });

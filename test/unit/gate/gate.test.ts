@@ -355,7 +355,42 @@ describe("gateMessage", () => {
         Buffer.from("To: helpdesk@agents.example.net\r\n"),
         await signedFor("mallory@evil.example", [], ["from", "to", "subject"]),
       ]);
-      expect((await run(prepended, helpdesk))[0]?.reason).toBe("not-addressed");
+      // a second To is never read at all (issue 20: single-instance fields)
+      expect((await run(prepended, helpdesk))[0]).toMatchObject({
+        verdict: "refuse",
+        reason: "header-duplicated",
+        detail: "to",
+        notify: false,
+      });
+    });
+
+    const own = () => resolverFor(zoneFor(keys, ["example.com", "agents.example.net"]));
+    it("mail proven to come from the agent itself is dropped as self-sender, never notified (issue 20)", async () => {
+      for (const from of ["Help <helpdesk@agents.example.net>", "HelpDesk+loop@Agents.Example.NET"]) {
+        const raw = await signWith(
+          keys,
+          "rsa2048",
+          buildMessage({ from, to: "helpdesk@agents.example.net" }),
+          {
+            domain: "agents.example.net",
+          },
+        );
+        const [d] = await run(raw, helpdesk, { resolver: own() });
+        expect(d).toMatchObject({ verdict: "drop", reason: "self-sender", proven: true, notify: false });
+      }
+      // another agent of the same deployment is not the agent itself
+      const sales = await signWith(
+        keys,
+        "rsa2048",
+        buildMessage({ from: "sales@agents.example.net", to: "helpdesk@agents.example.net" }),
+        { domain: "agents.example.net" },
+      );
+      expect((await run(sales, helpdesk, { resolver: own() }))[0]?.verdict).toBe("accept");
+    });
+
+    it("an encoded-word is display text, never the agent's address (issue 20)", async () => {
+      const encoded = await signedFor("=?UTF-8?Q?Mallory_=3Chelpdesk=40agents.example.net=3E?=");
+      expect((await run(encoded, helpdesk))[0]?.reason).toBe("not-addressed");
     });
 
     it("a signed Cc, a +tag alias and any case name the agent", async () => {

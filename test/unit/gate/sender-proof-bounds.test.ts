@@ -169,16 +169,49 @@ describe("signed recipients", () => {
     expect(proof.ok && proof.signedRecipients).toEqual({
       to: ["helpdesk@agents.example.net"],
       cc: ["bob@example.com", "a@example.com", "b@example.com"],
+      refused: [],
     });
   });
 
-  it("a To or Cc added above the signed ones, or never signed, is not a signed recipient", async () => {
-    const signed = await sign(buildMessage(), { headers: ["from", "to", "subject"] });
-    const raw = Buffer.concat([
-      Buffer.from("To: agent@agents.example.net\r\nCc: mallory@evil.example\r\n"),
-      signed,
-    ]);
-    const proof = await proveSender(raw, options());
-    expect(proof.ok && proof.signedRecipients).toEqual({ to: ["helpdesk@agents.example.net"], cc: [] });
+  it("a To or Cc the signature does not cover is not a signed recipient", async () => {
+    const signed = await sign(buildMessage({ headers: ["Cc: mallory@evil.example"] }), {
+      headers: ["from", "to", "subject"],
+    });
+    const proof = await proveSender(signed, options());
+    expect(proof.ok && proof.signedRecipients).toEqual({
+      to: ["helpdesk@agents.example.net"],
+      cc: [],
+      refused: [],
+    });
+  });
+
+  // Issue 20: To and Cc go through the strict parser G2 uses for From. postal-mime decoded this encoded-word
+  // into `Mallory <helpdesk@agents.example.net>` and the signed To "addressed" the agent.
+  it.each([
+    ["an encoded-word holding an angle address", "=?UTF-8?Q?Mallory_=3Chelpdesk=40agents.example.net=3E?="],
+    ["a B-encoded one", "=?UTF-8?B?TWFsbG9yeSA8aGVscGRlc2tAYWdlbnRzLmV4YW1wbGUubmV0Pg==?="],
+    ["an encoded-word as the local part", "=?utf-8?q?helpdesk?=@agents.example.net"],
+    ["a comment naming the agent", "mallory@evil.example (helpdesk@agents.example.net)"],
+    ["a quoted local part", '"helpdesk@agents.example.net"@evil.example'],
+    ["a display name holding the address", '"helpdesk@agents.example.net" <mallory@evil.example>'],
+    ["an unterminated group", "staff: helpdesk@agents.example.net, mallory@evil.example"],
+    ["a route address", "<@evil.example:helpdesk@agents.example.net>"],
+  ])("%s is no address of the agent", async (_name, to) => {
+    const signed = await sign(buildMessage({ to }), { headers: ["from", "to", "subject"] });
+    const proof = await proveSender(signed, options());
+    if (!proof.ok) throw new Error(proof.reason);
+    expect(proof.signedRecipients.to).not.toContain("helpdesk@agents.example.net");
+  });
+
+  it("expands a group, skips empty elements and says what it refused", async () => {
+    const to =
+      'undisclosed-recipients:;, "A, B" <ab@example.com>,, staff: c@example.com, <d@example.com>;, =?x?q?y?=';
+    const signed = await sign(buildMessage({ to }), { headers: ["from", "to", "subject"] });
+    const proof = await proveSender(signed, options());
+    expect(proof.ok && proof.signedRecipients).toEqual({
+      to: ["ab@example.com", "c@example.com", "d@example.com"],
+      cc: [],
+      refused: ["address-syntax"],
+    });
   });
 });

@@ -58,7 +58,7 @@ describe("accepted senders", () => {
         keyBits: 2048,
         signedHeaders: expect.arrayContaining(["from"]),
       },
-      signedRecipients: { to: ["helpdesk@agents.example.net"], cc: [] },
+      signedRecipients: { to: ["helpdesk@agents.example.net"], cc: [], refused: [] },
     });
   });
 
@@ -104,13 +104,18 @@ describe("From field pitfalls", () => {
   it("refuses a second, unsigned From above the signed one", async () => {
     const signed = await sign(buildMessage());
     const raw = Buffer.concat([Buffer.from("From: ceo@example.com\r\n"), signed]);
-    expect(await prove(raw)).toEqual({ ok: false, reason: "from-multiple", address: null });
+    expect(await prove(raw)).toEqual({
+      ok: false,
+      reason: "header-duplicated",
+      detail: "from",
+      address: null,
+    });
   });
 
   it("refuses a second From below the signed one", async () => {
     const signed = (await sign(buildMessage())).toString();
     const raw = Buffer.from(signed.replace("\r\n\r\n", "\r\nFROM: ceo@example.com\r\n\r\n"));
-    expect(await refusal(raw)).toBe("from-multiple");
+    expect(await refusal(raw)).toBe("header-duplicated");
   });
 
   it.each([
@@ -149,8 +154,37 @@ describe("From field pitfalls", () => {
 
   it("refuses duplicate Subject fields", async () => {
     const raw = await sign(buildMessage({ headers: ["Subject: the signed one"] }));
-    expect(await refusal(raw)).toBe("subject-multiple");
+    expect(await refusal(raw)).toBe("header-duplicated");
   });
+
+  // Issue 20: DKIM covers the bottom-most instance; readers take the top one. One more instance of any
+  // single-instance field, above or below, in any case, refuses the mail before a key is looked up.
+  it.each(["Message-ID", "In-Reply-To", "References", "Date", "To", "Cc", "Subject", "From"])(
+    "refuses a second %s, prepended or appended, before any DNS lookup",
+    async (field) => {
+      const signed = (await sign(buildMessage({ headers: ["Cc: bob@example.com"] }))).toString();
+      const value =
+        field === "From"
+          ? "ceo@example.com"
+          : field === "Date"
+            ? "Mon, 1 Jan 2024 00:00:00 +0000"
+            : "<x@evil.example>";
+      const present = new RegExp(`^${field}:`, "im").test(signed.split("\r\n\r\n")[0] ?? "");
+      const once = present ? signed : signed.replace("\r\n\r\n", `\r\n${field}: ${value}\r\n\r\n`);
+      const prepended = `${field.toUpperCase()}: ${value}\r\n${once}`;
+      const appended = once.replace("\r\n\r\n", `\r\n${field.toLowerCase()} : ${value}\r\n\r\n`);
+      let lookups = 0;
+      const resolver = async () => {
+        lookups++;
+        throw Object.assign(new Error("no DNS in this test"), { code: "ENOTFOUND" });
+      };
+      for (const raw of [prepended, appended]) {
+        const proof = await proveSender(Buffer.from(raw), { ...options(), resolver });
+        expect(proof).toMatchObject({ ok: false, reason: "header-duplicated", detail: field.toLowerCase() });
+      }
+      expect(lookups).toBe(0);
+    },
+  );
 
   it("refuses a header line that is neither a field nor a fold", async () => {
     const signed = (await sign(buildMessage())).toString();

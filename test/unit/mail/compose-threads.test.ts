@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseMail } from "../../../shared/mail/parse.ts";
+import { parseAddressList } from "../../../shared/gate/address-list.ts";
+import { type ParsedMail, parseMail } from "../../../shared/mail/parse.ts";
 import { replyAllRecipients } from "../../../shared/mail/recipients.ts";
 import { AGENT, baseInput, composeAndParse, LIMITS, threadFixture } from "../outbound/mail-helpers.ts";
 
@@ -13,12 +14,16 @@ async function inbound(name: string) {
   return parsed.mail;
 }
 
+/** A field's addresses as the gate reads them: the strict parser, never postal-mime's (issue 20). */
+const listed = (mail: ParsedMail, name: "to" | "cc") =>
+  parseAddressList(mail.headers.find((h) => h.key === name)?.value ?? "").mailboxes.map((m) => m.address);
+
 async function agentReplyTo(name: string, hop = 0) {
   const mail = await inbound(name);
   const recipients = replyAllRecipients({
     inboundFrom: mail.headers.find((h) => h.key === "from")?.value.match(/<([^>]+)>/)?.[1] ?? "",
-    inboundTo: mail.to.map((a) => a.address),
-    inboundCc: mail.cc.map((a) => a.address),
+    inboundTo: listed(mail, "to"),
+    inboundCc: listed(mail, "cc"),
     agentAddress: AGENT.address,
     max: 20,
   });
