@@ -7,7 +7,7 @@ import type { ConsoleDeps } from "./deps.ts";
 import type { ConsoleEnv } from "./env.ts";
 import { readRoutes } from "./routes/read.ts";
 import { writeRoutes } from "./routes/write.ts";
-import { hostAllowList, sameOrigin, securityHeaders } from "./security.ts";
+import { ownOriginOnly, sameOrigin, securityHeaders } from "./security.ts";
 import { html } from "./views/html.ts";
 import { barePage } from "./views/layout.ts";
 import { CONSOLE_CSS } from "./views/style.ts";
@@ -27,8 +27,12 @@ export interface SignInProvider {
 }
 
 export interface ConsoleAppOptions {
-  /** Locally: the Host values the server answers to (127.0.0.1:<port>, localhost:<port>). */
-  readonly allowedHosts?: readonly string[];
+  /**
+   * The console's own origin (`scheme://host[:port]`): locally the URL the stack prints, in AWS the function URL.
+   * Configuration, never taken from a request: a request whose target or Host names anything else gets 421, and
+   * a state change must carry this Origin.
+   */
+  readonly origin: string;
 }
 
 /**
@@ -39,15 +43,11 @@ export interface ConsoleAppOptions {
 export function createConsoleApp(
   deps: ConsoleDeps,
   signIn: SignInProvider,
-  opts: ConsoleAppOptions = {},
+  opts: ConsoleAppOptions,
 ): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
   app.use("*", securityHeaders(signIn.formActionOrigins));
-  app.use("*", hostAllowList(opts.allowedHosts));
-  app.use("*", async (c, next) => {
-    c.set("origin", new URL(c.req.url).origin);
-    await next();
-  });
+  app.use("*", ownOriginOnly(opts.origin));
   app.get("/static/console.css", (c) => {
     c.header("Cache-Control", "public, max-age=3600");
     return c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });

@@ -6,7 +6,7 @@ export interface ConsoleEnv {
     principal: Principal;
     session: string;
     csrf: string;
-    /** The request's own origin (scheme://host[:port]); state changes must come from it. */
+    /** The console's configured origin (scheme://host[:port]); state changes must come from it. */
     origin: string;
   };
 }

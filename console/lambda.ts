@@ -25,9 +25,15 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
     };
     const resources = resourcesFromEnv();
     const ssm = new SSMClient({ region: resources.region });
-    const param = await ssm.send(new GetParameterCommand({ Name: need(CONSOLE_ENV.clientIdParameter) }));
-    const clientId = param.Parameter?.Value;
-    if (!clientId) throw new Error("the console's client id parameter is empty");
+    const read = async (k: string) => {
+      const value = (await ssm.send(new GetParameterCommand({ Name: need(k) }))).Parameter?.Value;
+      if (!value) throw new Error(`the console's parameter named by ${k} is empty`);
+      return value;
+    };
+    const [clientId, functionUrl] = await Promise.all([
+      read(CONSOLE_ENV.clientIdParameter),
+      read(CONSOLE_ENV.originParameter),
+    ]);
     const logger = makeLogger("postern-console");
     const deps = consoleDeps({
       clients: makeClients(resources),
@@ -41,7 +47,9 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
       clientId,
       domain: need(CONSOLE_ENV.authDomain),
     });
-    app = handle(createConsoleApp(deps, signIn)) as unknown as LambdaApp;
+    // Configuration, not the request: the function URL the construct stored (console/security.ts, ownOriginOnly).
+    const origin = new URL(functionUrl).origin;
+    app = handle(createConsoleApp(deps, signIn, { origin })) as unknown as LambdaApp;
   }
   return app(event);
 }

@@ -31,15 +31,35 @@ export function securityHeaders(formActionOrigins: readonly string[]): Middlewar
 }
 
 /**
- * Locally: answer only to the loopback names we listen on. A DNS-rebinding page that points its own name at
- * 127.0.0.1 sends its own Host header, and gets nothing.
+ * The console answers only at its own origin, which is configuration, never the request: locally the URL the stack
+ * prints, in AWS the function URL (console/lambda.ts). A request whose target names another origin (absolute-form,
+ * RFC 9112 §3.2.2, where the target's authority overrides Host) or whose Host is anything else gets 421
+ * Misdirected Request (RFC 9110 §15.5.20). Without this, `POST http://evil.example/... HTTP/1.1` made the console's
+ * origin `http://evil.example`, and that site's Origin then passed the same-origin check; a DNS-rebinding page
+ * sends its own name as Host.
  */
-export function hostAllowList(hosts: readonly string[] | undefined): MiddlewareHandler<ConsoleEnv> {
+export function ownOriginOnly(origin: string): MiddlewareHandler<ConsoleEnv> {
+  const own = new URL(origin);
+  if (own.origin !== origin)
+    throw new Error(`the console's origin must be scheme://host[:port], got ${origin}`);
   return async (c, next) => {
-    if (hosts && !hosts.includes((c.req.header("host") ?? "").toLowerCase()))
-      return c.text("misdirected request", 421);
+    if (misdirected(own, c.req.url, c.req.header("host")))
+      return c.text(`misdirected request: this console answers at ${own.origin}`, 421);
+    c.set("origin", own.origin);
     await next();
   };
+}
+
+/** The request's target (as the server adapter resolved it) and its Host must both name `own`. */
+export function misdirected(own: URL, target: string, host: string | undefined): boolean {
+  let at: URL;
+  try {
+    at = new URL(target);
+  } catch {
+    return true;
+  }
+  // URL.host drops a scheme's default port, as a browser's Host does; compare both spellings the same way.
+  return at.origin !== own.origin || (host ?? "").toLowerCase() !== own.host;
 }
 
 /**
@@ -47,6 +67,7 @@ export function hostAllowList(hosts: readonly string[] | undefined): MiddlewareH
  * carries the other site's), and Fetch Metadata must not say cross-site. The CSRF token is checked after this.
  */
 export function sameOrigin(c: Context<ConsoleEnv>): boolean {
+  // c.get("origin") is the configured origin (ownOriginOnly), never one read from the request.
   const origin = c.req.header("origin");
   if (!origin || origin !== c.get("origin")) return false;
   const site = c.req.header("sec-fetch-site");

@@ -10,6 +10,9 @@ import { createConsoleApp } from "./app.ts";
 import { LOCAL_ADMIN, type LocalOperator, type LocalSignIn, localSignIn } from "./auth/local-sign-in.ts";
 import { consoleDeps } from "./deps.ts";
 
+/** Loopback only: the console is for this machine (DNS rebinding is answered by the origin check, 421). */
+const LOOPBACK = "127.0.0.1";
+
 /** The console's local port (0 picks a free one). */
 export const DEFAULT_CONSOLE_PORT = 4570;
 /** The local operator's identity: an admin; make it an approver to apply plans from the console. */
@@ -26,7 +29,8 @@ export interface LocalConsole {
 
 /**
  * The console on the local stack: the same app as in AWS, on 127.0.0.1 only (never another interface), answering
- * only to the loopback host names, with one-time sign-in links instead of Cognito.
+ * only at the URL it prints (`http://127.0.0.1:<port>`, its configured origin), with one-time sign-in links
+ * instead of Cognito.
  */
 export async function startLocalConsole(opts: {
   clients: AwsClients;
@@ -52,19 +56,22 @@ export async function startLocalConsole(opts: {
     logger: opts.logger,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  // Filled once the port is known; the app reads it on every request.
-  const allowedHosts: string[] = [];
-  const app = createConsoleApp(deps, signIn, { allowedHosts });
+  // The origin is the URL printed below, known once the port is (0 picks one): the app is built then, and a request
+  // that came before it (none can: nothing awaits in between) would get 503, never an app without its origin.
+  let app: ReturnType<typeof createConsoleApp> | undefined;
   const server = await new Promise<ReturnType<typeof serve>>((res, rej) => {
     const s = serve(
-      { fetch: app.fetch, hostname: "127.0.0.1", port: opts.port ?? DEFAULT_CONSOLE_PORT },
+      {
+        fetch: (req, env) => (app ? app.fetch(req, env) : new Response("starting", { status: 503 })),
+        hostname: LOOPBACK,
+        port: opts.port ?? DEFAULT_CONSOLE_PORT,
+      },
       () => res(s),
     );
     s.once("error", rej);
   });
-  const port = (server.address() as AddressInfo).port;
-  allowedHosts.push(`127.0.0.1:${port}`, `localhost:${port}`);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${LOOPBACK}:${(server.address() as AddressInfo).port}`;
+  app = createConsoleApp(deps, signIn, { origin: url });
   return {
     url,
     signIn,

@@ -17,10 +17,11 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import dynalite from "dynalite";
-import { type FauxqsServer, startFauxqs } from "fauxqs";
+import type { FauxqsServer } from "fauxqs";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
 import { ensureQueue } from "./emulator-queues.ts";
+import { LOOPBACK, startLoopbackFauxqs } from "./fauxqs-loopback.ts";
 
 /**
  * The in-process AWS emulators behind the local stack and the integration tests: fauxqs (S3, SQS, SNS) and
@@ -64,7 +65,8 @@ export const tableName = (key: TableKey): string => `postern-${key}`;
 export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
   const region = opts.region ?? "us-east-1";
   if (opts.dataDir) mkdirSync(join(opts.dataDir, "dynamodb"), { recursive: true });
-  const fauxqs = await startFauxqs({
+  // Loopback only: the bucket holds raw mail and the queues take any message (issue 20).
+  const fauxqs = await startLoopbackFauxqs({
     port: opts.awsPort ?? 0,
     logger: false,
     defaultRegion: region,
@@ -78,7 +80,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
   });
   try {
     await listen(dynamo, opts.dynamoPort ?? 0);
-    const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+    const dynamoEndpoint = `http://${LOOPBACK}:${(dynamo.address() as AddressInfo).port}`;
     await createTables(dynamoEndpoint, region, opts.dataDir);
 
     const maxReceiveCount = String(opts.maxReceiveCount ?? 3);
@@ -142,7 +144,7 @@ function localSqsClient(endpoint: string, region: string): SQSClient {
 function listen(server: Server, port: number): Promise<void> {
   return new Promise((res, rej) => {
     server.once("error", rej);
-    server.listen(port, "127.0.0.1", () => res());
+    server.listen(port, LOOPBACK, () => res());
   });
 }
 

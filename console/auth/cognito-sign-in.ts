@@ -48,7 +48,7 @@ export function cognitoSignIn(opts: CognitoSignInOptions): SignInProvider {
           path: "/",
           maxAge: 600,
         });
-        const origin = new URL(c.req.url).origin;
+        const origin = c.get("origin");
         const q = new URLSearchParams({
           response_type: "code",
           client_id: opts.clientId,
@@ -71,7 +71,7 @@ export function cognitoSignIn(opts: CognitoSignInOptions): SignInProvider {
           given.length === state.length &&
           timingSafeEqual(Buffer.from(given), Buffer.from(state));
         if (!same || !code || !codeVerifier) return failed(c);
-        const origin = new URL(c.req.url).origin;
+        const origin = c.get("origin");
         const r = await doFetch(`${domain}/oauth2/token`, {
           method: "POST",
           headers: { "Content-Type": "application/x-www-form-urlencoded" },

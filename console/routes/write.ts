@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { AdminIssue } from "../../shared/admin/issues.ts";
-import { ruleKey } from "../../shared/admin/read.ts";
 import { ADMIN_KINDS, type AdminKind, deleteAdminItem, putAdminItem } from "../admin-edit.ts";
+import { type Form, itemFromForm, keyFromForm } from "../admin-form.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -10,93 +10,6 @@ import { adminView, agentForm, editIssues, responsibilityForm, toolkitForm } fro
 import { html, seg } from "../views/html.ts";
 import { page } from "../views/layout.ts";
 import { ctxOf } from "./context.ts";
-
-type Form = Record<string, string | File | (string | File)[]>;
-
-const text = (f: Form, k: string): string => (typeof f[k] === "string" ? (f[k] as string).trim() : "");
-const list = (f: Form, k: string): string[] =>
-  text(f, k)
-    .split(/[,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-/** An empty number field means "not set" (the global cap applies); anything else must parse or fail validation. */
-const optionalNumber = (f: Form, k: string): number | string | undefined => {
-  const v = text(f, k);
-  if (v === "") return undefined;
-  return /^\d+$/.test(v) ? Number(v) : v;
-};
-const flag = (f: Form, k: string): boolean => f[k] === "on";
-
-/** Form fields → the admin item the import schema validates (types only; validation is the schema's). */
-function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> {
-  const drop = (o: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  switch (kind) {
-    case "agents":
-      return drop({
-        address: text(f, "address").toLowerCase(),
-        name: text(f, "name"),
-        model: text(f, "model"),
-        instructions: typeof f.instructions === "string" ? f.instructions : "",
-        maxToolTurns: optionalNumber(f, "maxToolTurns"),
-        runsPerDay: optionalNumber(f, "runsPerDay"),
-        tokensPerDay: optionalNumber(f, "tokensPerDay"),
-        enabled: flag(f, "enabled"),
-        acceptAutoSubmitted: flag(f, "acceptAutoSubmitted"),
-        acceptListMail: flag(f, "acceptListMail"),
-        acceptBcc: flag(f, "acceptBcc"),
-      });
-    case "accessRules":
-    case "outboundRules":
-      return {
-        agent: text(f, "agent").toLowerCase(),
-        pattern: text(f, "pattern").toLowerCase(),
-        effect: text(f, "effect"),
-      };
-    case "toolkits":
-      return drop({
-        id: text(f, "id"),
-        name: text(f, "name") || undefined,
-        tools: list(f, "tools"),
-        agents: list(f, "agents").map((a) => a.toLowerCase()),
-        senderRules: text(f, "senderRules")
-          .split("\n")
-          .map((l) => l.trim())
-          .filter(Boolean)
-          .map((l) => {
-            const [effect = "", pattern = ""] = l.split(/\s+/, 2);
-            return { effect, pattern: pattern.toLowerCase() };
-          }),
-        allowScheduled: flag(f, "allowScheduled"),
-        confirmBySender: flag(f, "confirmBySender"),
-      });
-    case "approvers":
-      return { toolkit: text(f, "toolkit"), address: text(f, "address").toLowerCase() };
-    case "responsibilities":
-      return {
-        id: text(f, "id"),
-        agent: text(f, "agent").toLowerCase(),
-        schedule: text(f, "schedule"),
-        prompt: typeof f.prompt === "string" ? f.prompt : "",
-        enabled: flag(f, "enabled"),
-      };
-  }
-}
-
-function keyFromForm(kind: AdminKind, f: Form): Record<string, string> {
-  switch (kind) {
-    case "agents":
-      return { address: text(f, "address") };
-    case "accessRules":
-    case "outboundRules":
-      return { agent: text(f, "agent"), rule: ruleKey(text(f, "effect"), text(f, "pattern")) };
-    case "toolkits":
-    case "responsibilities":
-      return { id: text(f, "id") };
-    case "approvers":
-      return { toolkit: text(f, "toolkit"), address: text(f, "address") };
-  }
-}
 
 const KINDS = new Set<string>(ADMIN_KINDS);
 

@@ -20,6 +20,18 @@ const del = (csrf: string, kind: AdminKind, fields: Record<string, string>, labe
 const check = (name: string, label: string, on: boolean): Html =>
   html`<label><input type="checkbox" name="${name}" value="on"${on ? html` checked` : ""}> ${label}</label>`;
 
+/** A closed choice (a schema enum): the stored value is selected, so saving the form unchanged keeps it. */
+const choice = (
+  name: string,
+  label: string,
+  options: readonly (readonly [string, string])[],
+  current: string,
+): Html =>
+  html`<label>${label} <select name="${name}">${options.map(
+    ([value, text]) =>
+      html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`,
+  )}</select></label>`;
+
 const issuesFor = (kind: AdminKind, o: AdminViewOptions): Html =>
   o.issues?.kind === kind
     ? html`<div class="issues" role="alert"><p>Not saved. Fix:</p><ul>${o.issues.issues.map((i) => html`<li><code>${i.path}</code>: ${i.message}</li>`)}</ul></div>`
@@ -51,6 +63,17 @@ export function toolkitForm(csrf: string, k: Partial<ToolkitItem> | null, mode: 
 <label>Sender gate (one rule a line: <code>allow pattern</code> or <code>deny pattern</code>) <textarea name="senderRules" rows="3">${(k?.senderRules ?? []).map((r) => `${r.effect} ${r.pattern}`).join("\n")}</textarea></label>
 ${check("allowScheduled", "usable on scheduled runs", k?.allowScheduled ?? false)}
 ${check("confirmBySender", "confirm cards go to the verified sender", k?.confirmBySender ?? false)}
+${check("system", "system toolkit (maintained by `postern toolkits sync`)", k?.system ?? false)}
+${choice(
+  "archiveScope",
+  "Stored mail its tools may read",
+  [
+    ["sender", "sender: only what the run's proven sender could already see"],
+    ["agent", "agent: the agent's whole archive (staff toolkits; closes the run's channels, G18)"],
+  ],
+  k?.archiveScope ?? "sender",
+)}
+<label>Hosts reachable once a run's channels are closed (comma-separated, G18) <input type="text" name="egressHosts" value="${(k?.egressHosts ?? []).join(", ")}"></label>
 <button type="submit">${mode === "create" ? "Add toolkit" : "Save toolkit"}</button></form>`;
 }
 
@@ -65,6 +88,15 @@ export function responsibilityForm(
 <label>Schedule <input type="text" name="schedule" value="${r?.schedule ?? ""}" placeholder="rate(1 day) or cron(0 9 ? * MON-FRI *)" required></label>
 <label>Prompt <textarea name="prompt" rows="3">${r?.prompt ?? ""}</textarea></label>
 ${check("enabled", "enabled", r?.enabled ?? true)}
+${choice(
+  "archiveScope",
+  "Stored mail its tools may read",
+  [
+    ["none", "none"],
+    ["agent", "agent: the agent's whole archive (closes the run's channels, G18)"],
+  ],
+  r?.archiveScope ?? "none",
+)}
 <button type="submit">${mode === "create" ? "Add responsibility" : "Save responsibility"}</button></form>`;
 }
 

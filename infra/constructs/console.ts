@@ -75,6 +75,7 @@ export class PosternConsole extends Construct {
   readonly role: Role;
   readonly url: FunctionUrl;
   readonly clientIdParameter: StringParameter;
+  readonly originParameter: StringParameter;
 
   constructor(scope: Construct, id: string, props: PosternConsoleProps) {
     super(scope, id);
@@ -153,6 +154,10 @@ export class PosternConsole extends Construct {
     // The app client names the function URL (callback), so the function cannot name the client: it reads the id
     // from this parameter at cold start, by a name fixed at synth.
     const parameterName = `/${stack.stackName}/console/client-id`;
+    // Likewise the function's own URL, its origin: the console answers only there (421 otherwise) and takes no
+    // origin from a request. Lambda delivers a function URL request with that URL's host, so this only pins what
+    // AWS already routes by; it keeps the origin configuration, as it is locally.
+    const originParameterName = `/${stack.stackName}/console/origin`;
     this.fn = new NodejsFunction(this, "Function", {
       entry: join(props.projectRoot, "console", "lambda.ts"),
       handler: "handler",
@@ -169,6 +174,7 @@ export class PosternConsole extends Construct {
         [CONFIG_ENV.file]: shippedConfigPath(props.files),
         [CONSOLE_ENV.userPoolId]: this.userPool.userPoolId,
         [CONSOLE_ENV.clientIdParameter]: parameterName,
+        [CONSOLE_ENV.originParameter]: originParameterName,
         [CONSOLE_ENV.authDomain]: this.domain.baseUrl(),
       },
       bundling: cdkBundling(props.files),
@@ -196,7 +202,13 @@ export class PosternConsole extends Construct {
       stringValue: this.client.userPoolClientId,
       description: "The Postern console's Cognito app client id (read by the console function at cold start)",
     });
-    this.grantLeastPrivilege(props, parameterName);
+    this.originParameter = new StringParameter(this, "Origin", {
+      parameterName: originParameterName,
+      stringValue: this.url.url,
+      description:
+        "The Postern console's function URL, its origin (read by the console function at cold start)",
+    });
+    this.grantLeastPrivilege(props, [parameterName, originParameterName]);
 
     new CfnOutput(this, "Url", {
       description: "The Postern console (sign in with an invited account)",
@@ -209,7 +221,7 @@ export class PosternConsole extends Construct {
     });
   }
 
-  private grantLeastPrivilege(props: PosternConsoleProps, parameterName: string): void {
+  private grantLeastPrivilege(props: PosternConsoleProps, parameterNames: readonly string[]): void {
     const { tables, store } = props;
     const arn = (k: TableKey) => tables.tables[k].tableArn;
     const indexArns = (k: TableKey) => {
@@ -248,12 +260,11 @@ export class PosternConsole extends Construct {
     });
     store.grantRead(this.role, "mail", "files");
     props.agentStepQueue.grantSend(this.role);
-    allow(ACTIONS.parameterRead, [
-      Stack.of(this).formatArn({
-        service: "ssm",
-        resource: "parameter",
-        resourceName: parameterName.slice(1),
-      }),
-    ]);
+    allow(
+      ACTIONS.parameterRead,
+      parameterNames.map((name) =>
+        Stack.of(this).formatArn({ service: "ssm", resource: "parameter", resourceName: name.slice(1) }),
+      ),
+    );
   }
 }

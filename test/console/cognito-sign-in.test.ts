@@ -30,7 +30,14 @@ function setup() {
     });
   }) as typeof fetch;
   const signIn = cognitoSignIn({ ...POOL, domain: DOMAIN, jwks, fetch: fakeFetch });
-  const app = createConsoleApp({ logger: recorder() } as unknown as ConsoleDeps, signIn);
+  const console = createConsoleApp({ logger: recorder() } as unknown as ConsoleDeps, signIn, {
+    origin: ORIGIN,
+  });
+  // As the function URL delivers them: with its own host as Host (anything else is 421).
+  const app = {
+    request: (url: string, init: { headers?: Record<string, string> } = {}) =>
+      console.request(url, { ...init, headers: { host: new URL(ORIGIN).host, ...init.headers } }),
+  };
   return { app, exchanges, idToken };
 }
 

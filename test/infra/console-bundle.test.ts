@@ -19,6 +19,8 @@ import { ROOT } from "./synth.ts";
 const run = promisify(execFile);
 const DOMAIN = "https://postern-test.auth.eu-west-1.amazoncognito.com";
 const HOST = "abc123.lambda-url.eu-west-1.on.aws";
+const CLIENT_ID_PARAMETER = "/Postern/console/client-id";
+const ORIGIN_PARAMETER = "/Postern/console/origin";
 let dir: string;
 let emulators: Emulators;
 let ssm: Server;
@@ -35,10 +37,16 @@ beforeAll(async () => {
       body += c;
     });
     req.on("end", () => {
-      parameterReads.push(JSON.parse(body).Name);
-      res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+      const name = JSON.parse(body).Name as string;
+      parameterReads.push(name);
+      const value = { [CLIENT_ID_PARAMETER]: "client-1", [ORIGIN_PARAMETER]: `https://${HOST}/` }[name];
+      res.writeHead(value ? 200 : 400, { "content-type": "application/x-amz-json-1.1" });
       res.end(
-        JSON.stringify({ Parameter: { Name: JSON.parse(body).Name, Value: "client-1", Type: "String" } }),
+        JSON.stringify(
+          value
+            ? { Parameter: { Name: name, Value: value, Type: "String" } }
+            : { __type: "ParameterNotFound", message: name },
+        ),
       );
     });
   });
@@ -72,7 +80,7 @@ const urlEvent = (path: string, headers: Record<string, string> = {}) => ({
 });
 
 describe("the console's Lambda bundle", () => {
-  it("loads, reads its client id once, and serves function URL requests: unsigned → sign-in → Cognito", async () => {
+  it("loads, reads its client id and origin once, and serves function URL requests: unsigned → sign-in → Cognito", async () => {
     const config = join(dir, "postern.config.json");
     writeFileSync(
       config,
@@ -87,7 +95,13 @@ describe("the console's Lambda bundle", () => {
       [
         join(ROOT, "test/infra/run-handler.mjs"),
         join(dir, "index.mjs"),
-        JSON.stringify([urlEvent("/"), urlEvent("/auth/sign-in"), urlEvent("/static/console.css")]),
+        JSON.stringify([
+          urlEvent("/"),
+          urlEvent("/auth/sign-in"),
+          urlEvent("/static/console.css"),
+          // A Host that is not the function URL's (RFC 9110 §15.5.20): the origin is the stored one, not this.
+          urlEvent("/", { host: "evil.example" }),
+        ]),
         resultFile,
       ],
       {
@@ -96,7 +110,8 @@ describe("the console's Lambda bundle", () => {
           ...functionEnv(emulators.resources, config, join(dir, "zone.json")),
           AWS_ENDPOINT_URL_SSM: `http://127.0.0.1:${(ssm.address() as AddressInfo).port}`,
           [CONSOLE_ENV.userPoolId]: "eu-west-1_TestPool1",
-          [CONSOLE_ENV.clientIdParameter]: "/Postern/console/client-id",
+          [CONSOLE_ENV.clientIdParameter]: CLIENT_ID_PARAMETER,
+          [CONSOLE_ENV.originParameter]: ORIGIN_PARAMETER,
           [CONSOLE_ENV.authDomain]: DOMAIN,
         },
       },
@@ -105,7 +120,7 @@ describe("the console's Lambda bundle", () => {
       initMs: number;
       results: { statusCode: number; headers: Record<string, string>; cookies?: string[]; body: string }[];
     };
-    const [home, signIn, css] = results;
+    const [home, signIn, css, misdirected] = results;
     expect(home?.statusCode).toBe(302);
     expect(home?.headers.location).toBe("/auth/sign-in");
     expect(home?.headers["content-security-policy"]).toContain("script-src 'none'");
@@ -116,7 +131,8 @@ describe("the console's Lambda bundle", () => {
     expect(to.searchParams.get("redirect_uri")).toBe(`https://${HOST}/auth/callback`);
     expect(signIn?.cookies?.some((c) => c.startsWith("__Host-postern-signin="))).toBe(true);
     expect(css?.statusCode).toBe(200);
-    expect(parameterReads).toEqual(["/Postern/console/client-id"]);
+    expect(misdirected?.statusCode).toBe(421);
+    expect([...parameterReads].sort()).toEqual([CLIENT_ID_PARAMETER, ORIGIN_PARAMETER]);
     const kb = statSync(join(dir, "index.mjs")).size / 1024;
     console.log(`console bundle ${kb.toFixed(0)} KB, module init ${initMs.toFixed(0)} ms`);
   }, 60_000);

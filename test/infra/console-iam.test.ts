@@ -181,17 +181,19 @@ describe("the console's AWS calls", () => {
     expect(denied).toEqual([]);
   });
 
-  it("read the client id parameter, and nothing denied is reachable: raw mail, other state writes, sending mail", async () => {
+  it("read the client id and origin parameters, and nothing denied is reachable: raw mail, other state writes, sending mail", async () => {
     const tables = (k: (typeof TABLE_KEYS)[number]) =>
       deployed.getAtt(logicalId(s.stack, s.stack.tables.tables[k]), "Arn");
     const bucket = deployed.physicalName(logicalId(s.stack, s.stack.store.bucket));
-    expect(
-      await allowed({
-        action: "ssm:GetParameter",
-        resource: `arn:aws:ssm:${ENV.region}:${ENV.account}:parameter/Postern/console/client-id`,
-        context: {},
-      }),
-    ).toBe(true);
+    for (const name of ["client-id", "origin"])
+      expect(
+        await allowed({
+          action: "ssm:GetParameter",
+          resource: `arn:aws:ssm:${ENV.region}:${ENV.account}:parameter/Postern/console/${name}`,
+          context: {},
+        }),
+        name,
+      ).toBe(true);
     const never: IamRequest[] = [
       { action: "s3:GetObject", resource: `arn:aws:s3:::${bucket}/inbound/abc`, context: {} },
       { action: "s3:PutObject", resource: `arn:aws:s3:::${bucket}/mail/x`, context: {} },

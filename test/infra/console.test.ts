@@ -87,9 +87,15 @@ describe("console sign-in", () => {
         Variables: Match.objectLike({
           POSTERN_CONSOLE_USER_POOL_ID: Match.anyValue(),
           POSTERN_CONSOLE_CLIENT_ID_PARAMETER: "/Postern/console/client-id",
+          POSTERN_CONSOLE_ORIGIN_PARAMETER: "/Postern/console/origin",
           POSTERN_CONSOLE_AUTH_DOMAIN: Match.anyValue(),
         }),
       },
+    });
+    // The console's origin is configuration: its own function URL, stored where the function reads it at cold start.
+    s.template.hasResourceProperties("AWS::SSM::Parameter", {
+      Name: "/Postern/console/origin",
+      Value: { "Fn::GetAtt": [Match.stringLikeRegexp("ConsoleFunctionFunctionUrl"), "FunctionUrl"] },
     });
   });
 });

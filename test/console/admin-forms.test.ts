@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type * as z from "zod";
+import type { AdminKind } from "../../console/admin-edit.ts";
+import { itemFromForm } from "../../console/admin-form.ts";
+import { adminView, agentForm, responsibilityForm, toolkitForm } from "../../console/views/admin.ts";
+import {
+  type AdminSnapshot,
+  accessRuleItem,
+  agentItem,
+  approverItem,
+  outboundRuleItem,
+  responsibilityItem,
+  toolkitItem,
+} from "../../shared/admin/schema.ts";
+import { controlNames, submittedFields } from "../helpers/form-controls.ts";
+
+/**
+ * Issue 20: editing a toolkit in the console dropped its `archiveScope` and `egressHosts`, because the form had
+ * no input for them. The list of fields here is the schema's own (its zod shape), so a field added to an admin
+ * schema and not to its console form fails this test. Each editable item, fully populated with values that are
+ * not the defaults, goes through its edit form as a browser would submit it and must come back unchanged.
+ */
+const fields = (schema: z.ZodObject) => Object.keys(schema.shape).sort();
+
+const AGENT = agentItem.parse({
+  address: "helpdesk@agents.example.com",
+  name: 'Helpdesk <support> & "friends" \'n co',
+  model: "claude",
+  instructions: "Be brief.\nSign as <Helpdesk> & co.",
+  maxToolTurns: 4,
+  runsPerDay: 20,
+  tokensPerDay: 50_000,
+  acceptAutoSubmitted: true,
+  acceptListMail: true,
+  acceptBcc: true,
+  enabled: false,
+});
+const TOOLKIT = toolkitItem.parse({
+  id: "staff-search",
+  name: "Staff search & fetch",
+  tools: ["search_mail", "web_fetch"],
+  agents: ["helpdesk@agents.example.com", "shop@agents.example.com"],
+  senderRules: [
+    { effect: "allow", pattern: "*@staff.example.com" },
+    { effect: "deny", pattern: "intern@staff.example.com" },
+  ],
+  allowScheduled: true,
+  system: true,
+  confirmBySender: true,
+  archiveScope: "agent",
+  egressHosts: ["api.example.com", "docs.example.org"],
+});
+const RESPONSIBILITY = responsibilityItem.parse({
+  id: "daily-digest",
+  agent: "helpdesk@agents.example.com",
+  schedule: "cron(0 9 ? * MON-FRI *)",
+  prompt: "Summarise yesterday's <open> threads & mail the team.",
+  enabled: false,
+  archiveScope: "agent",
+});
+
+const EDIT_FORMS = [
+  ["agents", agentItem, AGENT, (item: typeof AGENT) => agentForm("t", item, "edit")],
+  ["toolkits", toolkitItem, TOOLKIT, (item: typeof TOOLKIT) => toolkitForm("t", item, "edit")],
+  [
+    "responsibilities",
+    responsibilityItem,
+    RESPONSIBILITY,
+    (item: typeof RESPONSIBILITY) => responsibilityForm("t", item, "edit"),
+  ],
+] as const;
+
+describe.each(EDIT_FORMS)("the %s form", (kind, schema, item, render) => {
+  it("the fixture sets every field of the schema (so the round trip below covers them all)", () => {
+    expect(Object.keys(item).sort()).toEqual(fields(schema));
+  });
+
+  it("has an input for every field of the schema, when adding and when editing", () => {
+    const add = { agents: agentForm, toolkits: toolkitForm, responsibilities: responsibilityForm }[kind];
+    for (const markup of [String(render(item as never)), String(add("t", null, "create"))])
+      expect([...controlNames(markup)].filter((n) => n !== "_csrf").sort()).toEqual(fields(schema));
+  });
+
+  it("saving the edit form unchanged gives back the stored item", () => {
+    const submitted = submittedFields(String(render(item as never)));
+    expect(schema.parse(itemFromForm(kind, submitted))).toEqual(item);
+  });
+});
+
+describe("the add-only forms (rules, approvers)", () => {
+  const snapshot: AdminSnapshot = {
+    agents: [AGENT],
+    accessRules: [],
+    outboundRules: [],
+    toolkits: [TOOLKIT],
+    responsibilities: [],
+    approvers: [],
+  };
+  const page = String(adminView(snapshot, { csrf: "t", canWrite: true }));
+  const formOf = (kind: AdminKind) => {
+    const m = new RegExp(`<form method="post" action="/admin/${kind}/add">[\\s\\S]*?</form>`).exec(page);
+    if (!m) throw new Error(`no add form for ${kind}`);
+    return m[0];
+  };
+  it.each([
+    ["accessRules", accessRuleItem],
+    ["outboundRules", outboundRuleItem],
+    ["approvers", approverItem],
+  ] as const)("%s: an input for every field of the schema", (kind, schema) => {
+    const names = [...controlNames(formOf(kind))].filter((n) => n !== "_csrf").sort();
+    expect(names).toEqual(fields(schema));
+  });
+});
