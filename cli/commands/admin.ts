@@ -133,7 +133,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .command("outbound-rules")
     .description(
       "per-agent outbound rules: where send_email may write beyond a reply's own participants (default without " +
-        "an allow rule: the registered domains)",
+        "an allow rule: nowhere for a run started by mail, the registered domains for a scheduled run)",
     );
   leaf(outboundRules, "list", "list outbound rules")
     .option("--agent <address>", "only this agent's rules")

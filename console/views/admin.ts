@@ -132,7 +132,7 @@ ${s.accessRules.map(
 <button type="submit">Add rule</button></fieldset></form>
 
 <h2 id="outboundRules">Outbound rules</h2>
-<p class="note">Where each agent's mail may go beyond a reply's own participants (a new mail, an address the model adds). Deny wins; any allow rule makes the agent an allow list; without one, only addresses at the registered domains.</p>
+<p class="note">Where each agent's mail may go beyond a reply's own participants (a new mail, an address the model adds). Deny wins; any allow rule makes the agent an allow list; without one, a run started by mail writes to nobody else (not even the registered domains) and a scheduled run only to addresses at the registered domains.</p>
 ${issuesFor("outboundRules", o)}
 <table><thead><tr><th>Agent</th><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>
 ${s.outboundRules.map(

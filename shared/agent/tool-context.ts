@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
 import { checkOutboundReach } from "../gate/outbound-reach.ts";
 import type { Logger } from "../logger.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
+import type { OutboundRequest, RunStartedBy } from "../messages/outbound.ts";
 import { fail } from "../result.ts";
 import type { FactStore, Mailbox, ToolContext } from "../tool-framework/context.ts";
 import { reachableWhileClosed } from "./channels.ts";
@@ -78,14 +78,19 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
       },
       async deliver(request) {
         // What only the runtime may say about a send is dropped from whatever a tool passes (a tool is code the
-        // type system does not bind): the G18 stamp, the confirm card's exemption, and `notice` (engine mail,
-        // whose outbound path skips the outbound rules).
+        // type system does not bind): the G18 stamp, the confirm card's exemption, `notice` (engine mail,
+        // whose outbound path skips the outbound rules) and who started the run (a scheduled run's wider default).
         const {
           channelClosed: _stamp,
           recipientsFrom: _engineOnly,
           kind: _kind,
+          startedBy: _origin,
           ...asked
-        } = request as typeof request & Pick<OutboundRequest, "channelClosed" | "recipientsFrom">;
+        } = request as typeof request &
+          Pick<OutboundRequest, "channelClosed" | "recipientsFrom" | "startedBy">;
+        // Issue 20: who started the run decides the default reach, from the run's trigger, never from the tool.
+        // Only a responsibility is a scheduled run; anything else is treated as an outside sender's (narrower).
+        const startedBy: RunStartedBy = run.trigger.kind === "responsibility" ? "schedule" : "sender";
         // Outbound reach, enforced here in the runtime rather than in each tool (G12 style): every tool that sends
         // comes through deliver, so a steered model cannot reach an address the operator did not allow by finding
         // another tool. The outbound function checks the same rules again from the admin table.
@@ -99,6 +104,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
         const reach = checkOutboundReach({
           rules: await ports.outboundRules(agent.address),
           domains: ports.config.domains,
+          startedBy,
           agent: agent.address,
           mode: asked.mode,
           to: asked.to,
@@ -137,6 +143,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
           ...asked,
           kind: "agent",
           ...(closed ? { channelClosed: true } : {}),
+          startedBy,
           requestId,
           agent: agent.address,
           correlationId: run.correlationId,

@@ -1,4 +1,5 @@
 import type { AccessRule } from "../config/schema.ts";
+import type { RunStartedBy } from "../messages/outbound.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { allowedByAll, routingKey } from "./access.ts";
 
@@ -19,10 +20,16 @@ import { allowedByAll, routingKey } from "./access.ts";
  *   model (and the operator reading the trace) would have to guess which part went.
  *
  * The rules use the access-rule algebra on routing keys (shared/gate/access.ts): deny wins, and any allow rule
- * makes the layer an allow list. Without an allow rule the layer's default is not "anyone" but the deployment's
- * registered domains, exactly (`config.domains`; a subdomain of one is NOT included — the stricter reading, since
- * a subdomain may be delegated to someone else). So an agent with no rules writes only within the deployment, and
- * adding a deny rule can only narrow that; reaching an outside address takes an explicit allow rule.
+ * makes the layer an allow list. Without an allow rule, nothing names the address, and the default depends on who
+ * started the run (issue 20):
+ * - A run started by mail (a proven outside sender, `startedBy: "sender"`) reaches nobody beyond the mail it
+ *   answers. The threat: a steered run mailing the operator's own staff a phishing link from a trusted address
+ *   (AgentDojo's workspace task 13, pointed at the registered domains); the staff would trust the agent's From. So
+ *   the operator's own domains are no default for it: new mail to anyone, the registered domains included, needs
+ *   an outbound rule that names the address (exactly or by pattern).
+ * - A scheduled run (`startedBy: "schedule"`: the operator's prompt, no outside sender) keeps the registered
+ *   domains, exactly (`config.domains`; a subdomain of one is NOT included, since it may be delegated to someone
+ *   else). Deny rules only narrow that; reaching an outside address takes an explicit allow rule.
  */
 
 /**
@@ -34,8 +41,10 @@ export type OutboundReachReason = "recipient-not-allowed" | "egress-channel-clos
 export interface OutboundReachInput {
   /** The agent's outbound rules (admin table `outboundRules`), already validated. */
   readonly rules: readonly AccessRule[];
-  /** The deployment's registered domains (`config.domains`): the default reach of an agent without allow rules. */
+  /** The deployment's registered domains (`config.domains`): a scheduled run's default without allow rules. */
   readonly domains: readonly string[];
+  /** Who started the run: without an allow rule, a `sender` run reaches only the mail it answers. */
+  readonly startedBy: RunStartedBy;
   /** The agent's own address: reply-all drops it and so does this check (it is never a recipient). */
   readonly agent: string;
   readonly mode: "reply" | "new";
@@ -59,22 +68,29 @@ export interface OutboundReachInput {
 /** `detail` names the refused addresses (as given, reduced to printable ASCII) and says who decides. */
 export type OutboundReachVerdict = Ok | Fail<OutboundReachReason, { readonly refused: readonly string[] }>;
 
-/** The default layer when an agent has no allow rule: `*@<domain>` matches that domain exactly, no subdomain. */
+/** A scheduled run's default layer without an allow rule: `*@<domain>` matches that domain exactly, no subdomain. */
 function registeredDomains(domains: readonly string[]): AccessRule[] {
   return domains.map((d) => ({ pattern: `*@${d.toLowerCase()}`, effect: "allow" }));
 }
 
-/** Whether the outbound rules (or, without an allow rule, the registered domains) allow this address. */
+/**
+ * Whether the outbound rules allow this address for a run started by `startedBy`. With an allow rule the rules
+ * alone decide; without one, a sender's run has no default reach and a scheduled run has the registered domains.
+ */
 export function outboundAllowed(
   rules: readonly AccessRule[],
   domains: readonly string[],
+  startedBy: RunStartedBy,
   address: string,
 ): boolean {
   const key = routingKey(address);
-  const hasAllow = rules.some((r) => r.effect === "allow");
+  if (rules.some((r) => r.effect === "allow")) return allowedByAll(key, [rules]);
+  // Issue 20: nothing names this address, and an outside sender started the run. The operator's own domains are no
+  // default here, or a steered run could mail staff a phishing link from the agent's trusted address.
+  if (startedBy !== "schedule") return false;
   // Without an allow rule the rules' own default would admit everyone: intersect with the registered domains so a
   // deny-only agent is narrower than a rule-less one, never wider.
-  return allowedByAll(key, hasAllow ? [rules] : [rules, registeredDomains(domains)]);
+  return allowedByAll(key, [rules, registeredDomains(domains)]);
 }
 
 /** Model-chosen text in a detail: printable ASCII, bounded (the addresses were validated, but not by us). */
@@ -101,7 +117,7 @@ function refusedRecipients(input: OutboundReachInput, channelClosed: boolean): s
     // The agent itself is dropped from every recipient list; the proven sender is always reachable (G18).
     if (key === self || key === sender || seen.has(key)) continue;
     seen.add(key);
-    if (!outboundAllowed(input.rules, input.domains, a)) refused.push(shown(a));
+    if (!outboundAllowed(input.rules, input.domains, input.startedBy, a)) refused.push(shown(a));
   }
   return refused;
 }
@@ -118,7 +134,10 @@ export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerd
   const why = input.channelClosed
     ? "This conversation has read data wider than its sender's own, so it may write only to its sender and " +
       "where this agent's outbound rules, set by the operator, allow; they do not allow mail to "
-    : "This agent's outbound rules, set by the operator, do not allow mail to ";
+    : input.startedBy === "sender"
+      ? "A conversation started by mail may write only to the people on the mail it answers (mode `reply`) " +
+        "and where this agent's outbound rules, set by the operator, allow; they do not allow mail to "
+      : "This agent's outbound rules, set by the operator, do not allow mail to ";
   return {
     ...fail(
       reason,

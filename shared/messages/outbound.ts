@@ -2,6 +2,13 @@ import * as z from "zod";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 
+/**
+ * Who started the run a send comes from: a proven sender's mail, or the operator's schedule (a responsibility).
+ * Without an allow rule, a `sender` run writes only to the mail it answers (issue 20, shared/gate/outbound-reach.ts).
+ */
+export const RUN_STARTED_BY = ["sender", "schedule"] as const;
+export type RunStartedBy = (typeof RUN_STARTED_BY)[number];
+
 /** An outbound send request: what send_email (and notices) put on the outbound queue. */
 export interface OutboundRequest {
   /** Idempotency key of the send; one SES call per request id. */
@@ -31,6 +38,11 @@ export interface OutboundRequest {
    * the agent's outbound rules do not apply. Only the plan-card code sets it; deliver strips it from tools.
    */
   readonly recipientsFrom?: "approvers";
+  /**
+   * Set by the runtime's deliver (never by a tool) from the run's trigger. Absent means `sender`, the narrower
+   * reach: only a request the runtime marked as a scheduled run's may fall back to the registered domains.
+   */
+  readonly startedBy?: RunStartedBy;
 }
 
 /** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
@@ -72,6 +84,7 @@ export const outboundMessageSchema = z
     kind: z.enum(["agent", "notice"]).optional(),
     channelClosed: z.boolean().optional(),
     recipientsFrom: z.enum(["approvers"]).optional(),
+    startedBy: z.enum(RUN_STARTED_BY).optional(),
     notice: z
       .object({
         reason: z.enum(NOTICE_REASONS),

@@ -122,7 +122,7 @@ export interface ToolContext {
   deliver(
     request: Omit<
       OutboundRequest,
-      "requestId" | "agent" | "correlationId" | "runId" | "channelClosed" | "recipientsFrom"
+      "requestId" | "agent" | "correlationId" | "runId" | "channelClosed" | "recipientsFrom" | "startedBy"
     >,
   ): Promise<DeliverResult>;
 }

@@ -16,10 +16,12 @@ const SENDER = "carol@customer.example";
 /** The answered mail: Carol wrote to the agent with Dave in To and Erin in Cc (all signed). */
 const REPLY = { sender: SENDER, to: [AGENT, "dave@customer.example"], cc: ["erin@other.example"] };
 
+/** A send from a run Carol's mail started (the common case); `startedBy: "schedule"` for a responsibility's. */
 function input(over: Partial<OutboundReachInput> = {}): OutboundReachInput {
   return {
     rules: [],
     domains: DOMAINS,
+    startedBy: "sender",
     agent: AGENT,
     mode: "reply",
     to: [],
@@ -33,7 +35,7 @@ function input(over: Partial<OutboundReachInput> = {}): OutboundReachInput {
 
 describe("outboundAllowed: the rules' algebra on routing keys", () => {
   it.each([
-    // No rules: the registered domains, exactly.
+    // No allow rule, a scheduled run: the registered domains, exactly.
     [[], "ops@agents.example.net", true],
     [[], "Ops+Tag@Agents.Example.NET", true],
     [[], "x@staff.example.org", true],
@@ -55,8 +57,34 @@ describe("outboundAllowed: the rules' algebra on routing keys", () => {
     [[allow("*@partner.example"), deny("ceo@partner.example")], "cfo@partner.example", true],
     [[allow("*"), deny("*@evil.example")], "attacker@evil.example", false],
     [[allow("*")], "anyone@anywhere.example", true],
-  ] as const)("%j allows %s: %s", (rules, address, expected) => {
-    expect(outboundAllowed(rules, DOMAINS, address)).toBe(expected);
+  ] as const)("scheduled run: %j allows %s: %s", (rules, address, expected) => {
+    expect(outboundAllowed(rules, DOMAINS, "schedule", address)).toBe(expected);
+  });
+
+  it.each([
+    // Issue 20: a run an outside sender started has no default reach; the operator's own domains included.
+    [[], "staff@agents.example.net", false],
+    [[], "Staff+Tag@Agents.Example.NET", false],
+    [[], "x@staff.example.org", false],
+    [[], "attacker@evil.example", false],
+    [[deny("*@spam.example")], "staff@agents.example.net", false],
+    // An allow rule that names the address, exactly or by pattern, is what lets it through.
+    [[allow("staff@agents.example.net")], "staff@agents.example.net", true],
+    [[allow("staff@agents.example.net")], "sales@agents.example.net", false],
+    [[allow("*@agents.example.net")], "staff+x@Agents.Example.Net", true],
+    [[allow("*@**.agents.example.net")], "x@mail.agents.example.net", true],
+    [[allow("*@agents.example.net"), deny("ceo@agents.example.net")], "ceo@agents.example.net", false],
+    [[allow("*")], "anyone@anywhere.example", true],
+  ] as const)("sender's run: %j allows %s: %s", (rules, address, expected) => {
+    expect(outboundAllowed(rules, DOMAINS, "sender", address)).toBe(expected);
+  });
+
+  it("with an allow rule the rules alone decide, whoever started the run", () => {
+    const rules = [allow("*@partner.example"), deny("ceo@partner.example")];
+    for (const a of ["bob@partner.example", "ceo@partner.example", "ops@agents.example.net"])
+      expect(outboundAllowed(rules, DOMAINS, "sender", a)).toBe(
+        outboundAllowed(rules, DOMAINS, "schedule", a),
+      );
   });
 
   const key = fc.constantFrom(
@@ -76,20 +104,30 @@ describe("outboundAllowed: the rules' algebra on routing keys", () => {
     "*@**.agents.example.net",
   );
   const rule = fc.record({ pattern, effect: fc.constantFrom("allow" as const, "deny" as const) });
+  const startedBy = fc.constantFrom("sender" as const, "schedule" as const);
 
   it("a deny rule only ever narrows (property)", () => {
     fc.assert(
-      fc.property(fc.array(rule, { maxLength: 5 }), pattern, key, (rules, p, k) => {
-        if (!outboundAllowed(rules, DOMAINS, k))
-          expect(outboundAllowed([...rules, deny(p)], DOMAINS, k)).toBe(false);
+      fc.property(fc.array(rule, { maxLength: 5 }), pattern, key, startedBy, (rules, p, k, by) => {
+        if (!outboundAllowed(rules, DOMAINS, by, k))
+          expect(outboundAllowed([...rules, deny(p)], DOMAINS, by, k)).toBe(false);
       }),
     );
   });
 
   it("a matching deny always refuses, whatever else is there (property)", () => {
     fc.assert(
+      fc.property(fc.array(rule, { maxLength: 5 }), key, startedBy, (rules, k, by) => {
+        expect(outboundAllowed([...rules, deny(k)], DOMAINS, by, k)).toBe(false);
+      }),
+    );
+  });
+
+  it("a sender's run never reaches more than a scheduled run under the same rules (property)", () => {
+    fc.assert(
       fc.property(fc.array(rule, { maxLength: 5 }), key, (rules, k) => {
-        expect(outboundAllowed([...rules, deny(k)], DOMAINS, k)).toBe(false);
+        if (outboundAllowed(rules, DOMAINS, "sender", k))
+          expect(outboundAllowed(rules, DOMAINS, "schedule", k)).toBe(true);
       }),
     );
   });
@@ -103,7 +141,12 @@ describe("checkOutboundReach", () => {
 
   it("new-mode mail to a disallowed address is refused whole, naming it and who decides", () => {
     const r = checkOutboundReach(
-      input({ mode: "new", to: ["ops@agents.example.net", "attacker@evil.example"], reply: undefined }),
+      input({
+        mode: "new",
+        startedBy: "schedule",
+        to: ["ops@agents.example.net", "attacker@evil.example"],
+        reply: undefined,
+      }),
     );
     expect(r).toMatchObject({
       ok: false,
@@ -116,17 +159,80 @@ describe("checkOutboundReach", () => {
     expect(!r.ok && r.detail).not.toContain("ops@agents.example.net");
   });
 
-  it("new mail goes where the rules allow: registered domains by default, an operator's allow list otherwise", () => {
-    expect(checkOutboundReach(input({ mode: "new", to: ["ops@agents.example.net"] })).ok).toBe(true);
+  it("a scheduled run's new mail goes where the rules allow: registered domains by default, an allow list otherwise", () => {
+    const scheduled = { mode: "new", startedBy: "schedule", reply: undefined } as const;
+    expect(checkOutboundReach(input({ ...scheduled, to: ["ops@agents.example.net"] })).ok).toBe(true);
     const partner = [allow("*@partner.example")];
-    expect(checkOutboundReach(input({ mode: "new", to: ["bob@partner.example"], rules: partner })).ok).toBe(
+    expect(checkOutboundReach(input({ ...scheduled, to: ["bob@partner.example"], rules: partner })).ok).toBe(
       true,
     );
     expect(
       checkOutboundReach(
-        input({ mode: "new", to: ["ceo@partner.example"], rules: [...partner, deny("ceo@partner.example")] }),
+        input({
+          ...scheduled,
+          to: ["ceo@partner.example"],
+          rules: [...partner, deny("ceo@partner.example")],
+        }),
       ),
     ).toMatchObject({ ok: false, refused: ["ceo@partner.example"] });
+  });
+
+  describe("a run an outside sender started writes only to the mail it answers, unless a rule names more (issue 20)", () => {
+    const STAFF = "staff@agents.example.net";
+
+    it("new mail to the operator's own domain is refused without a rule naming it, in every field", () => {
+      for (const field of ["to", "cc", "bcc"] as const) {
+        const r = checkOutboundReach(
+          input({
+            mode: "new",
+            to: ["x@partner.example"],
+            [field]: [STAFF],
+            rules: [allow("x@partner.example")],
+          }),
+        );
+        expect(r).toMatchObject({ ok: false, reason: "recipient-not-allowed", refused: [STAFF] });
+      }
+      const r = checkOutboundReach(input({ mode: "new", to: [STAFF] }));
+      expect(r).toMatchObject({ ok: false, reason: "recipient-not-allowed", refused: [STAFF] });
+      // The model is told why and what it can still do.
+      expect(!r.ok && r.detail).toContain("started by mail");
+      expect(!r.ok && r.detail).toContain("mode `reply`");
+      expect(!r.ok && r.detail).toMatch(/outbound rules, set by the operator/);
+      // A deny-only agent is no wider.
+      expect(
+        checkOutboundReach(input({ mode: "new", to: [STAFF], rules: [deny("*@evil.example")] })).ok,
+      ).toBe(false);
+    });
+
+    it("nor can the model reach staff by adding them to a reply instead", () => {
+      for (const field of ["to", "cc", "bcc"] as const)
+        expect(checkOutboundReach(input({ [field]: [STAFF] }))).toMatchObject({
+          ok: false,
+          reason: "recipient-not-allowed",
+          refused: [STAFF],
+        });
+    });
+
+    it("an outbound rule that names the address lets it through, exactly or by pattern", () => {
+      for (const rules of [[allow(STAFF)], [allow("*@agents.example.net")], [allow("*")]]) {
+        expect(checkOutboundReach(input({ mode: "new", to: [STAFF], rules })).ok).toBe(true);
+        expect(checkOutboundReach(input({ bcc: [STAFF], rules })).ok).toBe(true);
+      }
+      expect(
+        checkOutboundReach(input({ mode: "new", to: [STAFF], rules: [allow("*"), deny(STAFF)] })),
+      ).toMatchObject({ ok: false, refused: [STAFF] });
+    });
+
+    it("the reply itself still reaches its own participants without any rule", () => {
+      expect(checkOutboundReach(input())).toEqual({ ok: true });
+      expect(checkOutboundReach(input({ cc: ["dave@customer.example"] }))).toEqual({ ok: true });
+    });
+
+    it("a scheduled run keeps the registered domains as its default", () => {
+      expect(
+        checkOutboundReach(input({ mode: "new", to: [STAFF], startedBy: "schedule", reply: undefined })),
+      ).toEqual({ ok: true });
+    });
   });
 
   it("a new mail has no automatic participants: even the run's own sender needs the rules", () => {
@@ -144,7 +250,9 @@ describe("checkOutboundReach", () => {
         reason: "recipient-not-allowed",
         refused: ["attacker@evil.example"],
       });
-    expect(checkOutboundReach(input({ bcc: ["ops@agents.example.net"] })).ok).toBe(true);
+    expect(checkOutboundReach(input({ bcc: ["ops@agents.example.net"], startedBy: "schedule" })).ok).toBe(
+      true,
+    );
   });
 
   it("naming a reply's own participant again adds nobody, so it needs no rule (routing keys compared)", () => {
@@ -222,11 +330,12 @@ describe("checkOutboundReach", () => {
       fc.property(
         rules,
         fc.constantFrom("reply" as const, "new" as const),
+        fc.constantFrom("sender" as const, "schedule" as const),
         fc.boolean(),
         fc.array(addr, { maxLength: 3 }),
         fc.array(addr, { maxLength: 3 }),
-        (rs, mode, channelClosed, to, bcc) => {
-          const base = input({ rules: rs, mode, channelClosed, to: [], bcc: [] });
+        (rs, mode, startedBy, channelClosed, to, bcc) => {
+          const base = input({ rules: rs, mode, startedBy, channelClosed, to: [], bcc: [] });
           const whole = checkOutboundReach({ ...base, to, bcc });
           const each = [...to, ...bcc].every((a) => checkOutboundReach({ ...base, to: [a] }).ok);
           const alone = checkOutboundReach(base).ok;

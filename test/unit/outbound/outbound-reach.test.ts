@@ -15,7 +15,10 @@ const reply = replyRequest;
 const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
   newRequest({ to: ["ops@agents.example.com"], subject: "Digest", ...over });
 
-/** A world whose agent has these outbound rules (none: the registered domain agents.example.com only). */
+/**
+ * A world whose agent has these outbound rules (none: a sender's run reaches only a reply's participants, a
+ * scheduled run also the registered domain agents.example.com).
+ */
 function ruled(rules: readonly AccessRule[] = []) {
   return world({
     agents: {
@@ -57,9 +60,11 @@ describe("outbound reach, re-checked in the outbound function", () => {
     expect(w.ses.calls).toEqual([]);
   });
 
-  it("new mail within the registered domain goes; an operator's allow list decides otherwise, deny first", async () => {
+  it("a scheduled run's new mail within the registered domain goes; an allow list decides otherwise, deny first", async () => {
     const w = ruled();
-    expect(await processOutboundRequest(fresh(), w.deps)).toMatchObject({ status: "done" });
+    expect(await processOutboundRequest(fresh({ startedBy: "schedule" }), w.deps)).toMatchObject({
+      status: "done",
+    });
     const partner = ruled([
       { pattern: "*@partner.example", effect: "allow" },
       { pattern: "ceo@partner.example", effect: "deny" },
@@ -74,6 +79,23 @@ describe("outbound reach, re-checked in the outbound function", () => {
       ]),
       fresh({ to: ["ceo@partner.example"] }),
     );
+  });
+
+  it("issue 20: a sender's run (stamped, or unstamped: the narrower reading) reaches staff only by a rule naming them", async () => {
+    const staff = { to: ["staff@agents.example.com"] };
+    const line = await refusedWhole(ruled(), fresh({ ...staff, startedBy: "sender" }));
+    expect(line).toContain("staff@agents.example.com");
+    // A request that does not say who started its run is held to a sender's run: whatever put it on the queue.
+    await refusedWhole(ruled(), fresh(staff));
+    // So is an address added to a reply.
+    await refusedWhole(ruled(), reply({ bcc: ["staff@agents.example.com"], startedBy: "sender" }));
+    for (const pattern of ["staff@agents.example.com", "*@agents.example.com"]) {
+      const named = ruled([{ pattern, effect: "allow" }]);
+      expect(
+        await processOutboundRequest(fresh({ ...staff, startedBy: "sender" }), named.deps),
+      ).toMatchObject({ status: "done" });
+      expect(named.ses.calls.map((c) => c.to)).toEqual([["staff@agents.example.com"]]);
+    }
   });
 
   it("a reply reaches its own participants under any rules; an added Bcc must be allowed", async () => {

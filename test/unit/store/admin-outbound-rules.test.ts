@@ -55,7 +55,8 @@ describe("readOutboundRules", () => {
       expect(log.text({ fields: false })[0]).toMatch(
         /^error invalid outbound rule: agent suzie@shopping\.example\.net now writes only to a reply's own participants: table=outboundRules/,
       );
-      expect(outboundAllowed(rules, DOMAINS, "bob@partner.example")).toBe(false);
+      // A scheduled run's wider default is the one a dropped allow would fall back to; it is closed too.
+      expect(outboundAllowed(rules, DOMAINS, "schedule", "bob@partner.example")).toBe(false);
     }
   });
 
@@ -228,8 +229,13 @@ describe("import and export of outbound rules", () => {
     ];
     await fc.assert(
       fc.asyncProperty(rules, rules, async (start, end) => {
+        // Both defaults (a sender's run: none; a scheduled run: the registered domains) stay closed mid-import.
         const reach = (rs: readonly { pattern: string; effect: "allow" | "deny" }[]) =>
-          new Set(addresses.filter((a) => outboundAllowed(rs, DOMAINS, a)));
+          new Set(
+            (["sender", "schedule"] as const).flatMap((by) =>
+              addresses.filter((a) => outboundAllowed(rs, DOMAINS, by, a)).map((a) => `${by}:${a}`),
+            ),
+          );
         const before = reach(start);
         const after = reach(end);
         let armed = false;
