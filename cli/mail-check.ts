@@ -14,6 +14,11 @@ export interface CheckResult {
   readonly sender: string | null;
   readonly agent: string | null;
   readonly notify: boolean;
+  /**
+   * Accepted mail: the header fields the proving signature's h= covers. What a signer leaves out does not count:
+   * an unsigned To/Cc addresses no one, unsigned threading fields start a new thread (docs/gate.md).
+   */
+  readonly signedHeaders?: readonly string[];
   /** With --show: exactly what the model would be given (accept), or the refusal line (refuse/drop). */
   readonly shown?: string;
 }
@@ -74,7 +79,13 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
       },
       input.randomBytes,
     );
-    return { ...base, sender: decision.sender.routingKey, notify: false, ...(input.show ? { shown } : {}) };
+    return {
+      ...base,
+      sender: decision.sender.routingKey,
+      notify: false,
+      signedHeaders: decision.sender.signedHeaders,
+      ...(input.show ? { shown } : {}),
+    };
   }
   return {
     ...base,

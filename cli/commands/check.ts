@@ -63,7 +63,7 @@ export function registerCheckCommand(program: Command): void {
     .summary("run the inbound gate on one .eml file and print the verdict as JSON")
     .description(
       "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE.eml for one " +
-        "envelope recipient and print {verdict, reason, sender, agent, notify[, shown]}. Without --config/--admin/--dns " +
+        "envelope recipient and print {verdict, reason[, detail], sender, agent, notify[, signedHeaders][, shown]}. Without --config/--admin/--dns " +
         "it reads the local stack's state. Exit 0 for any verdict; 2 for usage or config errors.",
     )
     .requiredOption("--rcpt <address>", "envelope recipient (the agent address)")
