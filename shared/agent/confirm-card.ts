@@ -1,6 +1,7 @@
 // The confirm card (G14): what an approver reads before a confirm tool runs. Engine-written frame,
 // the operations' summaries and exact arguments, and the code.
 //
+// The approver is told what counts (G14): the first line of the reply, exactly the keyword and the code.
 // Two rules make the card safe to paste back. No line of it counts as a confirmation: the code is
 // shown grouped after "code:", never after APPROVE or CANCEL, so "No! Do NOT approve this" above
 // an unquoted card (Outlook's default reply) confirms nothing. And nothing model-written can start
@@ -42,8 +43,9 @@ export function renderCard(input: {
   lines.push(
     `code: ${formatCode(input.code)}`,
     "",
-    `To run exactly ${many ? "these operations" : "this operation"}, reply and type, at the top of your reply, a line with the word APPROVE followed by the code above.`,
-    "To discard it, type a line with the word CANCEL followed by the code.",
+    `To run exactly ${many ? "these operations" : "this operation"}, reply and make the first line of your reply the word APPROVE followed by the code above, and nothing else: no greeting or other text above it.`,
+    "To discard it, make the first line the word CANCEL followed by the code.",
+    "A reply whose first line is anything else runs nothing, and a line with CANCEL anywhere in it stops an approval.",
     "Only what you type yourself counts: this card quoted, forwarded or pasted back confirms nothing.",
     `The code expires at ${input.expiresAt}.`,
   );

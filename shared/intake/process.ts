@@ -217,9 +217,11 @@ async function handOn(
 }
 
 /**
- * A reply about a plan (G14). A decision is read only from the approver's own fresh words, above what they quote
- * or forward; a reply that holds no single decision but shows a pending plan's code (in what it quotes, or in its
- * subject) is `unclear`: it applies nothing, and the approver is told what to send. Other mail is not about a plan.
+ * A reply about a plan (G14). A decision is only the first line of the approver's own fresh words (see
+ * readConfirmation: a rule of position, so a refusal typed above a quoted approval never applies, in any
+ * language); a reply that holds no such decision but names a pending plan's code (in a confirmation line further
+ * down, in what it quotes, or in its subject) is `unclear`: it applies nothing, and the approver is told exactly
+ * what to send. Other mail is not about a plan.
  */
 async function confirmationIn(
   mail: ParsedMail,
@@ -229,10 +231,11 @@ async function confirmationIn(
   const reading = readConfirmation(freshText(mail).text);
   if (reading.kind === "approve" || reading.kind === "cancel")
     return { code: reading.code, action: reading.kind };
-  const candidates =
-    reading.kind === "ambiguous" ? reading.codes : cardCodes([mail.subject, mail.text, mail.html]);
+  const named = reading.kind === "none" ? [] : reading.codes;
+  // At most five look-ups per reply, however many codes a mail spells out.
+  const candidates = [...new Set([...named, ...cardCodes([mail.subject, mail.text, mail.html])])].slice(0, 5);
   const understood =
-    reading.kind === "none" ? "nothing" : reading.codes.length > 1 ? "several-codes" : "conflicting";
+    reading.kind === "ambiguous" ? (named.length > 1 ? "several-codes" : "conflicting") : "nothing";
   for (const code of candidates)
     if ((await deps.planAgent(code)) === agent) return { code, action: "unclear", understood };
   return null;

@@ -1,5 +1,9 @@
-// What an approver's reply says about a pending plan (G14), read only from the approver's own fresh
-// words (shared/mail/fresh-text.ts): never from quoted or pasted text, and the card itself holds no
+// What an approver's reply says about a pending plan (G14). The rule is one of position, not of recognising
+// quotes: a decision is the *first non-blank line* of the approver's fresh text, and only when that line is
+// exactly the confirmation (keyword and the code, retyped). Outlook, Notes and a hundred other clients put a
+// header block in the approver's language above the text they quote, and no list of labels knows them all: a
+// refusal typed on top ("Ne, neschvaluji") over a colleague's quoted `APPROVE <code>` must never apply, whatever
+// the quote-cutter (shared/mail/fresh-text.ts, the second line of defence) recognised. The card itself holds no
 // line that would count (confirm-card.ts). Anything but one clear decision applies nothing.
 
 /** Unambiguous upper-case letters and digits (no 0/O, 1/I/L). */
@@ -10,13 +14,15 @@ export const CODE_LENGTH = 10;
 export type ConfirmationReading =
   | { readonly kind: "approve"; readonly code: string }
   | { readonly kind: "cancel"; readonly code: string }
-  /** Confirmation lines that disagree: APPROVE and CANCEL, or more than one code. */
+  /** The first line is a confirmation, but other lines disagree: a CANCEL line, another code, a line we cannot read. */
   | {
       readonly kind: "ambiguous";
       readonly codes: readonly string[];
       readonly approve: boolean;
       readonly cancel: boolean;
     }
+  /** Confirmation lines, but not as the first line: text above them (a greeting, a refusal, a header block). */
+  | { readonly kind: "misplaced"; readonly codes: readonly string[] }
   | { readonly kind: "none" };
 
 /** `K7Q2 M9XT 4Z`: how the card shows a code, so it has to be retyped after the keyword. */
@@ -28,41 +34,84 @@ const CODE_CHAR = `[${CODE_ALPHABET}${CODE_ALPHABET.toLowerCase()}]`;
 // The code's characters, optionally grouped by single spaces or hyphens as the card shows them; the
 // approver's phone may capitalise only the first letter, so keyword and code are case-insensitive.
 const CODE_TEXT = `${CODE_CHAR}(?:[ -]?${CODE_CHAR}){${CODE_LENGTH - 1}}`;
-const CONFIRM_LINE = new RegExp(`^\\s*(approve|cancel)\\s+(${CODE_TEXT})\\s*$`, "i");
+const CONFIRM_LINE = new RegExp(`^(approve|cancel)\\s+(${CODE_TEXT})$`, "i");
 // Every Unicode line break (G8's list): a line the approver sees on its own is a line here.
 const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+// Whitespace and invisible format characters (the RLM/LRM Hebrew and Arabic clients put at a line's start, BOM,
+// zero-width space) around a line change nothing the approver sees.
+const NOISE = /[\s\p{Cf}]/u;
+
+/** `line` without leading and trailing whitespace or format characters (a loop: no regex backtracking). */
+function bare(line: string): string {
+  let start = 0;
+  let end = line.length;
+  while (start < end && NOISE.test(line[start] as string)) start++;
+  while (end > start && NOISE.test(line[end - 1] as string)) end--;
+  return line.slice(start, end);
+}
 
 const normalise = (code: string) => code.replace(/[ -]/g, "").toUpperCase();
 
 // A line that starts like a decision: a confirmation line, or one the approver meant as one and mistyped
 // ("APPROVE Q8W4N2LP7R" with a letter the alphabet lacks, "Cancel please.").
-const DECISION_WORD = /^\s*(approve|cancel)\b/i;
+const DECISION_WORD = /^(approve|cancel)\b/i;
+// CANCEL next to a code anywhere in a line ("No, CANCEL K7Q2M9XT4Z", "| CANCEL K7Q2 M9XT 4Z |"): a CANCEL line too.
+const CANCEL_WITH_CODE = new RegExp(`\\bcancel[\\s:,.]*${CODE_TEXT}(?![A-Za-z0-9])`, "i");
 
-/**
- * Read the approver's fresh text. APPROVE needs confirmation lines for exactly one code, all APPROVE: a CANCEL
- * beside it, a second code, or a decision-like line we cannot read beside it makes the reply ambiguous, and an
- * ambiguous reply applies nothing (we never pick the one line we understood out of several the approver wrote).
- */
-export function readConfirmation(fresh: string): ConfirmationReading {
+interface LineScan {
+  /** Codes of every exact confirmation line. */
+  readonly codes: Set<string>;
+  readonly approve: boolean;
+  readonly cancel: boolean;
+  /** A line starting with APPROVE or CANCEL that is not an exact confirmation line. */
+  readonly unreadable: boolean;
+}
+
+/** What the lines (already `bare`) hold that looks like a decision. */
+function scanLines(lines: readonly string[]): LineScan {
   const codes = new Set<string>();
   let approve = false;
   let cancel = false;
   let unreadable = false;
-  for (const line of fresh.split(LINE_BREAK)) {
+  for (const line of lines) {
+    if (CANCEL_WITH_CODE.test(line)) cancel = true;
     const word = DECISION_WORD.exec(line);
     if (!word) continue;
-    const isApprove = (word[1] as string).toLowerCase() === "approve";
-    if (isApprove) approve = true;
+    if ((word[1] as string).toLowerCase() === "approve") approve = true;
     else cancel = true;
     const m = CONFIRM_LINE.exec(line);
     if (m) codes.add(normalise(m[2] as string));
     else unreadable = true;
   }
-  const [code] = codes;
-  if (code === undefined) return { kind: "none" };
-  if (codes.size === 1 && approve !== cancel && !unreadable)
-    return { kind: approve ? "approve" : "cancel", code };
-  return { kind: "ambiguous", codes: [...codes], approve, cancel };
+  return { codes, approve, cancel, unreadable };
+}
+
+/**
+ * Read the approver's fresh text. Only its first non-blank line can be a decision, and only when it is exactly
+ * `APPROVE <code>` or `CANCEL <code>`. APPROVE then needs every other decision-like line to agree: a CANCEL line
+ * anywhere (starting with CANCEL, or CANCEL next to a code), another code, or a line starting with APPROVE or
+ * CANCEL we cannot read makes the reply ambiguous, and an ambiguous reply applies nothing. CANCEL on the first
+ * line cancels unless another code is named. Confirmation lines anywhere else are `misplaced`: nothing applies,
+ * and the approver is told to put the confirmation first.
+ */
+export function readConfirmation(fresh: string): ConfirmationReading {
+  const lines = fresh.split(LINE_BREAK).map(bare);
+  const scan = scanLines(lines);
+  const first = lines.find((l) => l !== "");
+  const decision = first === undefined ? null : CONFIRM_LINE.exec(first);
+  if (!decision)
+    return scan.codes.size > 0 ? { kind: "misplaced", codes: [...scan.codes] } : { kind: "none" };
+  const code = normalise(decision[2] as string);
+  const ambiguous = {
+    kind: "ambiguous",
+    codes: [...scan.codes],
+    approve: scan.approve,
+    cancel: scan.cancel,
+  } as const;
+  if (scan.codes.size > 1) return ambiguous;
+  if ((decision[1] as string).toLowerCase() === "cancel") return { kind: "cancel", code };
+  if (scan.cancel || scan.unreadable) return ambiguous;
+  return { kind: "approve", code };
 }
 
 // `code: K7Q2 M9XT 4Z` as the card and its subject show it, anywhere (quoted text included): only used to find

@@ -28,7 +28,7 @@ export function isNoticeReason(value: unknown): value is NoticeReason {
 // The confirm notices (G14) tell an approver what their reply was read as and what to send. They name the code
 // grouped, as the card does, and never write APPROVE or CANCEL next to it: a notice pasted back confirms nothing.
 const HOW_TO_CONFIRM =
-  "To approve, type at the top of your reply a line with the word APPROVE followed by the code; to discard, the word CANCEL followed by the code. Text you quote, forward or paste confirms nothing.";
+  "What to send: reply with a first line that is the word APPROVE, a space and the code below, and nothing else on that line and nothing above it (no greeting: you may write below it); to discard, the word CANCEL and the code as the first line. A line with CANCEL anywhere stops an approval, and text you quote, forward or paste confirms nothing.";
 
 const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "access-denied": {
@@ -61,11 +61,11 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   },
   "confirm-no-decision": {
     subject: "Nothing was approved",
-    line: `Your reply about the operations waiting for approval did not contain, in your own words, a line with APPROVE or CANCEL and the code, so nothing was done. ${HOW_TO_CONFIRM}`,
+    line: `Your reply about the operations waiting for approval did not start with the confirmation: its first line, in your own words, was not the word APPROVE or CANCEL followed by the code, so nothing was done. ${HOW_TO_CONFIRM}`,
   },
   "confirm-ambiguous": {
     subject: "Nothing was approved: your reply was not clear",
-    line: `Your reply contained lines that do not agree (APPROVE and CANCEL, or a line starting with one of them that we could not read beside one we could), so nothing was done. ${HOW_TO_CONFIRM}`,
+    line: `Your reply contained lines that do not agree (APPROVE first and a line with CANCEL below it, or a line starting with APPROVE or CANCEL that we could not read), so nothing was done. ${HOW_TO_CONFIRM}`,
   },
   "confirm-several-codes": {
     subject: "Nothing was approved: more than one code",

@@ -151,7 +151,7 @@ describe("propose → confirm → apply (G14), in the local stack", () => {
     const events = (await stores.runEvents.list(runId)).filter((e) => e.type === "confirm-refused");
     expect(events.map((e) => e.data.reason)).toEqual(["confirm-not-approver"]);
 
-    await send(APPROVER, `Looks fine.\n\nAPPROVE ${code}\n\n> APPROVE ${code}`);
+    await send(APPROVER, `APPROVE ${code}\n\nLooks fine.\n\n> APPROVE ${code}`);
     await waitFor("the plan to be applied", async () =>
       (await plans.get(runId))?.state === "applied" ? true : undefined,
     );
@@ -183,6 +183,51 @@ describe("propose → confirm → apply (G14), in the local stack", () => {
       (await plans.get(runId))?.state === "tampered" ? true : undefined,
     );
     expect(backend.refunds.size).toBe(refundsBefore);
+  });
+
+  it("a Czech refusal on top of a colleague's quoted approval applies nothing, and the approver is told what to send", async () => {
+    // Issue 20 part 2: Outlook's plain-text reply in Czech puts `Od:` / `Odesláno:` / `Komu:` / `Předmět:` above
+    // the quoted reply-all of a colleague who wrote APPROVE and the code. The refusal is the first line: the rule
+    // of position, not a list of header labels, keeps the refund from running.
+    const { code, runId } = await proposeRefund("A-1002");
+    const refundsBefore = backend.refunds.size;
+    await send(
+      APPROVER,
+      [
+        "Ne, neschvaluji. Tohle je podvod.",
+        "",
+        "S pozdravem",
+        "Dana",
+        "",
+        "Od: Jim Novák <jim.novak@example.com>",
+        "Odesláno: úterý 4. března 2025 10:20",
+        "Komu: Dana Approver <boss@approvers.example>",
+        `Předmět: RE: Approval needed - code ${formatCode(code)}`,
+        "",
+        `APPROVE ${code}`,
+        "",
+        "Jim",
+      ].join("\r\n"),
+      ["MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit"],
+    );
+    const notice = await waitFor("the notice to the approver", async () =>
+      (await mails()).find(
+        (m) =>
+          m.to?.some((a) => a.address === APPROVER) &&
+          m.subject === "Nothing was approved" &&
+          (m.text ?? "").includes(`The code: ${formatCode(code)}`),
+      ),
+    );
+    expect(notice.text).toContain(
+      "reply with a first line that is the word APPROVE, a space and the code below",
+    );
+    expect(notice.text).toContain("Reason code: confirm-no-decision");
+    // Give a wrong apply every chance to land before looking.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await plans.get(runId))?.state).toBe("pending");
+    expect(backend.refunds.size).toBe(refundsBefore);
+    const events = (await stores.runEvents.list(runId)).filter((e) => e.type === "confirm-unclear");
+    expect(events.map((e) => e.data.understood)).toEqual(["nothing"]);
   });
 
   it("CANCEL with the code discards the plan", async () => {

@@ -26,6 +26,15 @@ describe("the confirm card", () => {
     for (const line of lines(text)) expect(line).not.toMatch(/^\s*(approve|cancel)\b/i);
   });
 
+  it("tells the approver the first line must be the confirmation, and pasted under one never blocks it", () => {
+    const text = card({ order: "A-1002", amountCents: 2000 });
+    expect(text).toContain("make the first line of your reply the word APPROVE followed by the code above");
+    expect(text).toContain("no greeting or other text above it");
+    // A client that pastes the card unquoted under an unknown header leaves it in the fresh text: the
+    // instructions mention CANCEL, yet hold no CANCEL line, so an approval above them still applies.
+    expect(readConfirmation(`APPROVE ${CODE}\n\n${text}`)).toEqual({ kind: "approve", code: CODE });
+  });
+
   it.each(LINE_BREAKS.map((b) => [JSON.stringify(b), b]))(
     "a model-written argument holding %s stays on its line",
     (_name, br) => {

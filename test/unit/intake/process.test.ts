@@ -118,7 +118,7 @@ describe("processInbound", () => {
     const w = verifyWorld({ resolver });
     await pendingPlan(w);
     const raw = await sign(
-      { from: `Boss <${APPROVER}>`, body: `Yes.\r\n\r\nAPPROVE ${formatCode(CODE)}\r\n` },
+      { from: `Boss <${APPROVER}>`, body: `APPROVE ${formatCode(CODE)}\r\n\r\nYes.\r\n` },
       "approvers.example",
     );
     const [summary] = await w.receive(raw);
@@ -163,6 +163,37 @@ describe("processInbound", () => {
         }),
       },
     ]);
+  });
+
+  it("an APPROVE below the approver's first line is `unclear`, found by the code it names, so the notice reaches them", async () => {
+    const w = verifyWorld({ resolver });
+    await pendingPlan(w);
+    // Nothing quoted and a subject without the code: only the misplaced line names the plan.
+    await w.receive(
+      await sign(
+        { from: `Boss <${APPROVER}>`, body: `Ne, neschvaluji.\r\n\r\nAPPROVE ${CODE}\r\n` },
+        "approvers.example",
+      ),
+    );
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([
+      { confirm: expect.objectContaining({ code: CODE, action: "unclear", understood: "nothing" }) },
+    ]);
+  });
+
+  it("a reply naming many codes costs at most five plan look-ups", async () => {
+    const w = verifyWorld({ resolver });
+    const asked: string[] = [];
+    w.deps.planAgent = async (code) => {
+      asked.push(code);
+      return null;
+    };
+    const codes = Array.from(
+      { length: 40 },
+      (_, i) => `K7Q2M9XT${"ABCDEFGHJKMNPQRSTUVWXYZ23456789"[i % 31]}${i < 31 ? "A" : "B"}`,
+    );
+    await w.receive(await sign({ body: ["Hello", ...codes.map((c) => `APPROVE ${c}`)].join("\r\n") }));
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThanOrEqual(5);
   });
 
   it("a reply quoting a code no pending plan of this agent carries is ordinary mail: it starts a run", async () => {

@@ -1,27 +1,40 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { convert } from "html-to-text";
 import { describe, expect, it } from "vitest";
+import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 
 /**
- * Approval reply shapes (test/fixtures/approval-replies, G14): every real-client shape, with a sample card put
- * where the client puts the card, must give fresh text that holds the approver's own words and none of the card.
- * The card carries its code only as `code: K7Q2 M9XT 4Z` and an argument line that mentions APPROVE, to show that
- * nothing inside a card can reach the fresh text.
+ * Approval reply shapes (test/fixtures/approval-replies, G14): every client shape, with a sample card put where the
+ * client puts the card, must be read as its fixture says, and the approver's typed first line must be the first
+ * line of the fresh text. The decision is a rule of position, so it must hold with the quote-cutter switched off
+ * too: read over the whole body, no shape the fixture does not approve may approve. The card carries its code
+ * only as `code: K7Q2 M9XT 4Z` and an argument line that mentions APPROVE, to show that nothing inside a card can
+ * confirm. Where the quote-cutter does not find a client's separator (an Outlook header block in a language it
+ * has no labels for, Notes' run-together header table), the fixture says so (`cardStaysFresh`): the outcome
+ * there rests on the positional rule alone.
  */
 
-type Outcome = "approve" | "cancel" | "none" | "ambiguous";
+const OUTCOMES = ["approve", "cancel", "none", "ambiguous", "misplaced"] as const;
+type Outcome = (typeof OUTCOMES)[number];
 interface Shape {
   readonly name: string;
   readonly modelledOn: string;
   readonly client: string;
+  /** BCP 47 tag of the language the client and the approver write in. */
+  readonly language: string;
   readonly format: "text" | "html";
   readonly body: string;
+  /** What the approver typed, in order, as it must appear in the fresh text (placeholders as in the body). */
+  readonly typed: readonly string[];
   readonly expected: Outcome;
+  /** The quote-cutter does not find this client's separator: card text stays in the fresh text. */
+  readonly cardStaysFresh?: boolean;
 }
 
 const dir = join(import.meta.dirname, "../../fixtures/approval-replies");
-/** Shapes keyed by file name; the `name` field is the consumer's label and only its uniqueness is checked here. */
+/** Shapes keyed by file name, which is also each shape's `name`. */
 const shapes = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))
   .sort()
@@ -53,7 +66,7 @@ const CARD_HTML =
   `<pre>${CARD_LINES.slice(5, 10).join("\n").replace(/"/g, "&quot;")}</pre>` +
   `<p>code: ${CODE_GROUPED}</p>` +
   "<p>This card expires at 2025-03-04 12:12 UTC. Nothing happens until you confirm.</p></div>";
-/** Card text that must never be fresh, however the client pasted it. */
+/** Card text that is never fresh where the quote-cutter finds the client's separator. */
 const CARD_MARKERS = [
   "asks you to confirm",
   "issue_refund",
@@ -70,113 +83,93 @@ function render(body: string): string {
     .replaceAll("{{CODE}}", CODE);
 }
 
-/** What each approver typed (by file name), as it must appear in the fresh text (placeholders as in the bodies). */
-const OWN_WORDS: Record<string, readonly string[]> = {
-  "apple-mail-quoted": ["APPROVE {{CODE}}"],
-  "approval-only-in-pasted-original": ["Agreed."],
-  "approval-only-in-quoted-colleague-reply": ["Thanks Bob."],
-  conflicting: ["APPROVE {{CODE}}", "CANCEL {{CODE}}"],
-  "approve-with-trailing-words": ["Please APPROVE {{CODE}} now"],
-  "cancel-above-unquoted-card": ["CANCEL {{CODE_GROUPED}}"],
-  "cancel-please-above-unquoted-card": ["Cancel please."],
-  "do-not-approve-above-unquoted-card": ["No! Do NOT approve this refund, it is fraud."],
-  "forward-apple-mail": ["FYI, please look at this."],
-  "forward-gmail": ["Bob, can you check this before I approve it?"],
-  "forward-outlook-original-message": ["Please review."],
-  "french-gmail": ["APPROVE {{CODE}}"],
-  "french-outlook-cancel": ["CANCEL {{CODE}}", "Cordialement"],
-  "german-gmail-wrapped-attribution": ["APPROVE {{CODE}}"],
-  "german-iphone-card-pasted": ["CANCEL {{CODE}}"],
-  "german-outlook": ["APPROVE {{CODE}}", "Mit freundlichen Grüßen"],
-  "gmail-mobile-lowercase-grouped": ["approve {{CODE_GROUPED}}"],
-  "gmail-web-quoted": ["APPROVE {{CODE}}"],
-  "html-apple-mail": ["APPROVE {{CODE}}"],
-  "html-gmail": ["APPROVE {{CODE}}"],
-  "html-iphone-card-pasted": ["APPROVE {{CODE}}"],
-  "html-outlook-desktop": ["APPROVE {{CODE}}"],
-  "html-outlook-web-cancel-grouped": ["CANCEL {{CODE_GROUPED}}"],
-  "html-thunderbird": ["APPROVE {{CODE}}"],
-  "interleaved-reply": ["Checked against the invoice, amount is right.", "APPROVE {{CODE}}"],
-  "iphone-mail-card-pasted": ["APPROVE {{CODE}}"],
-  "iphone-mail-quoted": ["Yes, this one is fine.", "APPROVE {{CODE}}"],
-  "mail-for-windows": ["APPROVE {{CODE}}", "Dana"],
-  "outlook-android-cancel": ["CANCEL {{CODE}}"],
-  "outlook-desktop-crlf": ["APPROVE {{CODE}}", "Dana"],
-  "outlook-desktop-no-rule-grouped-code": ["APPROVE {{CODE_GROUPED}}"],
-  "outlook-desktop-top-posted": ["APPROVE {{CODE}}", "Thanks,", "Dana"],
-  "outlook-ios": ["APPROVE {{CODE}}"],
-  "outlook-web-plain": ["Approve {{CODE}}"],
-  "reply-all-colleague-outlook": ["Bob, is this legit?"],
-  "reply-all-colleague-question": ["Bob, is this legit? I don't recognise this customer."],
-  "signature-below-approve": ["APPROVE {{CODE}}"],
-  "thunderbird-bottom-posted": ["APPROVE {{CODE}}"],
-  "thunderbird-top-posted": ["APPROVE {{CODE}}"],
-  "two-different-codes": ["APPROVE {{CODE}}", "APPROVE Q8W4N2LP7R"],
-  "unicode-line-separators": ["APPROVE {{CODE}}"],
-  "yahoo-android": ["APPROVE {{CODE}}"],
-};
-
 const LINE_BREAK = /\r\n|[\n\v\f\r\u0085\u2028\u2029]/;
 
-/**
- * Test oracle for the stated semantics (the decision itself lives in shared/agent/plan.ts): a confirmation line is
- * exactly `APPROVE <code>` / `CANCEL <code>`, keyword and code case-insensitive, spaces allowed inside the code.
- */
-function oracle(fresh: string): Outcome {
-  const found: { keyword: string; code: string }[] = [];
-  for (const line of fresh.split(LINE_BREAK)) {
-    const [keyword = "", ...rest] = line.trim().split(/\s+/);
-    const code = rest.join("").toUpperCase();
-    if (/^(approve|cancel)$/i.test(keyword) && /^[A-Z0-9]{10}$/.test(code)) {
-      found.push({ keyword: keyword.toLowerCase(), code });
-    }
-  }
-  if (found.length === 0) return "none";
-  if (new Set(found.map((f) => f.code)).size > 1) return "ambiguous";
-  const keywords = new Set(found.map((f) => f.keyword));
-  if (keywords.size > 1) return "ambiguous";
-  return keywords.has("approve") ? "approve" : "cancel";
+/** A line as the approver sees it: without surrounding whitespace or invisible format characters (RLM, BOM). */
+const visible = (line: string) => line.replace(/^[\s\p{Cf}]+/u, "").replace(/[\s\p{Cf}]+$/u, "");
+
+/** The body with the quote-cutter switched off: all of the text part, or all of the HTML as text. */
+function wholeBody(shape: Shape, body: string): string {
+  return shape.format === "html" ? convert(body, { wordwrap: false }) : body;
 }
 
+/** The nine languages whose Outlook header block first let a refusal on top approve (issue 20, round three). */
+const ROUND_THREE = ["cs", "el", "he", "ar", "uk", "ro", "vi", "id", "th"];
+
 describe("approval reply shapes", () => {
-  it("holds at least 30 well-formed shapes, each with the approver's words listed", () => {
-    expect(shapes.length).toBeGreaterThanOrEqual(30);
+  it("holds at least 80 well-formed shapes, each with its origin, language, typed words and outcome", () => {
+    expect(shapes.length).toBeGreaterThanOrEqual(80);
     expect(new Set(shapes.map(({ shape }) => shape.name)).size).toBe(shapes.length);
     for (const { file, shape: s } of shapes) {
-      expect(s.name.length, file).toBeGreaterThan(0);
+      expect(s.name, file).toBe(file);
       expect(s.modelledOn.length, file).toBeGreaterThan(0);
+      expect(s.client.length, file).toBeGreaterThan(0);
+      expect(s.language, file).toMatch(/^[a-z]{2}(-[A-Z]{2})?$/);
       expect(["text", "html"]).toContain(s.format);
-      expect(["approve", "cancel", "none", "ambiguous"]).toContain(s.expected);
+      expect(OUTCOMES).toContain(s.expected);
+      expect(s.typed.length, file).toBeGreaterThan(0);
       const placeholders = s.body.match(/\{\{CARD_(TEXT|QUOTED|HTML)\}\}/g) ?? [];
       expect(placeholders.length, file).toBe(1);
     }
-    expect(Object.keys(OWN_WORDS).sort()).toEqual(shapes.map(({ file }) => file));
   });
 
-  it("covers every outcome", () => {
-    expect(new Set(shapes.map(({ shape }) => shape.expected))).toEqual(
-      new Set(["approve", "cancel", "none", "ambiguous"]),
-    );
+  it("covers every outcome, Outlook plain and HTML in at least 20 languages, and the round-three clients", () => {
+    expect(new Set(shapes.map(({ shape }) => shape.expected))).toEqual(new Set(OUTCOMES));
+    const outlook = (format: string) =>
+      new Set(
+        shapes
+          .filter(({ shape }) => shape.client.startsWith("Outlook for Windows") && shape.format === format)
+          .map(({ shape }) => shape.language),
+      );
+    for (const format of ["text", "html"]) {
+      expect(outlook(format).size, format).toBeGreaterThanOrEqual(20);
+      for (const language of ROUND_THREE)
+        expect(outlook(format), `${format} ${language}`).toContain(language);
+    }
+    const clients = shapes.map(({ shape }) => shape.client).join("\n");
+    for (const client of [
+      "Notes",
+      "Lotus",
+      "Zimbra",
+      "Yahoo",
+      "Proton",
+      "Fastmail",
+      "Superhuman",
+      "Android",
+      "iOS",
+    ])
+      expect(clients).toContain(client);
   });
 
-  it.each(shapes.map(({ file, shape }) => [file, shape] as const))("%s", (file, shape) => {
+  it.each(shapes.map(({ file, shape }) => [file, shape] as const))("%s", (_file, shape) => {
     const body = render(shape.body);
     const out = freshText(shape.format === "html" ? { text: null, html: body } : { text: body, html: null });
     expect(out.source).toBe(shape.format);
-    const freshLines = new Set(out.text.split(LINE_BREAK).map((l) => l.trim()));
-    for (const words of OWN_WORDS[file] ?? []) expect(freshLines).toContain(render(words));
-    for (const marker of CARD_MARKERS) expect(out.text).not.toContain(marker);
-    for (const line of CARD_LINES) {
-      if (line.trim() !== "") expect(freshLines.has(line.trim()), `card line leaked: ${line}`).toBe(false);
-    }
-    expect(oracle(out.text)).toBe(shape.expected);
+    const freshLines = out.text.split(LINE_BREAK).map(visible);
+    // Position first: the approver's first typed line is the first line of the fresh text.
+    expect(freshLines.find((l) => l !== "")).toBe(visible(render(shape.typed[0] as string)));
+    for (const words of shape.typed) expect(freshLines).toContain(visible(render(words)));
+    const leaked =
+      CARD_MARKERS.some((m) => out.text.includes(m)) ||
+      CARD_LINES.some((l) => l.trim() !== "" && freshLines.includes(l.trim()));
+    expect(leaked, "card text in the fresh text").toBe(shape.cardStaysFresh === true);
+    expect(readConfirmation(out.text).kind).toBe(shape.expected);
+    // The rule alone, with the quote-cutter switched off: only a shape that approves may approve.
+    const alone = readConfirmation(wholeBody(shape, body)).kind;
+    if (shape.expected !== "approve") expect(alone).not.toBe("approve");
   });
 
-  it("would count the card's code line if a client pasted the card with no separator at all", () => {
-    // Why every shape has a separator: with none, nothing tells the card from the reply. The card itself still
-    // holds no confirmation line, so such a reply cannot confirm anything by accident.
+  it("a card pasted with no separator at all stays in the fresh text and still confirms nothing", () => {
+    // With no separator nothing tells the card from the reply; the card holds no confirmation line, and the
+    // approver's first line decides.
     const out = freshText({ text: `Looks fine\n\n${CARD_TEXT}`, html: null });
     expect(out.text).toContain(`code: ${CODE_GROUPED}`);
-    expect(oracle(out.text)).toBe("none");
+    expect(readConfirmation(out.text)).toEqual({ kind: "none" });
+    expect(readConfirmation(freshText({ text: `APPROVE ${CODE}\n\n${CARD_TEXT}`, html: null }).text)).toEqual(
+      {
+        kind: "approve",
+        code: CODE,
+      },
+    );
   });
 });
