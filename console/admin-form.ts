@@ -41,6 +41,7 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
         acceptAutoSubmitted: flag(f, "acceptAutoSubmitted"),
         acceptListMail: flag(f, "acceptListMail"),
         acceptBcc: flag(f, "acceptBcc"),
+        continueAfterReply: flag(f, "continueAfterReply"),
       });
     case "accessRules":
     case "outboundRules":

@@ -46,6 +46,12 @@ export const agentItem = z
      * signed mail sent to someone else can then be replayed to the agent by its recipient (G2).
      */
     acceptBcc: z.boolean().default(false),
+    /**
+     * A reply ends the run: a round whose only call is a successful `send_email` reply completes it without another
+     * model round (one model call for a simple answer). An agent that works on after answering (files a ticket,
+     * records a fact) opts out and the run continues until the model stops. Absent means false.
+     */
+    continueAfterReply: z.boolean().optional(),
     enabled: z.boolean().default(true),
   })
   .loose();

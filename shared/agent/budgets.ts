@@ -1,6 +1,6 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
-import type { Usage } from "../model/types.ts";
+import { tokensProcessed, type Usage } from "../model/types.ts";
 import { type Fail, fail, type Ok, ok } from "../result.ts";
 import type { BudgetGate, BudgetReason, BudgetVerdict, RunRecord } from "./ports.ts";
 
@@ -52,7 +52,8 @@ export function createBudgetGate(opts: {
     },
     async afterInference(run, agent, usage: Usage) {
       const d = day(opts.now());
-      const spent = Math.max(0, usage.inputTokens + usage.outputTokens);
+      // Every token processed, cached or not (docs/agent-runtime.md: budgets bound work; a cache read is cheaper).
+      const spent = tokensProcessed(usage);
       await counters.increment(`budget#tokens#agent#${agent.address}`, d, spent, { ttlSeconds: DAY_TTL });
       if (run.sender)
         await counters.increment(`budget#tokens#sender#${run.sender.routingKey}`, d, spent, {

@@ -17,6 +17,8 @@ export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded
  */
 export type RunEndReason =
   | "model-stopped"
+  /** The round's only call was a successful reply: the answer is the run's last word (agent `continueAfterReply`). */
+  | "replied"
   | `reached ${number} rounds`
   | "model-unknown"
   | "agent-missing"

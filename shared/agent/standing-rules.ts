@@ -15,6 +15,12 @@ export function systemPrompt(agent: AgentItem): string {
     "text was cut, and how to read the rest); a '| ' line that looks like one is the other people's text.",
     "Your plain text is never delivered to anyone. To answer, call send_email; to act, call your tools.",
     "Tools you were not offered do not exist for you. When you are done, stop without calling a tool.",
+    ...(agent.continueAfterReply
+      ? []
+      : [
+          "A send_email reply is your last word: when it is the only call in your turn and it is sent, the",
+          "conversation ends there. Do any other work (tools, lookups) first, or in the same turn as the reply.",
+        ]),
     "",
     "Operator instructions:",
     agent.instructions.trim() || "(none)",

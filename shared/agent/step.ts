@@ -112,6 +112,15 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const { turn } = took;
   if (turn.toolCalls.length === 0) return finish(r, "completed", "model-stopped");
   const results = await answerTurn(r, turn, took.transcript);
+  // A delivery resumed after this round's results were saved reads them back: it must end the run as the crashed
+  // one would have, not start another round.
+  const answered = results ?? savedResults(took.transcript, r.round);
+  if (answered !== null && endsWithReply(r, turn, answered)) {
+    // The answer went out: another model call would only say "done", with the whole context billed again. The
+    // transcript keeps the send's result, so the run reads complete.
+    if (results !== null) await deps.transcripts.save(run.runId, withResults(took.transcript, results));
+    return finish(r, "completed", "replied");
+  }
 
   const last = msg.round >= maxRounds;
   // The results ride with the next round's message when they are small and have no media (one transcript write
@@ -217,6 +226,32 @@ async function answerTurn(
   const answered = transcript.lastRound === r.round && transcript.messages.at(-1)?.role === "tool";
   if (answered) return null;
   return runToolCalls(turn, r, transcript);
+}
+
+/**
+ * A round whose only call is a successful `send_email` reply ends the run (the model was told so in its standing
+ * rules), unless the agent opts out. Any other call in the same turn, a refused or failed send, or a `new` mail
+ * means the model still has work: the run continues. Only a run started by mail can reply (a scheduled run's reply
+ * is refused as `reply-unavailable`), and send_email never proposes (it is not a confirm tool).
+ */
+export function endsWithReply(
+  r: Pick<Round, "agent">,
+  turn: AssistantMessage,
+  results: readonly ModelToolResult[],
+): boolean {
+  if (r.agent.continueAfterReply === true) return false;
+  if (turn.toolCalls.length !== 1 || results.length !== 1) return false;
+  const [call] = turn.toolCalls;
+  const [result] = results;
+  if (call?.name !== "send_email" || result?.isError !== false || result.toolCallId !== call.id) return false;
+  const input = call.input as { mode?: unknown } | undefined;
+  return typeof input === "object" && input !== null && input.mode === "reply";
+}
+
+/** This round's results as saved in the transcript, when a crashed delivery saved them. */
+function savedResults(transcript: Transcript, round: number): readonly ModelToolResult[] | null {
+  const last = transcript.messages.at(-1);
+  return transcript.lastRound === round && last?.role === "tool" ? last.results : null;
 }
 
 function withResults(transcript: Transcript, results: readonly ModelToolResult[]): Transcript {

@@ -1,15 +1,28 @@
 import * as z from "zod";
 import { assistantText, isPlainObject, replayInput, toolResultText } from "./content.ts";
-import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
+import { conversationBreakpoint } from "./prompt-cache.ts";
+import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall, Usage } from "./types.ts";
 import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";
 
-/** Anthropic Messages API (`anthropic-version: 2023-06-01`) request body. */
+/** Anthropic's prompt-cache marker (the five-minute cache): the prefix up to and including its block is cached. */
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * Anthropic Messages API (`anthropic-version: 2023-06-01`) request body. The API renders tools, then system, then
+ * messages, so one `cache_control` on the system block caches tools and system together; a second on the last
+ * block of the conversation once the run is past round 1 (prompt-cache.ts).
+ */
 export function toAnthropicBody(model: string, request: ModelRequest): Record<string, unknown> {
+  const messages = mergeRoles(request.messages.map(toAnthropicMessage));
+  if (conversationBreakpoint(request.messages)) markLast(messages);
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxTokens,
-    system: request.system,
-    messages: mergeRoles(request.messages.map(toAnthropicMessage)),
+    // A blank text block is refused by the API; a blank system prompt is left out instead of marked.
+    ...(request.system === ""
+      ? {}
+      : { system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }] }),
+    messages,
   };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -68,6 +81,13 @@ function mediaBlock(b: MediaBlock): unknown {
   };
 }
 
+/** `cache_control` on the last content block of the last message (a text, tool_use or tool_result block). */
+function markLast(messages: WireMessage[]): void {
+  const content = messages.at(-1)?.content;
+  const last = content?.at(-1);
+  if (content && isPlainObject(last)) content[content.length - 1] = { ...last, cache_control: EPHEMERAL };
+}
+
 /** The API requires user and assistant turns to alternate: tool results and a following user text share one turn. */
 function mergeRoles(messages: WireMessage[]): WireMessage[] {
   const out: WireMessage[] = [];
@@ -82,7 +102,14 @@ function mergeRoles(messages: WireMessage[]): WireMessage[] {
 const responseWire = z.object({
   content: z.array(z.looseObject({ type: z.string() })),
   stop_reason: z.string().nullish(),
-  usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }),
+  usage: z.object({
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    // Present when the request carried cache_control; input_tokens then counts only the tokens after the last
+    // breakpoint (Anthropic, "Prompt caching": total input = cache_read + cache_creation + input_tokens).
+    cache_creation_input_tokens: z.number().nullish(),
+    cache_read_input_tokens: z.number().nullish(),
+  }),
 });
 const textWire = z.object({ type: z.literal("text"), text: z.string() });
 const toolUseWire = z.object({
@@ -127,8 +154,17 @@ export function parseAnthropicResponse(json: unknown): ParsedTurn {
       text: texts.join(""),
       toolCalls,
       stopReason: stopReason(parsed.data.stop_reason, toolCalls.length),
-      usage: { inputTokens: parsed.data.usage.input_tokens, outputTokens: parsed.data.usage.output_tokens },
+      usage: anthropicUsage(parsed.data.usage),
     },
+  };
+}
+
+function anthropicUsage(u: z.infer<typeof responseWire>["usage"]): Usage {
+  return {
+    inputTokens: u.input_tokens,
+    outputTokens: u.output_tokens,
+    ...(u.cache_read_input_tokens ? { cacheReadTokens: u.cache_read_input_tokens } : {}),
+    ...(u.cache_creation_input_tokens ? { cacheWriteTokens: u.cache_creation_input_tokens } : {}),
   };
 }
 

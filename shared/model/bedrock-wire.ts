@@ -8,6 +8,7 @@ import type {
 } from "@aws-sdk/client-bedrock-runtime";
 import { assistantText, isPlainObject, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
 import type { MediaBlock, Message, ModelCapabilities, ModelRequest, StopReason, ToolCall } from "./types.ts";
+import { conversationBreakpoint } from "./prompt-cache.ts";
 import { malformed, type ParsedTurn } from "./wire.ts";
 
 /** The SDK's JSON document type, taken from the SDK itself rather than its transitive `@smithy/types`. */
@@ -17,7 +18,15 @@ export interface ConverseMapping {
   readonly capabilities: ModelCapabilities;
   /** `status` on toolResult is honoured by Claude models only; others get an `ERROR: ` prefix instead. */
   readonly toolResultStatus: boolean;
+  /**
+   * `cachePoint` blocks (Bedrock prompt caching): accepted by the Claude and Nova models that support it; others
+   * reject the request with a ValidationException, so only those get them.
+   */
+  readonly promptCache: boolean;
 }
+
+/** Bedrock's prompt-cache checkpoint: the prefix up to it is cached (five minutes by default). */
+const CACHE_POINT = { cachePoint: { type: "default" as const } };
 
 /** Bedrock Converse input (`POST /model/{modelId}/converse`). */
 export function toConverseInput(
@@ -25,22 +34,28 @@ export function toConverseInput(
   request: ModelRequest,
   mapping: ConverseMapping,
 ): ConverseCommandInput {
-  const input: ConverseCommandInput = {
-    modelId,
-    messages: mergeRoles(request.messages.map((m) => toConverseMessage(m, mapping))),
-    inferenceConfig: { maxTokens: request.maxTokens },
-  };
-  // Converse rejects blank text blocks, the system prompt included.
-  if (request.system !== "") input.system = [{ text: request.system }];
+  const messages = mergeRoles(request.messages.map((m) => toConverseMessage(m, mapping)));
+  const cache = mapping.promptCache;
+  // The conversation's checkpoint once the run is past round 1 (prompt-cache.ts), after its last block.
+  const last = messages.at(-1);
+  if (cache && last && conversationBreakpoint(request.messages))
+    last.content = [...(last.content ?? []), CACHE_POINT];
+  const input: ConverseCommandInput = { modelId, messages, inferenceConfig: { maxTokens: request.maxTokens } };
+  // Converse rejects blank text blocks, the system prompt included. The prefix that never changes between runs
+  // (tools, then system) is checkpointed after each.
+  if (request.system !== "") input.system = [{ text: request.system }, ...(cache ? [CACHE_POINT] : [])];
   if (request.tools.length > 0) {
     input.toolConfig = {
-      tools: request.tools.map((t) => ({
-        toolSpec: {
-          name: t.name,
-          description: t.description,
-          inputSchema: { json: t.inputSchema as DocumentType },
-        },
-      })),
+      tools: [
+        ...request.tools.map((t) => ({
+          toolSpec: {
+            name: t.name,
+            description: t.description,
+            inputSchema: { json: t.inputSchema as DocumentType },
+          },
+        })),
+        ...(cache ? [CACHE_POINT] : []),
+      ],
     };
   }
   return input;
@@ -158,7 +173,13 @@ export function parseConverseOutput(output: ConverseCommandOutput): ParsedTurn {
       text: texts.join(""),
       toolCalls,
       stopReason: stopReason(output.stopReason, toolCalls.length),
-      usage: { inputTokens: output.usage?.inputTokens ?? 0, outputTokens: output.usage?.outputTokens ?? 0 },
+      // Bedrock reports cache reads and writes apart from inputTokens (TokenUsage: totalTokens sums all four).
+      usage: {
+        inputTokens: output.usage?.inputTokens ?? 0,
+        outputTokens: output.usage?.outputTokens ?? 0,
+        ...(output.usage?.cacheReadInputTokens ? { cacheReadTokens: output.usage.cacheReadInputTokens } : {}),
+        ...(output.usage?.cacheWriteInputTokens ? { cacheWriteTokens: output.usage.cacheWriteInputTokens } : {}),
+      },
     },
   };
 }

@@ -17,13 +17,17 @@ export interface BedrockOptions {
   readonly retry?: RetryOptions;
   /** Default: images and documents for Anthropic Claude models, which accept them in tool results; off otherwise. */
   readonly capabilities?: ModelCapabilities;
+  /** Send `cachePoint` checkpoints. Default: for Claude and Nova model ids, which support them. */
+  readonly promptCache?: boolean;
 }
 
 /** Amazon Bedrock Converse: IAM auth (no keys), the default provider in AWS. */
 export function bedrockModel(options: BedrockOptions): ModelProvider {
   const claude = /(^|[.:/])anthropic\./.test(options.modelId);
   const capabilities = options.capabilities ?? { supportsImages: claude, supportsDocuments: claude };
-  const mapping = { capabilities, toolResultStatus: claude };
+  // Prompt caching on Bedrock: Anthropic Claude and Amazon Nova models (Bedrock user guide, "Prompt caching").
+  const promptCache = options.promptCache ?? (claude || /(^|[.:/])amazon\.nova-/.test(options.modelId));
+  const mapping = { capabilities, toolResultStatus: claude, promptCache };
   return {
     name: options.name ?? `bedrock:${options.modelId}`,
     capabilities,

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { assistantText, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
-import type { Message, ModelRequest, StopReason, ToolCall } from "./types.ts";
+import type { Message, ModelRequest, StopReason, ToolCall, Usage } from "./types.ts";
 import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";
 
 /**
@@ -59,7 +59,15 @@ const responseWire = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().nullish(),
+      completion_tokens: z.number().nullish(),
+      // OpenAI caches a prompt prefix of 1,024 tokens or more by itself and reports the part it read here, as a
+      // subset of prompt_tokens (OpenAI, "Prompt caching"); compatible servers may leave it out.
+      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+    })
+    .nullish(),
 });
 
 export function parseOpenAiResponse(json: unknown): ParsedTurn {
@@ -74,11 +82,19 @@ export function parseOpenAiResponse(json: unknown): ParsedTurn {
       text: choice.message.content ?? "",
       toolCalls,
       stopReason: stopReason(choice.finish_reason, toolCalls.length),
-      usage: {
-        inputTokens: parsed.data.usage?.prompt_tokens ?? 0,
-        outputTokens: parsed.data.usage?.completion_tokens ?? 0,
-      },
+      usage: openAiUsage(parsed.data.usage),
     },
+  };
+}
+
+function openAiUsage(u: z.infer<typeof responseWire>["usage"]): Usage {
+  const prompt = u?.prompt_tokens ?? 0;
+  // Never more than the prompt: a server that reports nonsense must not make the uncached count negative.
+  const cached = Math.min(prompt, Math.max(0, u?.prompt_tokens_details?.cached_tokens ?? 0));
+  return {
+    inputTokens: prompt - cached,
+    outputTokens: u?.completion_tokens ?? 0,
+    ...(cached > 0 ? { cacheReadTokens: cached } : {}),
   };
 }
 

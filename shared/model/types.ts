@@ -93,9 +93,25 @@ export interface ModelRequest {
 
 export type StopReason = "end" | "tool_use" | "max_tokens" | "other";
 
+/**
+ * Tokens of one model call, as the provider billed them. `inputTokens` are input tokens at the full input price:
+ * neither read from nor written to a prompt cache (providers report those apart: Anthropic and Bedrock already
+ * exclude them from their input count; OpenAI's `prompt_tokens` includes its `cached_tokens`, which the adapter
+ * subtracts). A cache read is billed at a fraction of the input price, a cache write at a premium (shared/model/
+ * prompt-cache.ts).
+ */
 export interface Usage {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic, Bedrock; OpenAI writes at no extra charge). */
+  readonly cacheWriteTokens?: number;
+}
+
+/** Every token the call processed: what budgets count (a cached token is cheaper, but it is still work). */
+export function tokensProcessed(u: Usage): number {
+  return Math.max(0, u.inputTokens + u.outputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0));
 }
 
 export interface ModelTurn {

@@ -1,3 +1,4 @@
+import type { Usage } from "../model/types.ts";
 import type { StoredRunEvent } from "../store/run-event-repo.ts";
 
 /**
@@ -63,10 +64,12 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
       const calls = Array.isArray(d.toolCalls)
         ? d.toolCalls.map((c) => s((c as { name?: unknown }).name))
         : [];
-      const u = (d.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
+      const u = (d.usage ?? {}) as Partial<Usage>;
+      // Cache reads and writes apart from full-price input (prompt caching, shared/model/prompt-cache.ts).
+      const cached = `${u.cacheReadTokens ? ` / cache read ${u.cacheReadTokens}` : ""}${u.cacheWriteTokens ? ` / cache write ${u.cacheWriteTokens}` : ""}`;
       return {
         status: "info",
-        text: `model turn: ${calls.length > 0 ? `calls ${calls.join(", ")}` : "no tool calls"} (stop ${s(d.stopReason)}, tokens in ${u.inputTokens ?? 0} / out ${u.outputTokens ?? 0})`,
+        text: `model turn: ${calls.length > 0 ? `calls ${calls.join(", ")}` : "no tool calls"} (stop ${s(d.stopReason)}, tokens in ${u.inputTokens ?? 0}${cached} / out ${u.outputTokens ?? 0})`,
       };
     }
     case "model-failure":

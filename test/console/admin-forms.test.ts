@@ -33,6 +33,7 @@ const AGENT = agentItem.parse({
   acceptAutoSubmitted: true,
   acceptListMail: true,
   acceptBcc: true,
+  continueAfterReply: true,
   enabled: false,
 });
 const TOOLKIT = toolkitItem.parse({

@@ -31,7 +31,11 @@ const EVENTS = [
   ev(5, 1, "tool-result", { callId: "c1", name: "issue_refund", ok: true }),
   ev(6, 1, "round-done", { next: 2 }),
   ev(7, 2, "budget-check", { ok: true }),
-  ev(8, 2, "model-turn", { toolCalls: [], stopReason: "end" }),
+  ev(8, 2, "model-turn", {
+    toolCalls: [],
+    stopReason: "end",
+    usage: { inputTokens: 40, outputTokens: 5, cacheReadTokens: 1100, cacheWriteTokens: 150 },
+  }),
   ev(9, 0, "plan-card-sent", { operations: 1, approvers: 1 }),
   ev(10, 2, "run-finished", { state: "completed", reason: "model-stopped" }),
   ev(11, 0, "plan-op", { index: 0, tool: "issue_refund", ok: true }),
@@ -76,6 +80,9 @@ describe("a run's timeline", () => {
     expect(byType("tool-result")?.text).not.toMatch(/ ok$/);
     expect(byType("plan-op")?.status).toBe("applied");
     expect(byType("model-turn")?.text).toContain("tokens in 120 / out 30");
+    // prompt caching: cache reads and writes shown apart from full-price input
+    const round2 = items.filter((i) => i.type === "model-turn").at(-1);
+    expect(round2?.text).toContain("tokens in 40 / cache read 1100 / cache write 150 / out 5");
     // Without the plan at hand, the registry's confirm flag says the same.
     const fromRegistry = timeline(EVENTS, { isConfirmTool: (n) => n === "issue_refund" });
     expect(fromRegistry.find((i) => i.type === "tool-result")?.status).toBe("proposed");

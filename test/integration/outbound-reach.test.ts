@@ -155,7 +155,7 @@ describe("outbound reach through the pipeline, against a model that obeys the ma
   });
 
   it("a Bcc added to a reply is refused; the reply to the sender alone still goes out", async () => {
-    const { results, sent } = await mailAndRun(
+    const { run, results, sent } = await mailAndRun(
       {
         lines: [
           "CAROL-BCC: where is my order?",
@@ -165,9 +165,10 @@ describe("outbound reach through the pipeline, against a model that obeys the ma
       },
       1,
     );
-    expect(results).toHaveLength(2);
+    // The model saw the refusal; its second reply went out and ended the run (issue 23: no round after it).
+    expect(results).toHaveLength(1);
     expect(results[0]).toContain("recipient-not-allowed");
-    expect(results[1]).toContain("queued");
+    expect(run.finishReason).toBe("replied");
     expect(sent.map(everyone)).toEqual([[CAROL]]);
     expect(outbox().flatMap(everyone)).not.toContain(ATTACKER);
   });
@@ -285,7 +286,8 @@ describe("outbound reach through the pipeline, against a model that obeys the ma
       },
       1,
     );
-    expect(alone.results[1]).toContain("queued");
+    // The reply went out and ended the run (issue 23): the model never saw its `queued`.
+    expect(alone.run.finishReason).toBe("replied");
     expect(alone.sent.map(everyone)).toEqual([[SAM]]);
   });
 });

@@ -83,9 +83,9 @@ describe("a mail's reads (issue 13)", () => {
           c.call.operation === "GetItem" &&
           JSON.stringify(c.call.input.Key ?? {}).includes(pk),
       ).length;
-    // Two rounds (the reply, then "done"): two agent-step deliveries, one outbound delivery.
-    expect(gets("agent-step", '"pk":"admin#version"')).toBe(2);
-    expect(gets("agent-step", '"runId":"run-')).toBe(2);
+    // One round (the reply ends the run, issue 23): one agent-step delivery, one outbound delivery.
+    expect(gets("agent-step", '"pk":"admin#version"')).toBe(1);
+    expect(gets("agent-step", '"runId":"run-')).toBe(1);
     expect(
       calls.filter(
         (c) =>
@@ -93,7 +93,7 @@ describe("a mail's reads (issue 13)", () => {
           c.call.operation === "GetItem" &&
           String(c.call.input.TableName).endsWith("messages"),
       ),
-    ).toHaveLength(2);
+    ).toHaveLength(1);
     expect(gets("outbound", '"pk":"admin#version"')).toBe(1);
     expect(
       calls.filter((c) => c.issuer === "outbound" && String(c.call.input.TableName).endsWith("agents")),

@@ -100,6 +100,9 @@ beforeAll(async () => {
     address: AGENT,
     name: "Help",
     model: "local",
+    // The key must reach the server a third time (the 401 that echoes it): the agent works on after its reply
+    // instead of ending the run there (issue 23's default).
+    continueAfterReply: true,
   });
 }, 60_000);
 

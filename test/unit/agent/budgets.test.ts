@@ -59,6 +59,20 @@ describe("createBudgetGate (G10)", () => {
     });
   });
 
+  it("cached tokens count in full: a warm prompt cache does not stretch a budget (issue 23)", async () => {
+    const budgets = gate({ tokensPerAgentPerDay: 100 });
+    await budgets.afterInference(replyRun(), agent(), {
+      inputTokens: 10,
+      outputTokens: 10,
+      cacheReadTokens: 70,
+      cacheWriteTokens: 10,
+    });
+    expect(await budgets.beforeInference(replyRun(), agent(), 2)).toEqual({
+      ok: false,
+      reason: "agent-tokens-per-day",
+    });
+  });
+
   it("a sender's tokens spent to their cap stop that sender's next model call, not another sender's", async () => {
     const budgets = gate({ tokensPerSenderPerDay: 50 });
     await budgets.afterInference(replyRun(), agent(), { inputTokens: 30, outputTokens: 20 });

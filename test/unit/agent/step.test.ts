@@ -292,8 +292,10 @@ describe("what a step message knows about its run (issue 13: reads skipped, heed
     ({ runId, round: 1, fresh: true, noPlan: true, channelOpen: true }) as const;
 
   it("a new run's first claim reads no transcript, no plan and no channel marker, and passes what it knows on", async () => {
-    // A reply: send_email's deliver asks whether the run's channels are closed (G18).
+    // A reply: send_email's deliver asks whether the run's channels are closed (G18). The agent works on after
+    // answering, so a round 2 follows and shows what round 1 passed on.
     const w = world({
+      agent: { continueAfterReply: true },
       tools: [sendEmailTool],
       toolkits: [toolkit("mail", ["send_email"])],
       turns: [
@@ -373,5 +375,116 @@ describe("what a step message knows about its run (issue 13: reads skipped, heed
     expect(
       w.queue.bodies(QUEUES.outbound).some((b) => (b as { requestId: string }).requestId === `card-${runId}`),
     ).toBe(true);
+  });
+});
+
+describe("a reply ends the run (one model call for a simple answer)", () => {
+  const reply = {
+    toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Your order ships Monday." } }],
+  };
+  const mailWorld = (turns: unknown[], opts: StepWorldOptions = {}) => {
+    const counts = new Map<string, number>();
+    return stepWorld({
+      tools: [sendEmailTool, countingTool("lookup_order", counts)],
+      toolkits: [toolkit("mail", ["send_email", "lookup_order"])],
+      turns,
+      ...opts,
+    });
+  };
+
+  it("a round whose only call is a sent reply completes the run: no second model call, the send once", async () => {
+    const w = mailWorld([reply, { text: "done" }]);
+    const runId = await w.startReplyRun();
+    expect(await w.step(runId, 1)).toEqual({ status: "finished", state: "completed", reason: "replied" });
+    expect(w.queue.bodies(QUEUES.outbound)).toHaveLength(1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([]);
+    expect((await w.trace(runId)).filter((e) => e === "model-request")).toHaveLength(1);
+    // the transcript holds the send's result: the run reads complete
+    expect((await w.transcripts.load(runId))?.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+    ]);
+    // a redelivery of the same round does nothing more
+    expect(await w.step(runId, 1)).toMatchObject({ status: "skipped", reason: "run-not-running" });
+    expect(w.queue.bodies(QUEUES.outbound)).toHaveLength(1);
+  });
+
+  it("a delivery that crashed after saving the round's results ends the run too, without sending again", async () => {
+    const w = mailWorld([reply, { text: "done" }]);
+    const runId = await w.startReplyRun();
+    const finish = w.runs.finish.bind(w.runs);
+    w.runs.finish = async () => {
+      throw new Error("crash before the run is marked finished");
+    };
+    await expect(w.step(runId, 1)).rejects.toThrow("crash");
+    w.runs.finish = finish;
+    w.clock.now = new Date(w.clock.now.getTime() + 10 * 60_000);
+    expect(await w.step(runId, 1)).toEqual({ status: "finished", state: "completed", reason: "replied" });
+    expect(w.queue.bodies(QUEUES.outbound)).toHaveLength(1);
+    expect(w.queue.bodies(QUEUES.agentStep)).toEqual([]);
+  });
+
+  it.each([
+    [
+      "the agent opts out (continueAfterReply)",
+      [reply, { text: "done" }],
+      { agent: { continueAfterReply: true } },
+    ],
+    [
+      "the model asked for more in the same turn",
+      [{ toolCalls: [...reply.toolCalls, { name: "lookup_order", input: {} }] }, { text: "done" }],
+      {},
+    ],
+    [
+      "the reply was refused (a subject on a reply)",
+      [
+        { toolCalls: [{ name: "send_email", input: { mode: "reply", subject: "x", body: "b" } }] },
+        { text: "done" },
+      ],
+      {},
+    ],
+    [
+      "the mail was new, not a reply",
+      [
+        {
+          toolCalls: [
+            {
+              name: "send_email",
+              input: { mode: "new", to: ["alice@example.com"], subject: "s", body: "b" },
+            },
+          ],
+        },
+        { text: "done" },
+      ],
+      {
+        outboundRules: [
+          { agent: "helpdesk@agents.example.net", pattern: "alice@example.com", effect: "allow" },
+        ],
+      },
+    ],
+    [
+      "the only call was another tool",
+      [{ toolCalls: [{ name: "lookup_order", input: {} }] }, { text: "done" }],
+      {},
+    ],
+  ] as const)("the run continues when %s", async (_name, turns, opts) => {
+    const w = mailWorld([...turns], opts as StepWorldOptions);
+    const runId = await w.startReplyRun();
+    expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
+    expect(await w.step(runId, 2)).toMatchObject({
+      status: "finished",
+      state: "completed",
+      reason: "model-stopped",
+    });
+  });
+
+  it("the turn limit still holds: a reply on the last allowed round ends the run as replied", async () => {
+    const w = mailWorld([{ toolCalls: [{ name: "lookup_order", input: {} }] }, reply], {
+      config: { maxToolTurns: 2 },
+    });
+    const runId = await w.startReplyRun();
+    expect(await w.step(runId, 1)).toEqual({ status: "continued", next: 2 });
+    expect(await w.step(runId, 2)).toEqual({ status: "finished", state: "completed", reason: "replied" });
   });
 });

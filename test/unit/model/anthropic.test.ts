@@ -12,7 +12,11 @@ import {
 const KEY = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
 const withKey: ApiKeySource = async () => ({ ok: true, key: KEY });
 
-function message(content: unknown[], stopReason: string): Reply {
+function message(
+  content: unknown[],
+  stopReason: string,
+  usage: Record<string, number> = { input_tokens: 200, output_tokens: 40 },
+): Reply {
   return {
     body: {
       id: "msg_01",
@@ -22,10 +26,13 @@ function message(content: unknown[], stopReason: string): Reply {
       content,
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: { input_tokens: 200, output_tokens: 40 },
+      usage,
     },
   };
 }
+
+const withUsage = (usage: Record<string, number>): Reply =>
+  message([{ type: "text", text: "ok" }], "end_turn", usage);
 
 function apiError(status: number, type: string, text: string, headers: Record<string, string> = {}): Reply {
   return { status, headers, body: { type: "error", error: { type, message: text } } };
@@ -74,7 +81,11 @@ describe("anthropic adapter", () => {
     const body = JSON.parse(req?.body ?? "");
     expect(body.model).toBe("claude-sonnet-4-5");
     expect(body.max_tokens).toBe(512);
-    expect(body.system).toBe("You are the helpdesk agent.");
+    // Prompt caching (issue 23): the API renders tools, system, messages; one breakpoint on the system block caches
+    // tools and system for the agent's next run.
+    expect(body.system).toEqual([
+      { type: "text", text: "You are the helpdesk agent.", cache_control: { type: "ephemeral" } },
+    ]);
     expect(body.tools).toEqual([
       {
         name: "lookup_order",
@@ -116,10 +127,52 @@ describe("anthropic adapter", () => {
             is_error: true,
             content: [{ type: "text", text: "no such order" }],
           },
-          { type: "text", text: "Any news?" },
+          // past round 1, the conversation's last block is a breakpoint too: the next round reads it back
+          { type: "text", text: "Any news?", cache_control: { type: "ephemeral" } },
         ],
       },
     ]);
+  });
+
+  it("marks no conversation breakpoint on round 1, where a cache write would cost more than it saves", async () => {
+    const { model, server } = await setup([message([{ type: "text", text: "ok" }], "end_turn")]);
+    await model.generate(
+      conversation({ messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] }),
+    );
+    const body = JSON.parse(server.requests[0]?.body ?? "");
+    expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);
+    expect(body.system[0].cache_control).toEqual({ type: "ephemeral" });
+  });
+
+  it("reads cache reads and writes from the usage Anthropic returns, apart from full-price input", async () => {
+    // The response shape of Anthropic's "Prompt caching" guide: input_tokens counts only what follows the last
+    // breakpoint; cache_creation_input_tokens and cache_read_input_tokens the rest.
+    const { model } = await setup([
+      withUsage({
+        input_tokens: 21,
+        cache_creation_input_tokens: 188086,
+        cache_read_input_tokens: 0,
+        output_tokens: 393,
+      }),
+      withUsage({
+        input_tokens: 21,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 188086,
+        output_tokens: 393,
+      }),
+    ]);
+    const first = await model.generate(conversation());
+    const second = await model.generate(conversation());
+    expect(first.ok && first.turn.usage).toEqual({
+      inputTokens: 21,
+      outputTokens: 393,
+      cacheWriteTokens: 188086,
+    });
+    expect(second.ok && second.turn.usage).toEqual({
+      inputTokens: 21,
+      outputTokens: 393,
+      cacheReadTokens: 188086,
+    });
   });
 
   it("sends plain-text documents as text sources", async () => {

@@ -12,12 +12,16 @@ import {
 
 const CLAUDE = "anthropic.claude-sonnet-4-5-v1:0";
 
-function converse(content: unknown[], stopReason: string): Reply {
+function converse(
+  content: unknown[],
+  stopReason: string,
+  usage: Record<string, number> = { inputTokens: 300, outputTokens: 50, totalTokens: 350 },
+): Reply {
   return {
     body: {
       output: { message: { role: "assistant", content } },
       stopReason,
-      usage: { inputTokens: 300, outputTokens: 50, totalTokens: 350 },
+      usage,
       metrics: { latencyMs: 812 },
     },
   };
@@ -80,7 +84,12 @@ describe("bedrock converse adapter", () => {
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request, /,
     );
     const body = JSON.parse(req?.body ?? "");
-    expect(body.system).toEqual([{ text: "You are the helpdesk agent." }]);
+    // Prompt caching (issue 23): a checkpoint after the tools and after the system prompt, the prefix every run of
+    // the agent shares; serialised by the real SDK, so a shape its model does not know could not get here.
+    expect(body.system).toEqual([
+      { text: "You are the helpdesk agent." },
+      { cachePoint: { type: "default" } },
+    ]);
     expect(body.inferenceConfig).toEqual({ maxTokens: 512 });
     expect(body.toolConfig).toEqual({
       tools: [
@@ -91,6 +100,7 @@ describe("bedrock converse adapter", () => {
             inputSchema: { json: request.tools[0]?.inputSchema },
           },
         },
+        { cachePoint: { type: "default" } },
       ],
     });
     expect(body.messages).toEqual([
@@ -119,9 +129,53 @@ describe("bedrock converse adapter", () => {
           },
           { toolResult: { toolUseId: "call_b", status: "error", content: [{ text: "no such order" }] } },
           { text: "Any news?" },
+          // past round 1 the conversation is checkpointed too: the next round reads it back
+          { cachePoint: { type: "default" } },
         ],
       },
     ]);
+  });
+
+  it("checkpoints no conversation on round 1, and none at all for a model without prompt caching", async () => {
+    const first = await setup([toolUseReply, toolUseReply]);
+    await first.model.generate(
+      conversation({ messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] }),
+    );
+    expect(JSON.parse(first.server.requests[0]?.body ?? "").messages).toEqual([
+      { role: "user", content: [{ text: "Hi" }] },
+    ]);
+    await first.server.close();
+    const llama = await setup([toolUseReply], { modelId: "meta.llama3-1-70b-instruct-v1:0" });
+    await llama.model.generate(conversation());
+    expect(llama.server.requests[0]?.body).not.toContain("cachePoint");
+  });
+
+  it("reads cache reads and writes from Bedrock's TokenUsage, apart from inputTokens", async () => {
+    const cached = (usage: Record<string, number>): Reply => converse([{ text: "ok" }], "end_turn", usage);
+    const { model } = await setup([
+      cached({
+        inputTokens: 12,
+        outputTokens: 30,
+        totalTokens: 2090,
+        cacheReadInputTokens: 0,
+        cacheWriteInputTokens: 2048,
+      }),
+      cached({
+        inputTokens: 12,
+        outputTokens: 30,
+        totalTokens: 2090,
+        cacheReadInputTokens: 2048,
+        cacheWriteInputTokens: 0,
+      }),
+    ]);
+    const write = await model.generate(conversation());
+    const read = await model.generate(conversation());
+    expect(write.ok && write.turn.usage).toEqual({
+      inputTokens: 12,
+      outputTokens: 30,
+      cacheWriteTokens: 2048,
+    });
+    expect(read.ok && read.turn.usage).toEqual({ inputTokens: 12, outputTokens: 30, cacheReadTokens: 2048 });
   });
 
   it("gives non-Claude models no toolResult status and no media blocks", async () => {

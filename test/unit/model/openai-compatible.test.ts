@@ -12,7 +12,11 @@ import {
 const KEY = "sk-test-0123456789abcdefghijklmnop";
 const withKey: ApiKeySource = async () => ({ ok: true, key: KEY });
 
-function completion(message: Record<string, unknown>, finish: string): Reply {
+function completion(
+  message: Record<string, unknown>,
+  finish: string,
+  usage: Record<string, unknown> = { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+): Reply {
   return {
     body: {
       id: "chatcmpl-1",
@@ -20,7 +24,7 @@ function completion(message: Record<string, unknown>, finish: string): Reply {
       created: 1700000000,
       model: "llama3.1",
       choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
-      usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+      usage,
     },
   };
 }
@@ -104,6 +108,36 @@ describe("openai-compatible adapter", () => {
       },
       { role: "tool", tool_call_id: "call_b", content: "ERROR: no such order" },
     ]);
+  });
+
+  it("reads OpenAI's cached prompt tokens as cache reads, apart from full-price input", async () => {
+    // OpenAI caches a prefix of 1,024 tokens or more by itself; the response's usage reports the part read, as a
+    // subset of prompt_tokens (the "Prompt caching" guide's shape). Nothing is marked in the request.
+    const ok = { role: "assistant", content: "ok" };
+    const { model, server } = await setup([
+      completion(ok, "stop", {
+        prompt_tokens: 2006,
+        completion_tokens: 300,
+        total_tokens: 2306,
+        prompt_tokens_details: { cached_tokens: 1920 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      }),
+      // a compatible server that reports more cached tokens than prompt tokens cannot make input negative
+      completion(ok, "stop", {
+        prompt_tokens: 10,
+        completion_tokens: 1,
+        prompt_tokens_details: { cached_tokens: 99 },
+      }),
+    ]);
+    const first = await model.generate(conversation());
+    expect(first.ok && first.turn.usage).toEqual({
+      inputTokens: 86,
+      outputTokens: 300,
+      cacheReadTokens: 1920,
+    });
+    expect(server.requests[0]?.body).not.toContain("cache");
+    const odd = await model.generate(conversation());
+    expect(odd.ok && odd.turn.usage).toEqual({ inputTokens: 0, outputTokens: 1, cacheReadTokens: 10 });
   });
 
   it("sends no Authorization header and no empty tools array when neither is configured", async () => {
