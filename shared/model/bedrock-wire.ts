@@ -7,8 +7,8 @@ import type {
   ToolUseBlock,
 } from "@aws-sdk/client-bedrock-runtime";
 import { assistantText, isPlainObject, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
-import type { MediaBlock, Message, ModelCapabilities, ModelRequest, StopReason, ToolCall } from "./types.ts";
 import { conversationBreakpoint } from "./prompt-cache.ts";
+import type { MediaBlock, Message, ModelCapabilities, ModelRequest, StopReason, ToolCall } from "./types.ts";
 import { malformed, type ParsedTurn } from "./wire.ts";
 
 /** The SDK's JSON document type, taken from the SDK itself rather than its transitive `@smithy/types`. */
@@ -40,7 +40,11 @@ export function toConverseInput(
   const last = messages.at(-1);
   if (cache && last && conversationBreakpoint(request.messages))
     last.content = [...(last.content ?? []), CACHE_POINT];
-  const input: ConverseCommandInput = { modelId, messages, inferenceConfig: { maxTokens: request.maxTokens } };
+  const input: ConverseCommandInput = {
+    modelId,
+    messages,
+    inferenceConfig: { maxTokens: request.maxTokens },
+  };
   // Converse rejects blank text blocks, the system prompt included. The prefix that never changes between runs
   // (tools, then system) is checkpointed after each.
   if (request.system !== "") input.system = [{ text: request.system }, ...(cache ? [CACHE_POINT] : [])];
@@ -178,7 +182,9 @@ export function parseConverseOutput(output: ConverseCommandOutput): ParsedTurn {
         inputTokens: output.usage?.inputTokens ?? 0,
         outputTokens: output.usage?.outputTokens ?? 0,
         ...(output.usage?.cacheReadInputTokens ? { cacheReadTokens: output.usage.cacheReadInputTokens } : {}),
-        ...(output.usage?.cacheWriteInputTokens ? { cacheWriteTokens: output.usage.cacheWriteInputTokens } : {}),
+        ...(output.usage?.cacheWriteInputTokens
+          ? { cacheWriteTokens: output.usage.cacheWriteInputTokens }
+          : {}),
       },
     },
   };
