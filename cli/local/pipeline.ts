@@ -6,6 +6,7 @@ import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
 import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
+import type { ModelProvider } from "../../shared/model/types.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { makeStores } from "../../shared/store/stores.ts";
@@ -23,6 +24,8 @@ export function pipelineHandlers(
   ctx: HandlerContext,
   logger: (service: string) => KeyedLogger = consoleFunctionLogger,
   registry: ToolRegistry = defaultRegistry(),
+  /** Overrides the catalog's models (bench:cost records what agent-step sends them). */
+  models?: (id: string) => ModelProvider | null,
 ): HandlerSet {
   const verifyLog = logger("verify");
   const stepLog = logger("agent-step");
@@ -51,6 +54,7 @@ export function pipelineHandlers(
         secrets: envSecretSource(),
         logger: stepLog,
         clients: clientsOf("agent-step"),
+        ...(models ? { models } : {}),
       }),
       stepLog,
       ctx.maxReceiveCount,
