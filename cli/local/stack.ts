@@ -106,7 +106,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
   const configPath = resolve(opts.configPath ?? "postern.config.json");
   const demo = !existsSync(configPath);
-  const config = loadConfigFile(demo ? ensureDemoFiles(dir) : configPath);
+  const configFile = demo ? ensureDemoFiles(dir) : configPath;
+  const config = loadConfigFile(configFile);
 
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -187,6 +188,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       smtp: { host: smtp.host, port: smtp.port },
       outboxDir,
       zoneFile,
+      configFile,
     });
     stops.push(async () => removeStackFile(stackFile));
 

@@ -38,6 +38,7 @@ import {
   exportAdminDocument,
   type ImportResult,
   importAdminDocument,
+  type WriteOptions as ImportOptions,
 } from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
@@ -354,7 +355,8 @@ export class AdminRepo implements AdminTables {
     return exportAdminDocument(this);
   }
 
-  importDocument(doc: unknown, opts: { replace?: boolean } = {}): Promise<ImportResult> {
+  /** Checked against the deployment (`opts.catalog`) and the stored state first, as every operator write is. */
+  importDocument(doc: unknown, opts: ImportOptions): Promise<ImportResult> {
     return importAdminDocument(this, doc, opts);
   }
 
