@@ -135,12 +135,11 @@ export function upperCaseNames(input: unknown): AdminIssue[] {
         const v = item[field.replace("[]", "")];
         if (!spec.includes("[]")) check(path, v);
         else if (Array.isArray(v))
-          v.forEach((entry, j) =>
+          for (const [j, entry] of v.entries())
             check(
               `${path}[${j}]${sub ? `.${sub}` : ""}`,
               sub ? (isObj(entry) ? entry[sub] : undefined) : entry,
-            ),
-          );
+            );
       }
     });
   }
