@@ -36,9 +36,9 @@ import {
 import {
   type AdminTables,
   exportAdminDocument,
+  type WriteOptions as ImportOptions,
   type ImportResult,
   importAdminDocument,
-  type WriteOptions as ImportOptions,
 } from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
