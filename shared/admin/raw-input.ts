@@ -30,7 +30,7 @@ const SCHEMAS = {
   approvers: approverItem,
 } as const;
 
-export const ADMIN_LISTS = Object.keys(adminDocument.shape) as AdminList[];
+const ADMIN_LISTS = Object.keys(adminDocument.shape) as AdminList[];
 
 /**
  * Fields the engine writes on items besides the schema's: the marker on a synthetic fail-closed rule, which
@@ -49,7 +49,7 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 const str = (o: Obj, k: string): string => (typeof o[k] === "string" ? (o[k] as string) : "");
 
 /** An item's key in its table, from its own fields (a rule's stored key is derived from effect and pattern). */
-export function itemIdentity(list: AdminList, item: Obj): string {
+function itemIdentity(list: AdminList, item: Obj): string {
   switch (list) {
     case "agents":
       return str(item, "address");
