@@ -14,6 +14,8 @@ export interface Target {
   readonly kind: TargetKind;
   readonly resources: Resources;
   readonly clients: AwsClients;
+  /** The running local stack's deployment config file, when it recorded one (admin writes are checked against it). */
+  readonly configFile?: string;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function openTarget(opts: TargetOptions = {}): Promise<Target> {
         kind: "local-running",
         resources: stack.resources,
         clients,
+        ...(stack.configFile ? { configFile: stack.configFile } : {}),
         close: async () => destroy(clients),
       };
     }

@@ -1,7 +1,6 @@
-import { checkDocument } from "../shared/admin/document.ts";
 import type { AdminIssue } from "../shared/admin/issues.ts";
-import { readAgents, readToolkits, ruleKey } from "../shared/admin/read.ts";
-import { importAdminDocument } from "../shared/admin/sync.ts";
+import { ruleKey } from "../shared/admin/read.ts";
+import { checkAdminWrite, importAdminDocument } from "../shared/admin/sync.ts";
 import type { Item } from "../shared/store/dynamo-util.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
@@ -51,9 +50,9 @@ const keyText = (key: Item): string =>
     .join(" ");
 
 /**
- * Add or edit one admin item exactly as `postern admin import` would write a one-item document: the same schema,
- * the same reference checks (a rule's agent, a toolkit's agents, an approver's toolkit must exist), the same
- * write order. Issues name the field (`pattern: ...`) so the form can say what to fix. Every change is in the
+ * Add or edit one admin item exactly as `postern admin import` would write a one-item document: the same check
+ * (schema, unknown fields, lower-case addresses, references, and the deployment: a registered domain, a catalog
+ * model, registered tools, approvers a confirm card can reach; shared/admin/document.ts), the same write order. Issues name the field (`pattern: ...`) so the form can say what to fix. Every change is in the
  * audit log, recorded before it is made and settled after.
  */
 export async function putAdminItem(
@@ -74,11 +73,7 @@ export async function putAdminItem(
   // An edit keeps the fields the form does not show (unknown fields are kept, as import keeps them).
   const item = mode === "edit" && before ? { ...withoutKey(kind, before), ...input } : input;
   const doc = { [kind]: [item] };
-  const existing = {
-    agents: new Set(readAgents(await deps.admin.rawItems("agents"), deps.logger).map((a) => a.address)),
-    toolkits: new Set(readToolkits(await deps.admin.rawItems("toolkits"), deps.logger).map((t) => t.id)),
-  };
-  const check = checkDocument(doc, existing);
+  const check = await checkAdminWrite(deps.admin, doc, { catalog: deps.catalog });
   if (!check.ok)
     return { ok: false, issues: check.issues.map((i) => ({ ...i, path: fieldOf(kind, i.path) })) };
   const after = (check.doc[kind] as unknown[])[0];
@@ -91,7 +86,7 @@ export async function putAdminItem(
     after,
   });
   try {
-    const r = await importAdminDocument(deps.admin, doc, {});
+    const r = await importAdminDocument(deps.admin, doc, { catalog: deps.catalog });
     if (!r.ok) {
       await deps.audit.settle(entry, "failed", r.issues.map((i) => `${i.path}: ${i.message}`).join("; "));
       return { ok: false, issues: r.issues.map((i) => ({ ...i, path: fieldOf(kind, i.path) })) };

@@ -19,7 +19,9 @@ const optionalNumber = (f: Form, k: string): number | string | undefined => {
 const flag = (f: Form, k: string): boolean => f[k] === "on";
 
 /**
- * Form fields → the admin item the import schema validates (types only; validation is the schema's). Every field
+ * Form fields → the admin item the import schema validates (types only; validation is the write check's). Nothing
+ * is lower-cased here: an upper-case address or pattern is refused by the check, naming the lower-case form, so the
+ * operator sees what will be stored instead of finding it changed (issue 21). Every field
  * of the item's schema has a field here and an input in its form (console/views/admin.ts): an edit saves the whole
  * item as the form shows it, so a field the form left out would be one an operator cannot see or change
  * (test/console/admin-forms.test.ts derives the list from the schema).
@@ -30,7 +32,7 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
   switch (kind) {
     case "agents":
       return drop({
-        address: text(f, "address").toLowerCase(),
+        address: text(f, "address"),
         name: text(f, "name"),
         model: text(f, "model"),
         instructions: typeof f.instructions === "string" ? f.instructions : "",
@@ -46,8 +48,8 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
     case "accessRules":
     case "outboundRules":
       return {
-        agent: text(f, "agent").toLowerCase(),
-        pattern: text(f, "pattern").toLowerCase(),
+        agent: text(f, "agent"),
+        pattern: text(f, "pattern"),
         effect: text(f, "effect"),
       };
     case "toolkits":
@@ -55,27 +57,27 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
         id: text(f, "id"),
         name: text(f, "name") || undefined,
         tools: list(f, "tools"),
-        agents: list(f, "agents").map((a) => a.toLowerCase()),
+        agents: list(f, "agents"),
         senderRules: text(f, "senderRules")
           .split("\n")
           .map((l) => l.trim())
           .filter(Boolean)
           .map((l) => {
             const [effect = "", pattern = ""] = l.split(/\s+/, 2);
-            return { effect, pattern: pattern.toLowerCase() };
+            return { effect, pattern };
           }),
         allowScheduled: flag(f, "allowScheduled"),
         system: flag(f, "system"),
         confirmBySender: flag(f, "confirmBySender"),
         archiveScope: text(f, "archiveScope") || undefined,
-        egressHosts: list(f, "egressHosts").map((h) => h.toLowerCase()),
+        egressHosts: list(f, "egressHosts"),
       });
     case "approvers":
-      return { toolkit: text(f, "toolkit"), address: text(f, "address").toLowerCase() };
+      return { toolkit: text(f, "toolkit"), address: text(f, "address") };
     case "responsibilities":
       return drop({
         id: text(f, "id"),
-        agent: text(f, "agent").toLowerCase(),
+        agent: text(f, "agent"),
         schedule: text(f, "schedule"),
         prompt: typeof f.prompt === "string" ? f.prompt : "",
         enabled: flag(f, "enabled"),

@@ -1,3 +1,4 @@
+import { type AdminCatalog, adminCatalog } from "../shared/admin/catalog.ts";
 import type { AwsClients } from "../shared/aws/clients.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import type { DeploymentConfig } from "../shared/config/schema.ts";
@@ -15,6 +16,7 @@ import { StateRepo } from "../shared/store/state-repo.ts";
 import { ThreadRepo } from "../shared/store/thread-repo.ts";
 import { TraceLookups } from "../shared/store/trace-lookups.ts";
 import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import { grantableNames } from "../tools/index.ts";
 
 /**
  * Everything the console reads and writes, through the same repositories the CLI and the functions use: there is
@@ -35,6 +37,8 @@ export interface ConsoleDeps {
   readonly lookups: TraceLookups;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
+  /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
+  readonly catalog: AdminCatalog;
   /** A JSON body on the agent-step queue. */
   enqueueStep(body: object): Promise<void>;
   now(): Date;
@@ -68,6 +72,7 @@ export function consoleDeps(input: {
     lookups: new TraceLookups(state),
     registry: input.registry,
     config: input.config,
+    catalog: adminCatalog(input.config, grantableNames(input.registry)),
     enqueueStep: async (body) => {
       await queue.send(resources.queues.agentStep, body);
     },

@@ -15,8 +15,12 @@ const LOOPBACK = "127.0.0.1";
 
 /** The console's local port (0 picks a free one). */
 export const DEFAULT_CONSOLE_PORT = 4570;
-/** The local operator's identity: an admin; make it an approver to apply plans from the console. */
-export const DEFAULT_CONSOLE_EMAIL = "operator@localhost";
+/**
+ * The local operator's identity: an admin, and the demo's approver (cli/local/demo.ts DEMO_OPERATOR, the same
+ * address). A `.test` address the outbound mails (`operator@localhost` is recipient-invalid), so a confirm card to
+ * it lands in the capture outbox (issue 21).
+ */
+export const DEFAULT_CONSOLE_EMAIL = "operator@postern.test";
 
 export interface LocalConsole {
   /** `http://127.0.0.1:<port>` */

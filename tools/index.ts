@@ -33,3 +33,14 @@ export function defaultRegistry(): ToolRegistry {
 export function defaultResolvers(): readonly Resolver[] {
   return operatorResolvers();
 }
+
+/**
+ * Every name a toolkit may grant: the registry's tools and the operator's resolvers (granted like tools). What an
+ * admin write checks a toolkit's `tools` against (issue 21).
+ */
+export function grantableNames(
+  registry: ToolRegistry = defaultRegistry(),
+  resolvers: readonly Resolver[] = defaultResolvers(),
+): string[] {
+  return [...registry.names(), ...resolvers.map((r) => r.name)];
+}

@@ -1,5 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import type { AdminCatalog } from "../../shared/admin/catalog.ts";
 import type { AdminIssue } from "../../shared/admin/issues.ts";
+import type { AdminList } from "../../shared/admin/raw-input.ts";
+import { checkAdminWrite } from "../../shared/admin/sync.ts";
 import type { AdminRepo, AdminWriteResult } from "../../shared/store/admin-repo.ts";
 import { type AdminIo, CommandFailure, json, list, table } from "./admin-io.ts";
 
@@ -10,8 +13,61 @@ import { type AdminIo, CommandFailure, json, list, table } from "./admin-io.ts";
 
 const lower = (s: string) => s.trim().toLowerCase();
 
+/**
+ * Addresses and patterns typed on the command line are lower-cased (routing keys are), and the command says so when
+ * that changed what was typed: the console and `admin import` refuse upper case instead, naming the lower-case form.
+ */
+function lowered(io: AdminIo, flag: string, value: string): string {
+  const out = lower(value);
+  if (out !== value.trim()) io.err(`note: ${flag} lower-cased to ${JSON.stringify(out)}\n`);
+  return out;
+}
+
 function failIssues(what: string, issues: readonly AdminIssue[]): never {
   throw new CommandFailure(`${what}:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`);
+}
+
+/** The command-line flag that set each item field, so a refusal names what to change on the command line. */
+const FLAGS: Record<string, string> = {
+  address: "--address",
+  name: "--name",
+  model: "--model",
+  instructions: "--instructions",
+  agent: "--agent",
+  pattern: "--pattern",
+  effect: "--effect",
+  id: "--id",
+  tools: "--tools",
+  agents: "--agents",
+  archiveScope: "--archive-scope",
+  egressHosts: "--egress-hosts",
+  toolkit: "--toolkit",
+};
+
+/** `agents[0].model` → `--model`; `toolkits[0].tools[2]` → `--tools`; a field no flag sets keeps its name. */
+function flagOf(list: AdminList, path: string): string {
+  const field = path.startsWith(`${list}[0].`) ? path.slice(`${list}[0].`.length) : path;
+  const name = field.replace(/[[.].*$/, "");
+  return FLAGS[name] ?? field;
+}
+
+/**
+ * The write check every admin write makes (shared/admin/sync.ts `checkAdminWrite`, as `admin import` and the
+ * console do), on the one item this command writes. Nothing is written when it refuses.
+ */
+async function checked(
+  repo: AdminRepo,
+  catalog: AdminCatalog,
+  list: AdminList,
+  item: Record<string, unknown>,
+  what: string,
+): Promise<void> {
+  const r = await checkAdminWrite(repo, { [list]: [item] }, { catalog });
+  if (!r.ok)
+    failIssues(
+      `${what} not written`,
+      r.issues.map((i) => ({ ...i, path: flagOf(list, i.path) })),
+    );
 }
 
 function expectWritten<T>(r: AdminWriteResult<T>, what: string, duplicateHint: string): T {
@@ -27,6 +83,7 @@ export async function adminImport(
   io: AdminIo,
   file: string,
   replace: boolean,
+  catalog: AdminCatalog,
 ): Promise<void> {
   let text: string;
   try {
@@ -40,7 +97,7 @@ export async function adminImport(
   } catch (err) {
     throw new CommandFailure(`${file}: not valid JSON (${(err as Error).message})`);
   }
-  const r = await repo.importDocument(doc, { replace });
+  const r = await repo.importDocument(doc, { replace, catalog });
   if (!r.ok) failIssues(`${file}: nothing imported, the document is invalid`, r.issues);
   io.out(
     `imported ${r.written} item(s)${replace ? `, deleted ${r.deleted} item(s) absent from ${file}` : ""}\n`,
@@ -81,8 +138,13 @@ export interface AgentAddArgs {
   readonly replace?: boolean;
 }
 
-export async function agentsAdd(repo: AdminRepo, io: AdminIo, a: AgentAddArgs): Promise<void> {
-  const address = lower(a.address);
+export async function agentsAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  a: AgentAddArgs,
+  catalog: AdminCatalog,
+): Promise<void> {
+  const address = lowered(io, "--address", a.address);
   const given = {
     address,
     name: a.name,
@@ -91,6 +153,7 @@ export async function agentsAdd(repo: AdminRepo, io: AdminIo, a: AgentAddArgs): 
   };
   // --replace keeps the fields this command cannot set (caps, flags) instead of resetting them to defaults.
   const base = a.replace ? ((await repo.rawGet("agents", { address })) ?? {}) : {};
+  await checked(repo, catalog, "agents", { ...base, ...given }, `agent ${address}`);
   const r = await repo.putAgent({ ...base, ...given }, { ifAbsent: !a.replace });
   const item = expectWritten(r, `agent ${address}`, "use --replace to overwrite it");
   const fresh = r.ok && r.created;
@@ -129,10 +192,17 @@ export interface RuleArgs {
   readonly effect: string;
 }
 
-export async function rulesAdd(repo: AdminRepo, io: AdminIo, a: RuleArgs): Promise<void> {
-  const agent = lower(a.agent);
+export async function rulesAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  a: RuleArgs,
+  catalog: AdminCatalog,
+): Promise<void> {
+  const agent = lowered(io, "--agent", a.agent);
   await requireAgent(repo, agent);
-  const r = await repo.putAccessRule({ agent, pattern: lower(a.pattern), effect: a.effect });
+  const rule = { agent, pattern: lowered(io, "--pattern", a.pattern), effect: a.effect };
+  await checked(repo, catalog, "accessRules", rule, "rule");
+  const r = await repo.putAccessRule(rule);
   const item = expectWritten(r, "rule", "");
   io.out(`${r.ok && r.created ? "added" : "kept"} ${item.effect} ${item.pattern} for ${item.agent}\n`);
 }
@@ -163,10 +233,17 @@ export async function outboundRulesList(
   );
 }
 
-export async function outboundRulesAdd(repo: AdminRepo, io: AdminIo, a: RuleArgs): Promise<void> {
-  const agent = lower(a.agent);
+export async function outboundRulesAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  a: RuleArgs,
+  catalog: AdminCatalog,
+): Promise<void> {
+  const agent = lowered(io, "--agent", a.agent);
   await requireAgent(repo, agent);
-  const r = await repo.putOutboundRule({ agent, pattern: lower(a.pattern), effect: a.effect });
+  const rule = { agent, pattern: lowered(io, "--pattern", a.pattern), effect: a.effect };
+  await checked(repo, catalog, "outboundRules", rule, "outbound rule");
+  const r = await repo.putOutboundRule(rule);
   const item = expectWritten(r, "outbound rule", "");
   io.out(
     `${r.ok && r.created ? "added" : "kept"} outbound ${item.effect} ${item.pattern} for ${item.agent}\n`,
@@ -213,25 +290,31 @@ export interface ToolkitAddArgs {
   readonly replace?: boolean;
 }
 
-export async function toolkitsAdd(repo: AdminRepo, io: AdminIo, a: ToolkitAddArgs): Promise<void> {
-  const agents = list(a.agents).map(lower);
+export async function toolkitsAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  a: ToolkitAddArgs,
+  catalog: AdminCatalog,
+): Promise<void> {
+  const agents = list(a.agents).map((x) => lowered(io, "--agents", x));
   for (const agent of agents) await requireAgent(repo, agent);
   const id = lower(a.id);
   const base = a.replace ? ((await repo.rawGet("toolkits", { id })) ?? {}) : {};
-  const r = await repo.putToolkit(
-    {
-      ...base,
-      id,
-      tools: list(a.tools),
-      agents,
-      allowScheduled: a.allowScheduled ?? false,
-      ...(a.name !== undefined ? { name: a.name } : {}),
-      // Validated by the toolkit schema like every other field: a wrong scope or host is refused with the fix.
-      ...(a.archiveScope !== undefined ? { archiveScope: a.archiveScope } : {}),
-      ...(a.egressHosts !== undefined ? { egressHosts: list(a.egressHosts).map(lower) } : {}),
-    },
-    { ifAbsent: !a.replace },
-  );
+  const toolkit = {
+    ...base,
+    id,
+    tools: list(a.tools),
+    agents,
+    allowScheduled: a.allowScheduled ?? false,
+    ...(a.name !== undefined ? { name: a.name } : {}),
+    // Validated by the toolkit schema like every other field: a wrong scope or host is refused with the fix.
+    ...(a.archiveScope !== undefined ? { archiveScope: a.archiveScope } : {}),
+    ...(a.egressHosts !== undefined
+      ? { egressHosts: list(a.egressHosts).map((h) => lowered(io, "--egress-hosts", h)) }
+      : {}),
+  };
+  await checked(repo, catalog, "toolkits", toolkit, `toolkit ${id}`);
+  const r = await repo.putToolkit(toolkit, { ifAbsent: !a.replace });
   const item = expectWritten(r, `toolkit ${id}`, "use --replace to overwrite it");
   io.out(
     `${r.ok && r.created ? "added" : "updated"} toolkit ${item.id}: ${item.tools.join(",") || "(no tools)"}\n`,
@@ -262,10 +345,18 @@ export async function approversList(
   );
 }
 
-export async function approversAdd(repo: AdminRepo, io: AdminIo, toolkit: string, address: string) {
+export async function approversAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  toolkit: string,
+  address: string,
+  catalog: AdminCatalog,
+) {
   const t = lower(toolkit);
   if (!(await repo.getToolkit(t))) throw new CommandFailure(`no toolkit ${t} (add it with: toolkits add)`);
-  const item = expectWritten(await repo.putApprover({ toolkit: t, address: lower(address) }), "approver", "");
+  const approver = { toolkit: t, address: lowered(io, "--address", address) };
+  await checked(repo, catalog, "approvers", approver, `approver ${approver.address}`);
+  const item = expectWritten(await repo.putApprover(approver), "approver", "");
   io.out(`added approver ${item.address} for toolkit ${item.toolkit}\n`);
 }
 

@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from "commander";
+import type { AdminCatalog } from "../../shared/admin/catalog.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
 import { openTarget, type Target, TargetError, type TargetOptions } from "../target.ts";
 import * as act from "./admin-actions.ts";
+import { catalogFromFile, configFileFor } from "./admin-catalog.ts";
 import { type AdminIo, CommandFailure, ioLogger, processIo, UsageError } from "./admin-io.ts";
 
 export interface AdminCliDeps {
@@ -12,15 +14,19 @@ export interface AdminCliDeps {
   readonly setExitCode?: (code: number) => void;
   /** Parse errors: default exits the process with 2 (usage); runAdminCommand throws instead. */
   readonly onParseError?: (err: CommanderError) => never;
+  /** Default: the catalog of the config `configFileFor` finds (tests embedding the CLI hand in their own). */
+  readonly catalog?: AdminCatalog;
 }
 
 interface TargetFlags {
   target?: "local" | "aws";
   dataDir?: string;
   resources?: string;
+  config?: string;
 }
 
-type Body = (repo: AdminRepo, io: AdminIo) => Promise<void>;
+/** `catalog()` loads the deployment config on first use: only writes need it, so reads work without one. */
+type Body = (repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promise<void>;
 
 /**
  * `postern admin|agents|rules|outbound-rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
@@ -52,7 +58,19 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         tables: target.resources.tables,
         logger: ioLogger(io),
       });
-      await body(repo, io);
+      const opened = target;
+      let catalog = deps.catalog;
+      const catalogOnce = () => {
+        catalog ??= catalogFromFile(
+          configFileFor({
+            target: opened,
+            ...(flags.config ? { config: flags.config } : {}),
+            ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+          }),
+        );
+        return catalog;
+      };
+      await body(repo, io, catalogOnce);
       setExitCode(0);
     } catch (err) {
       const e = err as Error;
@@ -78,13 +96,24 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       .description(description)
       .addOption(new Option("--target <where>", "local (default) or aws").choices(["local", "aws"]))
       .option("--data-dir <dir>", "local emulator state (default .postern/data)")
-      .option("--resources <file>", "AWS resource names as JSON (the stack outputs); implies --target aws");
+      .option("--resources <file>", "AWS resource names as JSON (the stack outputs); implies --target aws")
+      .option(
+        "--config <file>",
+        "deployment config that writes are checked against (registered domains, models, limits); default: the " +
+          "running local stack's, else postern.config.json, else the local demo config",
+      );
 
   const admin = program.command("admin").description("the whole admin state as one JSON document");
-  leaf(admin, "import <file>", "write an admin document (`-` = stdin); validated in full before any write")
+  leaf(
+    admin,
+    "import <file>",
+    "write an admin document (`-` = stdin); checked in full before any write: unknown keys, upper-case " +
+      "addresses, references, and the deployment (registered domains, catalog models, registered tools, " +
+      "approvers a confirm card can reach)",
+  )
     .option("--replace", "also delete items absent from the document")
     .action((file: string, o: TargetFlags & { replace?: boolean }) =>
-      run(o, (repo, io) => act.adminImport(repo, io, file, o.replace ?? false)),
+      run(o, (repo, io, catalog) => act.adminImport(repo, io, file, o.replace ?? false, catalog())),
     );
   leaf(admin, "export", "print the admin state as one JSON document")
     .option("--out <file>", "write to a file instead of stdout")
@@ -97,12 +126,17 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       run(o, (r, io) => act.agentsList(r, io, o.json ?? false)),
     );
   leaf(agents, "add", "add an agent (attached to the default toolkit)")
-    .requiredOption("--address <address>", "the agent's address, e.g. helpdesk@agents.example.com")
+    .requiredOption(
+      "--address <address>",
+      "the agent's address at a registered domain, e.g. helpdesk@agents.example.com",
+    )
     .requiredOption("--name <name>", "display name")
-    .requiredOption("--model <id>", "model id from postern.config.json")
+    .requiredOption("--model <id>", "a model id of the catalog (postern models list)")
     .option("--instructions <text>", "system instructions")
     .option("--replace", "overwrite an existing agent")
-    .action((o: TargetFlags & act.AgentAddArgs) => run(o, (r, io) => act.agentsAdd(r, io, o)));
+    .action((o: TargetFlags & act.AgentAddArgs) =>
+      run(o, (r, io, catalog) => act.agentsAdd(r, io, o, catalog())),
+    );
   leaf(
     agents,
     "remove <address>",
@@ -120,13 +154,17 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     );
   for (const [verb, fn, what] of [
     ["add", act.rulesAdd, "add an access rule"],
-    ["remove", act.rulesRemove, "remove an access rule"],
+    [
+      "remove",
+      (r: AdminRepo, io: AdminIo, a: act.RuleArgs) => act.rulesRemove(r, io, a),
+      "remove an access rule",
+    ],
   ] as const) {
     leaf(rules, verb, what)
       .requiredOption("--agent <address>", "the agent")
       .requiredOption("--pattern <pattern>", "an address or one * wildcard, e.g. *@example.com")
       .addOption(effect())
-      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io) => fn(r, io, o)));
+      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io, catalog) => fn(r, io, o, catalog())));
   }
 
   const outboundRules = program
@@ -143,7 +181,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     );
   for (const [verb, fn, what] of [
     ["add", act.outboundRulesAdd, "add an outbound rule (any allow rule makes the agent an allow list)"],
-    ["remove", act.outboundRulesRemove, "remove an outbound rule"],
+    [
+      "remove",
+      (r: AdminRepo, io: AdminIo, a: act.RuleArgs) => act.outboundRulesRemove(r, io, a),
+      "remove an outbound rule",
+    ],
   ] as const) {
     leaf(outboundRules, verb, what)
       .requiredOption("--agent <address>", "the agent")
@@ -152,7 +194,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         "a recipient address, one * wildcard (*@partner.example) or *@**.example.com (with subdomains)",
       )
       .addOption(effect())
-      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io) => fn(r, io, o)));
+      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io, catalog) => fn(r, io, o, catalog())));
   }
 
   const toolkits = program.command("toolkits").description("toolkits: tools granted to agents (G11)");
@@ -163,7 +205,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     );
   leaf(toolkits, "add", "add a toolkit")
     .requiredOption("--id <id>", "toolkit id ([a-z0-9._-])")
-    .requiredOption("--tools <a,b>", "comma-separated tool names")
+    .requiredOption("--tools <a,b>", "comma-separated names of registered tools (or resolvers)")
     .option("--agents <a,b>", "comma-separated agent addresses to attach")
     .option("--name <name>", "display name")
     .option("--allow-scheduled", "usable on scheduled runs (no proven sender)")
@@ -177,7 +219,9 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       "hosts its web tools may still reach once a run's channels are closed (G18); none by default",
     )
     .option("--replace", "overwrite an existing toolkit")
-    .action((o: TargetFlags & act.ToolkitAddArgs) => run(o, (r, io) => act.toolkitsAdd(r, io, o)));
+    .action((o: TargetFlags & act.ToolkitAddArgs) =>
+      run(o, (r, io, catalog) => act.toolkitsAdd(r, io, o, catalog())),
+    );
   leaf(toolkits, "remove <id>", "remove a toolkit and its approvers").action((id: string, o: TargetFlags) =>
     run(o, (r, io) => act.toolkitsRemove(r, io, id)),
   );
@@ -193,9 +237,13 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     );
   leaf(approvers, "add", "add an approver")
     .requiredOption("--toolkit <id>", "toolkit id")
-    .requiredOption("--address <address>", "approver's address")
+    .requiredOption(
+      "--address <address>",
+      "approver's address: one the outbound can mail a confirm card to (a plain address like boss@example.com), " +
+        "never an agent's",
+    )
     .action((o: TargetFlags & { toolkit: string; address: string }) =>
-      run(o, (r, io) => act.approversAdd(r, io, o.toolkit, o.address)),
+      run(o, (r, io, catalog) => act.approversAdd(r, io, o.toolkit, o.address, catalog())),
     );
   leaf(approvers, "remove", "remove an approver")
     .requiredOption("--toolkit <id>", "toolkit id")
@@ -216,7 +264,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
  */
 export async function runAdminCommand(
   argv: readonly string[],
-  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<Target> },
+  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<Target>; catalog?: AdminCatalog },
 ): Promise<number> {
   let code = 0;
   const program = new Command("postern")

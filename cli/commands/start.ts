@@ -9,6 +9,8 @@ export const START_DEFAULTS = {
   dynamoPort: 4567,
   sesPort: 4568,
   consolePort: 4570,
+  /** = cli/local/demo.ts DEMO_OPERATOR and console/server.ts DEFAULT_CONSOLE_EMAIL (a test holds them equal). */
+  consoleEmail: "operator@postern.test",
 } as const;
 
 interface StartOptions {
@@ -49,8 +51,9 @@ export function registerStartCommand(program: Command): void {
     )
     .option(
       "--console-email <address>",
-      "the local console operator's address (make it an approver to apply plans in the console)",
-      "operator@localhost",
+      "the local console operator's address: the demo's approver (its confirm cards land in the outbox); make " +
+        "another address an approver to apply its plans in the console",
+      START_DEFAULTS.consoleEmail,
     )
     .option("--no-console", "do not serve the operator console")
     .action(async (o: StartOptions) => {
@@ -71,6 +74,7 @@ export function registerStartCommand(program: Command): void {
         dynamoPort: port(o.dynamodbPort, "--dynamodb-port"),
         sesPort: port(o.sesPort, "--ses-port"),
         logger: consoleLogger,
+        demoOperator: o.consoleEmail,
       });
       const { startScheduleTimer } = await import("../local/schedule-timer.ts");
       const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
@@ -81,7 +85,7 @@ export function registerStartCommand(program: Command): void {
             logger: consoleLogger,
           })
         : undefined;
-      console.log(describeStack(stack, demo));
+      console.log(describeStack(stack, demo, o.consoleEmail));
       if (consoleApp) console.log(consoleApp.banner);
       await untilSignal();
       await consoleApp?.stop();
@@ -94,9 +98,15 @@ export function registerStartCommand(program: Command): void {
 
 export function describeStack(
   s: LocalStack,
-  demo: { readonly DEMO_AGENT: string; readonly DEMO_SENDER: string },
+  demo: {
+    readonly DEMO_AGENT: string;
+    readonly DEMO_SENDER: string;
+    readonly DEMO_REFUNDS_AGENT: string;
+  },
+  consoleEmail: string = START_DEFAULTS.consoleEmail,
 ): string {
-  const { DEMO_AGENT, DEMO_SENDER } = demo;
+  const { DEMO_AGENT, DEMO_SENDER, DEMO_REFUNDS_AGENT } = demo;
+  const refused = s.demoSeed?.seeded ? s.demoSeed.approverRefused : undefined;
   const ep = s.resources.endpoints ?? {};
   const lines = [
     "Postern local stack is running.",
@@ -117,6 +127,21 @@ export function describeStack(
     "Send a first mail (in another terminal):",
     `  npx postern dev send --from ${DEMO_SENDER} --to ${s.demo ? DEMO_AGENT : `<agent>@${s.config.config.domains[0]}`} --subject "Hello" --body "Hi there"`,
     "",
+    ...(s.demo
+      ? [
+          "Try an approval: the refund desk proposes a refund, which runs only once its approver applies it:",
+          `  npx postern dev send --from ${DEMO_SENDER} --to ${DEMO_REFUNDS_AGENT} --subject "Refund" --body "Please refund order A-1001"`,
+          `  its confirm card lands in ${rel(s.outboxDir)}/, addressed to the demo's approver (the console operator,`,
+          `  ${s.demoSeed?.seeded ? consoleEmail : "seeded at the first start"}: npx postern approvers list); apply the plan in the console under`,
+          "  Pending plans, signed in as that approver.",
+          ...(refused
+            ? [
+                `  NOTE: ${consoleEmail} was not made the demo's approver: ${refused.map((i) => i.message).join("; ")}`,
+              ]
+            : []),
+          "",
+        ]
+      : []),
     "Ctrl-C stops the stack; state survives a restart.",
   ];
   return lines.join("\n");

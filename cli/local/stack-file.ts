@@ -12,6 +12,11 @@ export interface StackFile {
   readonly smtp: { readonly host: string; readonly port: number };
   readonly outboxDir: string;
   readonly zoneFile: string;
+  /**
+   * The deployment config the stack runs with (the demo config without postern.config.json): admin writes from the
+   * CLI are checked against its domains and models. Absent in files written before it was recorded.
+   */
+  readonly configFile?: string;
 }
 
 export function writeStackFile(path: string, content: StackFile): void {

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import type { DNSResolver } from "mailauth";
+import { adminCatalog } from "../../shared/admin/catalog.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import type { CallObserver } from "../../shared/aws/observe.ts";
 import { makeSesClient } from "../../shared/aws/ses-client.ts";
@@ -10,7 +11,8 @@ import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
-import { DEMO_DOMAIN, ensureDemoFiles, seedDemoAgent } from "./demo.ts";
+import { grantableNames } from "../../tools/index.ts";
+import { DEMO_DOMAIN, DEMO_OPERATOR, type DemoSeed, ensureDemoFiles, seedDemo } from "./demo.ts";
 import { ensureDevKey } from "./dev-keys.ts";
 import { ensureZoneFile } from "./dns-zone.ts";
 import { type Emulators, startEmulators } from "./emulators.ts";
@@ -44,6 +46,11 @@ export interface LocalStackOptions {
   readonly zoneFile?: string;
   /** Default `postern.config.json`; when it does not exist the demo config is used (and the demo seeded). */
   readonly configPath?: string;
+  /**
+   * The demo's approver: the console's local operator (default DEMO_OPERATOR), so a demo plan can be applied in the
+   * console. Only used when the demo is seeded.
+   */
+  readonly demoOperator?: string;
   readonly maxReceiveCount?: number;
   /** Seconds; short values keep redelivery tests fast. */
   readonly visibilityTimeout?: number;
@@ -81,6 +88,8 @@ export interface LocalStack {
   readonly config: LoadedConfig;
   /** True when no postern.config.json existed and the demo config is in use. */
   readonly demo: boolean;
+  /** What seeding the demo did at this start (absent without the demo). */
+  readonly demoSeed?: DemoSeed;
   readonly smtp: { readonly host: string; readonly port: number };
   readonly outboxDir: string;
   readonly zoneFile: string;
@@ -106,7 +115,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
   const configPath = resolve(opts.configPath ?? "postern.config.json");
   const demo = !existsSync(configPath);
-  const config = loadConfigFile(demo ? ensureDemoFiles(dir) : configPath);
+  const configFile = demo ? ensureDemoFiles(dir) : configPath;
+  const config = loadConfigFile(configFile);
 
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -138,10 +148,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     };
     stops.push(async () => destroyClients(clients));
 
+    let demoSeed: DemoSeed | undefined;
     if (demo) {
       const key = ensureDevKey(dir, zoneFile, DEMO_DOMAIN);
       if (!key.ok) throw new Error(`demo key: ${key.reason}`);
-      await seedDemoAgent(clients, resources, logger);
+      demoSeed = await seedDemo(clients, resources, logger, {
+        operator: opts.demoOperator ?? DEMO_OPERATOR,
+        catalog: adminCatalog(config.config, grantableNames()),
+      });
     }
 
     const smtp = await startSmtpIntake({
@@ -187,6 +201,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       smtp: { host: smtp.host, port: smtp.port },
       outboxDir,
       zoneFile,
+      configFile,
     });
     stops.push(async () => removeStackFile(stackFile));
 
@@ -197,6 +212,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       emulators,
       config,
       demo,
+      ...(demoSeed ? { demoSeed } : {}),
       smtp: { host: smtp.host, port: smtp.port },
       outboxDir,
       zoneFile,

@@ -1,10 +1,19 @@
+import type { AdminCatalog } from "./catalog.ts";
+import { deploymentIssues } from "./deployment-check.ts";
 import { type AdminIssue, zodIssues } from "./issues.ts";
-import { type AdminDocument, adminDocument } from "./schema.ts";
+import { unknownKeys, upperCaseNames } from "./raw-input.ts";
+import { type AdminDocument, type AdminSnapshot, adminDocument } from "./schema.ts";
 
-/** What already exists outside the document and may be referenced by it (an import without `replace`). */
-export interface ExistingRefs {
-  readonly agents: ReadonlySet<string>;
-  readonly toolkits: ReadonlySet<string>;
+/** What a write is checked against besides its own items: the deployment, and what the tables already hold. */
+export interface WriteContext {
+  readonly catalog: AdminCatalog;
+  /** The admin state as stored (validated reads). */
+  readonly stored: AdminSnapshot;
+  /**
+   * `admin import --replace`: items absent from the document are deleted, so only the document's own items can be
+   * referenced.
+   */
+  readonly replace?: boolean;
 }
 
 export type DocumentCheck =
@@ -12,16 +21,24 @@ export type DocumentCheck =
   | { readonly ok: false; readonly issues: AdminIssue[] };
 
 /**
- * Validate a whole admin document before anything is written (no transactions: a half-applied import cannot be
- * rolled back). Beyond the item schemas: no key twice, and every reference names something that will exist.
- * A dangling reference is refused rather than ignored because a typo in a deny rule's agent would silently
- * leave the intended agent open.
+ * The one check of every admin write (issue 21), whoever makes it: the CLI's commands, `admin import` and the
+ * console all write through here, one item or a whole document. Validated in full before anything is written (no
+ * transactions: a half-applied import cannot be rolled back). Beyond the item schemas: no unknown key, no
+ * upper-case address, no key twice, every reference names something that will exist, and every item can work in
+ * this deployment (shared/admin/deployment-check.ts). A dangling reference is refused rather than ignored because
+ * a typo in a deny rule's agent would silently leave the intended agent open.
  */
-export function checkDocument(input: unknown, existing: ExistingRefs): DocumentCheck {
+export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck {
+  const raw = [...unknownKeys(input, ctx.stored), ...upperCaseNames(input)];
+  // An upper-case name is named once, with its lower-case form, not again by the schema's generic message.
+  const said = new Set(raw.map((i) => i.path));
   const parsed = adminDocument.safeParse(input);
-  if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error) };
+  if (!parsed.success) {
+    const issues = [...raw, ...zodIssues(parsed.error).filter((i) => !said.has(i.path))];
+    return { ok: false, issues };
+  }
   const doc = parsed.data;
-  const issues: AdminIssue[] = [];
+  const issues: AdminIssue[] = [...raw];
   const unique = <T>(list: readonly T[], name: string, key: (t: T) => string, field: string) => {
     const seen = new Map<string, number>();
     list.forEach((item, i) => {
@@ -39,8 +56,9 @@ export function checkDocument(input: unknown, existing: ExistingRefs): DocumentC
   unique(doc.responsibilities, "responsibilities", (r) => r.id, "id");
   unique(doc.approvers, "approvers", (a) => `${a.toolkit}#${a.address}`, "address");
 
-  const agents = new Set([...existing.agents, ...doc.agents.map((a) => a.address)]);
-  const toolkits = new Set([...existing.toolkits, ...doc.toolkits.map((t) => t.id)]);
+  const existing = ctx.replace ? { agents: [], toolkits: [] } : ctx.stored;
+  const agents = new Set([...existing.agents, ...doc.agents].map((a) => a.address));
+  const toolkits = new Set([...existing.toolkits, ...doc.toolkits].map((t) => t.id));
   const noAgent = (path: string, agent: string) =>
     issues.push({ path, message: `no agent ${agent} (add it under "agents")` });
   doc.accessRules.forEach((r, i) => {
@@ -64,5 +82,6 @@ export function checkDocument(input: unknown, existing: ExistingRefs): DocumentC
         message: `no toolkit ${a.toolkit} (add it under "toolkits")`,
       });
   });
+  issues.push(...deploymentIssues(doc, ctx.catalog, ctx.stored, ctx.replace === true));
   return issues.length > 0 ? { ok: false, issues } : { ok: true, doc };
 }

@@ -4,7 +4,8 @@ import { accessEffect, accessPattern, accessRule, domainName } from "../config/s
 /**
  * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;
  * an item that fails validation is treated as absent (fail closed) and logged with its reason. Extra fields are
- * allowed (passthrough) so a newer CLI's items do not break an older function, but never interpreted.
+ * allowed on read (passthrough) so a newer CLI's items do not break an older function, but never interpreted; a
+ * write may not add one (shared/admin/raw-input.ts).
  */
 
 /** An agent's address: one lower-case addr-spec at a registered domain (the domain check happens at use). */

@@ -1,7 +1,18 @@
 import type { Logger } from "../logger.ts";
-import { checkDocument } from "./document.ts";
+import type { AdminCatalog } from "./catalog.ts";
+import { checkDocument, type DocumentCheck } from "./document.ts";
 import type { AdminIssue } from "./issues.ts";
-import { type AdminTable, type Item, readAgents, readToolkits, ruleKey } from "./read.ts";
+import {
+  type AdminTable,
+  type Item,
+  readAccessRules,
+  readAgents,
+  readApprovers,
+  readOutboundRules,
+  readResponsibilities,
+  readToolkits,
+  ruleKey,
+} from "./read.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
 
 /** What import/export needs from the admin tables: the store's AdminRepo implements it. */
@@ -35,6 +46,47 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
   };
 }
 
+export interface WriteOptions {
+  /** What the deployment offers (domains, models, tools): every write is checked against it. */
+  readonly catalog: AdminCatalog;
+  /** Also delete the stored items the document does not hold (`admin import --replace`). */
+  readonly replace?: boolean;
+}
+
+/**
+ * Check a write against the deployment and the stored admin state, without writing (issue 21): the one check the
+ * CLI's commands, `admin import` and the console all make. The state is read from the tables, not from a cached
+ * snapshot: a write must not be checked against a state another writer has already changed.
+ */
+export async function checkAdminWrite(
+  repo: Pick<AdminTables, "rawItems" | "logger">,
+  input: unknown,
+  opts: WriteOptions,
+): Promise<DocumentCheck> {
+  return checkDocument(input, {
+    catalog: opts.catalog,
+    stored: await storedState(repo),
+    replace: opts.replace === true,
+  });
+}
+
+async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Promise<AdminSnapshot> {
+  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all(
+    (["agents", "accessRules", "outboundRules", "toolkits", "responsibilities", "approvers"] as const).map(
+      (t) => repo.rawItems(t),
+    ),
+  );
+  const log = repo.logger;
+  return {
+    agents: readAgents(agents ?? [], log),
+    accessRules: readAccessRules(accessRules ?? [], log),
+    outboundRules: readOutboundRules(outboundRules ?? [], log),
+    toolkits: readToolkits(toolkits ?? [], log),
+    responsibilities: readResponsibilities(responsibilities ?? [], log),
+    approvers: readApprovers(approvers ?? [], log),
+  };
+}
+
 /**
  * Write a whole document. Validated in full first: nothing is written if any item is invalid. There are no
  * transactions (dynalite has none), so the write order keeps every intermediate state at most as open as the
@@ -46,15 +98,9 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
 export async function importAdminDocument(
   repo: AdminTables,
   input: unknown,
-  opts: { replace?: boolean },
+  opts: WriteOptions,
 ): Promise<ImportResult> {
-  const existing = opts.replace
-    ? { agents: new Set<string>(), toolkits: new Set<string>() }
-    : {
-        agents: new Set(readAgents(await repo.rawItems("agents"), repo.logger).map((a) => a.address)),
-        toolkits: new Set(readToolkits(await repo.rawItems("toolkits"), repo.logger).map((t) => t.id)),
-      };
-  const check = checkDocument(input, existing);
+  const check = await checkAdminWrite(repo, input, opts);
   if (!check.ok) return { ok: false, reason: "invalid-document", issues: check.issues };
   const doc = check.doc;
 

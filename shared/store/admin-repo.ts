@@ -36,6 +36,7 @@ import {
 import {
   type AdminTables,
   exportAdminDocument,
+  type WriteOptions as ImportOptions,
   type ImportResult,
   importAdminDocument,
 } from "../admin/sync.ts";
@@ -354,7 +355,8 @@ export class AdminRepo implements AdminTables {
     return exportAdminDocument(this);
   }
 
-  importDocument(doc: unknown, opts: { replace?: boolean } = {}): Promise<ImportResult> {
+  /** Checked against the deployment (`opts.catalog`) and the stored state first, as every operator write is. */
+  importDocument(doc: unknown, opts: ImportOptions): Promise<ImportResult> {
     return importAdminDocument(this, doc, opts);
   }
 

@@ -77,6 +77,71 @@ describe("admin edits in the console", () => {
   });
 });
 
+describe("refused admin writes in the console (issue 21)", () => {
+  /** The page's text as a reader sees it: tags dropped, entities decoded. */
+  const text = async (r: Response) =>
+    (await r.text())
+      .replace(/<[^>]+>/g, "")
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
+
+  it("name the field and what would be valid, and write nothing (no audit entry applied)", async () => {
+    const c = new ConsoleClient(s.console.url);
+    await c.signIn(s.console.link());
+    const csrf = await c.csrf();
+    const before = await s.stores.admin.exportDocument();
+    const auditBefore = (await auditOf()).items.map((e) => e.at);
+    const refused: [string, Record<string, string>, string[]][] = [
+      [
+        "/admin/agents/add",
+        { address: "bad@other.com", name: "Bad", model: "gpt5", enabled: "on" },
+        [
+          'address: domain "other.com" is not registered; an agent\'s address must be at one of: agents.example.net',
+          'model: no model "gpt5" in the catalog; one of: reply, refund',
+        ],
+      ],
+      [
+        // Not lower-cased behind the operator's back: refused, naming what would be stored.
+        "/admin/agents/add",
+        { address: "Front@agents.example.net", name: "Front", model: "reply", enabled: "on" },
+        ['address: must be lower-case: "front@agents.example.net"'],
+      ],
+      [
+        "/admin/toolkits/add",
+        { id: "kit", tools: "send_email not_a_tool", agents: HELPDESK },
+        ['tools[1]: no tool "not_a_tool" in the registry; one of: '],
+      ],
+      [
+        "/admin/approvers/add",
+        { toolkit: "refunds", address: "operator@localhost" },
+        ["address: cannot receive a confirm card: the outbound sends only to a plain address"],
+      ],
+      [
+        "/admin/approvers/add",
+        { toolkit: "refunds", address: HELPDESK },
+        ["address: is an agent's address; agent mail can never confirm a plan (G14)"],
+      ],
+      [
+        "/admin/outboundRules/add",
+        { agent: HELPDESK, pattern: "*@Partner.example", effect: "allow" },
+        ['pattern: must be lower-case: "*@partner.example"'],
+      ],
+    ];
+    for (const [path, form, messages] of refused) {
+      const r = await c.post(path, { ...form, _csrf: csrf });
+      expect(r.status, path).toBe(400);
+      const page = await text(r);
+      for (const m of messages) expect(page, `${path} ${m}`).toContain(m);
+    }
+    expect(await s.stores.admin.exportDocument()).toEqual(before);
+    // The check comes before the audit entry: a refused write leaves no trace of a change either.
+    expect((await auditOf()).items.map((e) => e.at)).toEqual(auditBefore);
+  });
+});
+
 async function auditOf() {
   const { AuditRepo } = await import("../../shared/store/audit-repo.ts");
   return new AuditRepo({ dynamo: s.stack.clients.dynamo, tables: s.stack.resources.tables }).list({

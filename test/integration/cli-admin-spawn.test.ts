@@ -35,7 +35,22 @@ it("`postern admin import` writes the issue's document into the local data dir; 
       toolkits: [{ id: "default", tools: ["send_email"], agents: ["suzie@shopping.example.net"] }],
     }),
   );
-  const imported = await postern("admin", "import", file, "--data-dir", dataDir);
+  // Without postern.config.json or --config, a local write is checked against the demo config `npm start` uses
+  // (written next to the data dir): its domain is not this document's, so nothing is imported.
+  const demo = await postern("admin", "import", file, "--data-dir", dataDir);
+  expect(demo).toMatchObject({ code: 1, stdout: "" });
+  expect(demo.stderr).toContain(
+    'agents[0].address: domain "shopping.example.net" is not registered; an agent\'s address must be at one of: demo.postern.test',
+  );
+  const config = join(root, "postern.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      domains: ["shopping.example.net"],
+      models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    }),
+  );
+  const imported = await postern("admin", "import", file, "--data-dir", dataDir, "--config", config);
   expect(imported).toMatchObject({ code: 0, stdout: "imported 3 item(s)\n" });
 
   const t = await openTarget({ dataDir });

@@ -8,8 +8,10 @@ import { openTarget, type Target, TargetError } from "../../cli/target.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { testCatalog } from "../helpers/admin-catalog.ts";
 
 const SUZIE = "suzie@shopping.example.net";
+const catalog = testCatalog();
 const MINIMAL = {
   agents: [{ address: SUZIE, name: "Suzie", model: "demo" }],
   accessRules: [{ agent: SUZIE, pattern: "joe@football.example.com", effect: "allow" }],
@@ -21,14 +23,22 @@ let clients: AwsClients;
 let dir: string;
 let opened: string[];
 
-const target = (): Target => ({
-  kind: "local-running",
+const target = (kind: Target["kind"] = "local-running"): Target => ({
+  kind,
   resources: em.resources,
   clients,
   close: async () => {},
 });
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return cliWith({ catalog }, ...argv);
+}
+
+/** The CLI in-process; without `catalog` it finds the deployment config itself (--config, stack.json, ...). */
+async function cliWith(
+  deps: { catalog?: ReturnType<typeof testCatalog> },
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
   const io = {
@@ -40,10 +50,12 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
     },
   };
   const code = await runAdminCommand(argv, {
+    ...deps,
     io,
     open: async (o) => {
       opened.push(o.target ?? "local");
-      return target();
+      // The emulators stand in for AWS too; the kind is what the command sees (no demo config for AWS).
+      return target(o.target === "aws" ? "aws" : "local-running");
     },
   });
   return { code, out, err };
@@ -61,7 +73,7 @@ afterAll(async () => {
 beforeEach(async () => {
   opened = [];
   const repo = new AdminRepo({ dynamo: clients.dynamo, tables: em.resources.tables, logger: silentLogger });
-  await repo.importDocument({}, { replace: true });
+  await repo.importDocument({}, { replace: true, catalog });
 });
 
 describe("postern admin import/export", () => {
@@ -87,7 +99,7 @@ describe("postern admin import/export", () => {
       "--id",
       "crm",
       "--tools",
-      "lookup_customer",
+      "lookup_order",
       "--agents",
       "bob@shopping.example.net",
     );
@@ -140,7 +152,7 @@ describe("postern agents/rules/toolkits/approvers", () => {
     const add = ["toolkits", "add", "--id", "staff", "--tools", "search_emails", "--agents", SUZIE];
     expect(await cli(...add, "--archive-scope", "everyone")).toMatchObject({
       code: 1,
-      err: expect.stringContaining("archiveScope"),
+      err: expect.stringContaining('--archive-scope: Invalid option: expected one of "sender"|"agent"'),
     });
     expect(
       (await cli(...add, "--archive-scope", "agent", "--egress-hosts", "Allowed.example,docs.example")).code,
@@ -170,10 +182,11 @@ describe("postern agents/rules/toolkits/approvers", () => {
   it("adds, lists and removes outbound rules, refusing rules for an unknown agent (issue 14)", async () => {
     await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
     const allow = ["--agent", SUZIE, "--pattern", "*@Partner.example", "--effect", "allow"];
+    // Typed on the command line, lower-cased, and said so (the console and import refuse upper case instead).
     expect(await cli("outbound-rules", "add", ...allow)).toEqual({
       code: 0,
       out: `added outbound allow *@partner.example for ${SUZIE}\n`,
-      err: "",
+      err: 'note: --pattern lower-cased to "*@partner.example"\n',
     });
     await cli(
       "outbound-rules",
@@ -240,6 +253,170 @@ describe("postern agents/rules/toolkits/approvers", () => {
   });
 });
 
+describe("refused admin writes (issue 21): the field named, what would be valid, nothing written", () => {
+  const exported = async () => (await cli("admin", "export")).out;
+
+  it("agents add: a domain that is not registered and a model that is not in the catalog", async () => {
+    const before = await exported();
+    const r = await cli("agents", "add", "--address", "bad@other.com", "--name", "Bad", "--model", "gpt5");
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      [
+        "error: agent bad@other.com not written:",
+        '  --address: domain "other.com" is not registered; an agent\'s address must be at one of: shopping.example.net ("domains" in postern.config.json)',
+        '  --model: no model "gpt5" in the catalog; one of: demo ("models" in postern.config.json)',
+        "",
+      ].join("\n"),
+    );
+    // Nothing written: not the agent, and not the default toolkit a new agent would be attached to.
+    expect(await exported()).toBe(before);
+  });
+
+  it("toolkits add: a tool the registry does not hold", async () => {
+    await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
+    const before = await exported();
+    const r = await cli(
+      "toolkits",
+      "add",
+      "--id",
+      "k",
+      "--tools",
+      "send_email,not_a_tool",
+      "--agents",
+      SUZIE,
+    );
+    expect(r).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(
+        /^error: toolkit k not written:\n {2}--tools: no tool "not_a_tool" in the registry; one of: .*issue_refund/,
+      ),
+    });
+    expect(await exported()).toBe(before);
+  });
+
+  it("approvers add: an address no confirm card can reach, and an agent's own address", async () => {
+    await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
+    await cli("toolkits", "add", "--id", "refunds", "--tools", "issue_refund", "--agents", SUZIE);
+    const before = await exported();
+    expect(
+      await cli("approvers", "add", "--toolkit", "refunds", "--address", "operator@localhost"),
+    ).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("--address: cannot receive a confirm card"),
+    });
+    expect(await cli("approvers", "add", "--toolkit", "refunds", "--address", SUZIE)).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("--address: is an agent's address; agent mail can never confirm"),
+    });
+    expect(await exported()).toBe(before);
+    expect(
+      (await cli("approvers", "add", "--toolkit", "refunds", "--address", "operator@postern.test")).code,
+    ).toBe(0);
+  });
+
+  it("admin import: an unknown list imports nothing and exits 1", async () => {
+    const file = join(dir, "agentz.json");
+    writeFileSync(file, JSON.stringify({ agentz: MINIMAL.agents }));
+    const r = await cli("admin", "import", file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      "  agentz: unknown list; an admin document has agents, accessRules, outboundRules, toolkits, responsibilities, approvers",
+    );
+    expect(JSON.parse(await exported()).agents).toEqual([]);
+  });
+
+  it("admin import: an unknown field and an upper-case address, both named", async () => {
+    const file = join(dir, "bad-agent.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [{ address: "Suzie@shopping.example.net", name: "Suzie", model: "demo", acceptBCC: true }],
+      }),
+    );
+    const r = await cli("admin", "import", file);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("  agents[0].acceptBCC: unknown field; known fields: address, name, model,");
+    expect(r.err).toContain('  agents[0].address: must be lower-case: "suzie@shopping.example.net"');
+    expect(JSON.parse(await exported()).agents).toEqual([]);
+  });
+
+  it("admin import: a foreign domain, a model and a tool nobody offers, an unreachable approver", async () => {
+    const file = join(dir, "bad-deployment.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [{ address: "bad@other.com", name: "Bad", model: "gpt5" }],
+        toolkits: [{ id: "k", tools: ["not_a_tool"] }],
+        approvers: [{ toolkit: "k", address: "operator@localhost" }],
+      }),
+    );
+    const r = await cli("admin", "import", file);
+    expect(r.code).toBe(1);
+    expect(r.err.split("\n").map((l) => l.split(":")[0])).toEqual([
+      `error`,
+      "  agents[0].address",
+      "  agents[0].model",
+      "  toolkits[0].tools[0]",
+      "  approvers[0].address",
+      "",
+    ]);
+    expect(JSON.parse(await exported())).toMatchObject({ agents: [], toolkits: [], approvers: [] });
+  });
+
+  it("checks writes against --config, reads need none, and AWS without a config refuses a write", async () => {
+    const cfg = join(dir, "other.config.json");
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        domains: ["agents.example.org"],
+        models: [{ id: "local", provider: "scripted", script: "s.json", egress: "internal" }],
+      }),
+    );
+    const add = [
+      "agents",
+      "add",
+      "--address",
+      "help@agents.example.org",
+      "--name",
+      "Help",
+      "--model",
+      "local",
+    ];
+    expect((await cliWith({}, ...add, "--config", cfg)).code).toBe(0);
+    expect(
+      await cliWith(
+        {},
+        "agents",
+        "add",
+        "--address",
+        SUZIE,
+        "--name",
+        "S",
+        "--model",
+        "local",
+        "--config",
+        cfg,
+      ),
+    ).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("one of: agents.example.org"),
+    });
+    expect((await cliWith({}, "agents", "list", "--resources", "r.json")).code).toBe(0);
+    const aws = await cliWith(
+      {},
+      "approvers",
+      "add",
+      "--toolkit",
+      "default",
+      "--address",
+      "a@b.example",
+      "--resources",
+      "r.json",
+    );
+    expect(aws).toMatchObject({ code: 1, err: expect.stringContaining("pass --config FILE") });
+  });
+});
+
 describe("openTarget", () => {
   it("starts the emulators on the data dir when no stack runs, and the data persists", async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), "postern-target-")), "data");
@@ -249,7 +426,7 @@ describe("openTarget", () => {
       dynamo: t1.clients.dynamo,
       tables: t1.resources.tables,
       logger: silentLogger,
-    }).importDocument(MINIMAL);
+    }).importDocument(MINIMAL, { catalog });
     await t1.close();
     const t2 = await openTarget({ dataDir });
     const agents = await new AdminRepo({

@@ -5,9 +5,11 @@ import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { TABLES } from "../../shared/config/tables.ts";
 import { ADMIN_SNAPSHOT_MAX_AGE_MS, ADMIN_VERSION_KEY, AdminRepo } from "../../shared/store/admin-repo.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
+import { testCatalog } from "../helpers/admin-catalog.ts";
 
 const SUZIE = "suzie@shopping.example.net";
 const BOB = "bob@shopping.example.net";
+const catalog = testCatalog();
 const MINIMAL = {
   agents: [{ address: SUZIE, name: "Suzie", model: "demo" }],
   accessRules: [{ agent: SUZIE, pattern: "joe@football.example.com", effect: "allow" }],
@@ -186,45 +188,44 @@ describe("AdminRepo reads fail closed", () => {
 
 describe("admin documents", () => {
   it("imports the issue's minimal document", async () => {
-    expect(await repo.importDocument(MINIMAL)).toEqual({ ok: true, written: 3, deleted: 0 });
+    expect(await repo.importDocument(MINIMAL, { catalog })).toEqual({ ok: true, written: 3, deleted: 0 });
     const snap = await repo.snapshot();
     expect(snap.agents.map((a) => a.address)).toEqual([SUZIE]);
     expect(snap.accessRules).toEqual([MINIMAL.accessRules[0]]);
   });
 
   it("round-trips: export, wipe, import, export again is equal", async () => {
-    await repo.importDocument({
-      ...MINIMAL,
-      agents: [
-        ...MINIMAL.agents,
-        { address: BOB, name: "Bob", model: "demo", maxToolTurns: 3, custom: "kept" },
-      ],
-      accessRules: [...MINIMAL.accessRules, { agent: BOB, pattern: "*@evil.example", effect: "deny" }],
-      outboundRules: [
-        { agent: BOB, pattern: "*@partner.example", effect: "allow" },
-        { agent: BOB, pattern: "ceo@partner.example", effect: "deny" },
-      ],
-      toolkits: [
-        ...MINIMAL.toolkits,
-        { id: "crm", tools: ["lookup_customer"], agents: [BOB], allowScheduled: true },
-      ],
-      responsibilities: [{ id: "daily", agent: BOB, schedule: "rate(1 day)", prompt: "Summarise." }],
-      approvers: [{ toolkit: "crm", address: "boss@shopping.example.net" }],
-    });
+    await repo.importDocument(
+      {
+        ...MINIMAL,
+        agents: [...MINIMAL.agents, { address: BOB, name: "Bob", model: "demo", maxToolTurns: 3 }],
+        accessRules: [...MINIMAL.accessRules, { agent: BOB, pattern: "*@evil.example", effect: "deny" }],
+        outboundRules: [
+          { agent: BOB, pattern: "*@partner.example", effect: "allow" },
+          { agent: BOB, pattern: "ceo@partner.example", effect: "deny" },
+        ],
+        toolkits: [
+          ...MINIMAL.toolkits,
+          { id: "crm", tools: ["lookup_order"], agents: [BOB], allowScheduled: true },
+        ],
+        responsibilities: [{ id: "daily", agent: BOB, schedule: "rate(1 day)", prompt: "Summarise." }],
+        approvers: [{ toolkit: "crm", address: "boss@partner.example" }],
+      },
+      { catalog },
+    );
     const first = await repo.exportDocument();
-    expect(first.agents.find((a) => a.address === BOB)?.custom).toBe("kept");
     await wipe();
     expect((await repo.exportDocument()).agents).toEqual([]);
     expect(first.outboundRules).toHaveLength(2);
-    expect(await repo.importDocument(first)).toMatchObject({ ok: true, written: 10 });
+    expect(await repo.importDocument(first, { catalog })).toMatchObject({ ok: true, written: 10 });
     expect(await repo.exportDocument()).toEqual(first);
   });
 
   it("refuses an invalid document naming item path and field, and writes nothing", async () => {
-    const r = await repo.importDocument({
-      ...MINIMAL,
-      toolkits: [{ id: "default", tools: ["send_email", "Bad Tool"], agents: [SUZIE] }],
-    });
+    const r = await repo.importDocument(
+      { ...MINIMAL, toolkits: [{ id: "default", tools: ["send_email", "Bad Tool"], agents: [SUZIE] }] },
+      { catalog },
+    );
     expect(r).toMatchObject({ ok: false, reason: "invalid-document" });
     expect(!r.ok && r.issues).toEqual([
       { path: "toolkits[0].tools[1]", message: "must be a snake_case tool name" },
@@ -240,11 +241,14 @@ describe("admin documents", () => {
   });
 
   it("refuses dangling references and duplicate keys", async () => {
-    const r = await repo.importDocument({
-      agents: [MINIMAL.agents[0], MINIMAL.agents[0]],
-      accessRules: [{ agent: "suzy@shopping.example.net", pattern: "*@evil.example", effect: "deny" }],
-      approvers: [{ toolkit: "nope", address: "a@b.com" }],
-    });
+    const r = await repo.importDocument(
+      {
+        agents: [MINIMAL.agents[0], MINIMAL.agents[0]],
+        accessRules: [{ agent: "suzy@shopping.example.net", pattern: "*@evil.example", effect: "deny" }],
+        approvers: [{ toolkit: "nope", address: "a@b.com" }],
+      },
+      { catalog },
+    );
     expect(!r.ok && r.issues.map((i) => i.path)).toEqual([
       "agents[1].address",
       "accessRules[0].agent",
@@ -254,11 +258,11 @@ describe("admin documents", () => {
   });
 
   it("with replace, deletes what the document does not hold (invalid items too)", async () => {
-    await repo.importDocument(MINIMAL);
+    await repo.importDocument(MINIMAL, { catalog });
     await repo.putAgent({ address: BOB, name: "Bob", model: "demo" });
     await putRaw("accessRules", { agent: SUZIE, rule: "deny#junk", effect: "deny" });
     await putRaw("outboundRules", { agent: SUZIE, rule: "allow#junk", effect: "allow" });
-    const r = await repo.importDocument(MINIMAL, { replace: true });
+    const r = await repo.importDocument(MINIMAL, { replace: true, catalog });
     expect(r).toEqual({ ok: true, written: 3, deleted: 3 });
     expect((await repo.listAgents()).map((a) => a.address)).toEqual([SUZIE]);
     expect(await repo.listAccessRules()).toEqual([MINIMAL.accessRules[0]]);
@@ -283,11 +287,26 @@ describe("admin documents", () => {
   });
 
   it("without replace, references may point at items already stored", async () => {
-    await repo.importDocument(MINIMAL);
-    const r = await repo.importDocument({
-      accessRules: [{ agent: SUZIE, pattern: "*@evil.example", effect: "deny" }],
-    });
+    await repo.importDocument(MINIMAL, { catalog });
+    const r = await repo.importDocument(
+      { accessRules: [{ agent: SUZIE, pattern: "*@evil.example", effect: "deny" }] },
+      { catalog },
+    );
     expect(r).toEqual({ ok: true, written: 1, deleted: 0 });
+  });
+
+  it("a field Postern does not know: exported as stored, kept by an import over it, never added by one", async () => {
+    await repo.importDocument(MINIMAL, { catalog });
+    // Written around these tools (or by another version): read and exported, never interpreted.
+    await putRaw("agents", { ...MINIMAL.agents[0], custom: "kept" });
+    const doc = await repo.exportDocument();
+    expect(doc.agents[0]?.custom).toBe("kept");
+    expect(await repo.importDocument(doc, { catalog })).toMatchObject({ ok: true });
+    expect((await repo.exportDocument()).agents[0]?.custom).toBe("kept");
+    await wipe();
+    const r = await repo.importDocument(doc, { catalog });
+    expect(!r.ok && r.issues.map((i) => i.path)).toEqual(["agents[0].custom"]);
+    expect(await repo.listAgents()).toEqual([]);
   });
 });
 
@@ -300,7 +319,7 @@ describe("AdminRepo snapshots (issue 13: read once per admin change, not per mai
       logger,
       now: () => now,
     });
-    await repo.importDocument(MINIMAL);
+    await repo.importDocument(MINIMAL, { catalog });
     expect((await reader.snapshot()).accessRules).toHaveLength(1);
     // A second container (the CLI, the console) denies a sender: the version moved, the reader reloads.
     await repo.putAccessRule({ agent: SUZIE, pattern: "*@evil.example", effect: "deny" });

@@ -16,6 +16,7 @@ import { type AdminTables, exportAdminDocument, importAdminDocument } from "../.
 import { TABLES } from "../../../shared/config/tables.ts";
 import { outboundAllowed } from "../../../shared/gate/outbound-reach.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
+import { EMPTY_ADMIN, testCatalog } from "../../helpers/admin-catalog.ts";
 
 /**
  * Outbound rules as admin state (issue 14): validated on read and failing closed, checked as part of a document,
@@ -70,7 +71,7 @@ describe("readOutboundRules", () => {
 });
 
 describe("outbound rules in an admin document", () => {
-  const none = { agents: new Set<string>(), toolkits: new Set<string>() };
+  const none = { catalog: testCatalog(), stored: EMPTY_ADMIN };
   it("refuses a rule for an agent that will not exist, and the same rule twice", () => {
     const rule = { agent: A, pattern: "*@partner.example", effect: "allow" };
     expect(checkDocument({ outboundRules: [rule] }, none)).toEqual({
@@ -78,7 +79,7 @@ describe("outbound rules in an admin document", () => {
       issues: [{ path: "outboundRules[0].agent", message: `no agent ${A} (add it under "agents")` }],
     });
     const twice = checkDocument(
-      { agents: [{ address: A, name: "S", model: "m" }], outboundRules: [rule, rule] },
+      { agents: [{ address: A, name: "S", model: "demo" }], outboundRules: [rule, rule] },
       none,
     );
     expect(!twice.ok && twice.issues).toEqual([
@@ -89,7 +90,7 @@ describe("outbound rules in an admin document", () => {
   it("validates patterns like access rules", () => {
     const r = checkDocument(
       {
-        agents: [{ address: A, name: "S", model: "m" }],
+        agents: [{ address: A, name: "S", model: "demo" }],
         outboundRules: [{ agent: A, pattern: "Bob@X.example", effect: "allow" }],
       },
       none,
@@ -149,6 +150,7 @@ function memoryTables(onChange: (tables: MemoryTables) => void = () => {}) {
 type MemoryTables = ReturnType<typeof memoryTables>;
 
 describe("import and export of outbound rules", () => {
+  const catalog = testCatalog();
   const agentItem = { address: A, name: "Suzie", model: "demo" };
 
   it("exports them in a stable order and imports them back", async () => {
@@ -160,14 +162,14 @@ describe("import and export of outbound rules", () => {
         { agent: A, pattern: "ceo@partner.example", effect: "deny" },
       ],
     };
-    expect(await importAdminDocument(t, doc, {})).toEqual({ ok: true, written: 3, deleted: 0 });
+    expect(await importAdminDocument(t, doc, { catalog })).toEqual({ ok: true, written: 3, deleted: 0 });
     const out = await exportAdminDocument(t);
     expect(out.outboundRules).toEqual([
       { agent: A, pattern: "*@partner.example", effect: "allow" },
       { agent: A, pattern: "ceo@partner.example", effect: "deny" },
     ]);
     const again = memoryTables();
-    await importAdminDocument(again, out, {});
+    await importAdminDocument(again, out, { catalog });
     expect(await exportAdminDocument(again)).toEqual(out);
   });
 
@@ -182,7 +184,7 @@ describe("import and export of outbound rules", () => {
           { agent: A, pattern: "ceo@old.example", effect: "deny" },
         ],
       },
-      {},
+      { catalog },
     );
     t.ops.length = 0;
     await importAdminDocument(
@@ -194,7 +196,7 @@ describe("import and export of outbound rules", () => {
           { agent: A, pattern: "ceo@partner.example", effect: "deny" },
         ],
       },
-      { replace: true },
+      { replace: true, catalog },
     );
     expect(t.ops.filter((o) => o.includes("outboundRules"))).toEqual([
       "put outboundRules deny#ceo@partner.example",
@@ -248,14 +250,14 @@ describe("import and export of outbound rules", () => {
         await importAdminDocument(
           t,
           { agents: [agentItem], outboundRules: start.map((r) => ({ agent: A, ...r })) },
-          {},
+          { catalog },
         );
         t.ops.length = 0;
         armed = true;
         const r = await importAdminDocument(
           t,
           { agents: [agentItem], outboundRules: end.map((r) => ({ agent: A, ...r })) },
-          { replace: true },
+          { replace: true, catalog },
         );
         expect(r.ok).toBe(true);
         expect(reach(t.outbound())).toEqual(after);

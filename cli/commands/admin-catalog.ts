@@ -1,0 +1,40 @@
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { type AdminCatalog, adminCatalog } from "../../shared/admin/catalog.ts";
+import { ConfigError, loadConfigFile } from "../../shared/config/load.ts";
+import { grantableNames } from "../../tools/index.ts";
+import { ensureDemoFiles } from "../local/demo.ts";
+import type { Target } from "../target.ts";
+import { CommandFailure } from "./admin-io.ts";
+
+/**
+ * Which deployment config an admin write is checked against (issue 21): `--config`, else the config the running
+ * local stack recorded in stack.json, else `postern.config.json` here, else (locally) the demo config `npm start`
+ * uses without one. AWS has no demo: a write there without a config is refused, never checked against nothing.
+ */
+export function configFileFor(opts: {
+  readonly config?: string;
+  readonly target: Pick<Target, "kind" | "configFile">;
+  readonly dataDir?: string;
+}): string {
+  if (opts.config) return opts.config;
+  if (opts.target.configFile) return opts.target.configFile;
+  if (existsSync("postern.config.json")) return "postern.config.json";
+  if (opts.target.kind === "aws")
+    throw new CommandFailure(
+      "admin writes are checked against the deployment config (its domains, models and limits): run this where " +
+        "postern.config.json is, or pass --config FILE",
+    );
+  // The stack's directory holds the demo config (`npm start` writes it there without postern.config.json).
+  return ensureDemoFiles(dirname(resolve(opts.dataDir ?? join(".postern", "data"))));
+}
+
+/** The catalog from that config and every tool and resolver this build registers. */
+export function catalogFromFile(path: string): AdminCatalog {
+  try {
+    return adminCatalog(loadConfigFile(path).config, grantableNames());
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CommandFailure(err.message);
+    throw err;
+  }
+}

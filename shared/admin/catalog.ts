@@ -1,0 +1,27 @@
+import type { DeploymentConfig } from "../config/schema.ts";
+
+/**
+ * What this deployment offers an admin item, and so what every admin write is checked against (issue 21): an
+ * agent on a domain nobody routes, a model nobody serves or a tool nobody registered would be stored and then
+ * fail at run time, where only a log line says so. Built from the deployment config and the tool registry by the
+ * caller (the CLI, `admin import`, the console), so this layer stays free of both.
+ */
+export interface AdminCatalog {
+  /** `config.domains`: an agent's address must be at one of them (G1 routes nothing else). */
+  readonly domains: readonly string[];
+  /** The ids of `config.models`: an agent's model must be one. */
+  readonly models: readonly string[];
+  /** Every tool and resolver name the registry holds: what a toolkit may grant. */
+  readonly tools: readonly string[];
+  /** `config.outbound.maxRecipients`: a confirm card goes to at most this many approvers (the outbound's cap). */
+  readonly maxRecipients: number;
+}
+
+export function adminCatalog(config: DeploymentConfig, tools: readonly string[]): AdminCatalog {
+  return {
+    domains: config.domains,
+    models: config.models.map((m) => m.id),
+    tools: [...new Set(tools)].sort(),
+    maxRecipients: config.outbound.maxRecipients,
+  };
+}

@@ -1,0 +1,117 @@
+import { parseAddrSpec } from "../mail/recipients.ts";
+import { routingKey } from "../mail/routing-key.ts";
+import type { AdminCatalog } from "./catalog.ts";
+import type { AdminIssue } from "./issues.ts";
+import type { AdminDocument, AdminSnapshot } from "./schema.ts";
+
+/**
+ * An admin document against the deployment and the rest of the admin state (issue 21): what the item schemas
+ * cannot know. Each check stands for an item that would be stored and then never work, with only a log line to
+ * say so at run time.
+ */
+
+/** A value in a message: quoted and escaped, so a crafted value cannot fake lines in CLI output. */
+const q = (v: string): string => JSON.stringify(v);
+const listed = (values: readonly string[]): string => (values.length ? values.join(", ") : "(none)");
+
+export function deploymentIssues(
+  doc: AdminDocument,
+  catalog: AdminCatalog,
+  stored: AdminSnapshot,
+  replace: boolean,
+): AdminIssue[] {
+  return [
+    ...agentIssues(doc, catalog),
+    ...toolkitIssues(doc, catalog),
+    ...approverIssues(doc, catalog, replace ? EMPTY : stored),
+  ];
+}
+
+const EMPTY: AdminSnapshot = {
+  agents: [],
+  accessRules: [],
+  outboundRules: [],
+  toolkits: [],
+  responsibilities: [],
+  approvers: [],
+};
+
+function agentIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
+  const issues: AdminIssue[] = [];
+  doc.agents.forEach((a, i) => {
+    const domain = a.address.slice(a.address.lastIndexOf("@") + 1);
+    // G1: mail is routed only for registered domains, and the outbound never sends From any other (domain-unregistered).
+    if (!catalog.domains.includes(domain))
+      issues.push({
+        path: `agents[${i}].address`,
+        message: `domain ${q(domain)} is not registered; an agent's address must be at one of: ${listed(catalog.domains)} ("domains" in postern.config.json)`,
+      });
+    // A run of an agent whose model is not in the catalog fails before its first round (model-unknown).
+    if (!catalog.models.includes(a.model))
+      issues.push({
+        path: `agents[${i}].model`,
+        message: `no model ${q(a.model)} in the catalog; one of: ${listed(catalog.models)} ("models" in postern.config.json)`,
+      });
+  });
+  return issues;
+}
+
+function toolkitIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
+  const issues: AdminIssue[] = [];
+  const tools = new Set(catalog.tools);
+  doc.toolkits.forEach((t, i) => {
+    t.tools.forEach((name, j) => {
+      // A name the registry does not hold is offered to no model (G11): the toolkit would grant nothing by it.
+      if (!tools.has(name))
+        issues.push({
+          path: `toolkits[${i}].tools[${j}]`,
+          message: `no tool ${q(name)} in the registry; one of: ${listed(catalog.tools)}`,
+        });
+    });
+  });
+  return issues;
+}
+
+/**
+ * Approvers (G14) must be able to receive a confirm card and to confirm it. A card is new mail from one of the
+ * toolkit's agents, addressed by the outbound exactly as shared/outbound/addressing.ts does for any new mail
+ * (`newMailRecipients`): each address a strict addr-spec (`parseAddrSpec`), the sending agent dropped, at most
+ * `outbound.maxRecipients` in all; the agent's outbound rules do not apply to it (`recipientsFrom: "approvers"`).
+ * An agent's own address can never confirm (apply-plan's `confirm-from-agent`: agent mail never approves).
+ */
+function approverIssues(doc: AdminDocument, catalog: AdminCatalog, stored: AdminSnapshot): AdminIssue[] {
+  const issues: AdminIssue[] = [];
+  const agents = new Set([...stored.agents, ...doc.agents].map((a) => routingKey(a.address)));
+  const count = new Map<string, number>();
+  const keyOf = (toolkit: string, address: string) => `${toolkit}\n${routingKey(address)}`;
+  const written = new Set(doc.approvers.map((a) => keyOf(a.toolkit, a.address)));
+  for (const a of [
+    ...stored.approvers.filter((s) => !written.has(keyOf(s.toolkit, s.address))),
+    ...doc.approvers,
+  ])
+    count.set(a.toolkit, (count.get(a.toolkit) ?? 0) + 1);
+
+  const over = new Set<string>();
+  doc.approvers.forEach((a, i) => {
+    const path = `approvers[${i}].address`;
+    const parsed = parseAddrSpec(a.address);
+    if (!parsed.ok)
+      issues.push({
+        path,
+        message:
+          "cannot receive a confirm card: the outbound sends only to a plain address at a domain with a dot and a " +
+          "letter-only top-level name, like boss@example.com (recipient-invalid)",
+      });
+    else if (agents.has(routingKey(a.address)))
+      issues.push({ path, message: "is an agent's address; agent mail can never confirm a plan (G14)" });
+    const n = count.get(a.toolkit) ?? 0;
+    if (n > catalog.maxRecipients && !over.has(a.toolkit)) {
+      over.add(a.toolkit);
+      issues.push({
+        path,
+        message: `toolkit ${q(a.toolkit)} would have ${n} approvers; a confirm card goes to at most ${catalog.maxRecipients} ("outbound.maxRecipients" in postern.config.json)`,
+      });
+    }
+  });
+  return issues;
+}
