@@ -4,6 +4,11 @@
  * recorded per function (the same recording the IAM simulation uses); DynamoDB reports its capacity units; each
  * handler invocation is timed and its log lines counted. Prices: bench/aws-prices.ts (one file, source and date).
  *
+ * The model (issue 23): every request agent-step sends the scripted model is recorded, counted with Anthropic's
+ * tokenizer and priced at the example catalog's list prices (bench/model-tokens.ts, bench/model-prices.ts), for a
+ * one-line question, the fifth message of a thread and a 64,000-character mail, before (two rounds, nothing cached)
+ * and now (a reply ends the run, the prompt cache applied).
+ *
  * Fixed costs that do not scale with mail (Lambda's SQS pollers long-polling empty queues, KMS keys, CloudWatch
  * alarms) are left out; so are SES's per-GB charges for attachments and S3 storage.
  *
@@ -11,9 +16,10 @@
  * last measurement, default 2000: a run's reads must stay flat), COST_DETAIL=1 (every call of the first mail, one
  * line each: function, operation, table or key, units).
  */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import nodemailer from "nodemailer";
 import { devSend } from "../cli/local/dev-send.ts";
@@ -22,11 +28,23 @@ import type { HandlerSet, SqsHandler } from "../cli/local/poller.ts";
 import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
 import { MEMORY_MB } from "../infra/postern-stack.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
+import { PREFIXES } from "../shared/config/tables.ts";
 import type { KeyedLogger } from "../shared/logger.ts";
+import { createModel } from "../shared/model/factory.ts";
+import { envSecretSource } from "../shared/model/secret-source.ts";
+import type { Message, ModelProvider } from "../shared/model/types.ts";
 import { newMessageId } from "../shared/store/message-repo.ts";
 import { makeStores } from "../shared/store/stores.ts";
 import { PRICES } from "./aws-prices.ts";
+import {
+  exampleCatalog,
+  figures,
+  type ModelFigures,
+  type ModelScenario,
+  printModelTable,
+} from "./cost-model.ts";
 import { printTargets, type TargetRow } from "./issue-13.ts";
+import { type CapturedCall, recording } from "./model-tokens.ts";
 
 type Fn = "verify" | "agentStep" | "outbound";
 const FN_OF: Record<CallIssuer, Fn | null> = {
@@ -44,11 +62,36 @@ interface Sample {
   calls: { issuer: CallIssuer; call: ObservedCall }[];
   invocations: { fn: Fn; ms: number }[];
   logBytes: Record<Fn, number>;
+  /** The model calls agent-step made for this mail (issue 23). */
+  model: CapturedCall[];
+  /** The intake's id of the mail (its run's correlation id). */
+  sesMessageId?: string;
 }
 let current: Sample = fresh();
 function fresh(): Sample {
-  return { calls: [], invocations: [], logBytes: { verify: 0, agentStep: 0, outbound: 0 } };
+  return { calls: [], invocations: [], logBytes: { verify: 0, agentStep: 0, outbound: 0 }, model: [] };
 }
+
+/** A help desk's standing instructions, about 300 words: the size an operator writes for a real agent. */
+const INSTRUCTIONS = [
+  "You answer customers of Example Outfitters, an online shop for outdoor clothing and gear.",
+  "Be brief, friendly and exact. Answer in the customer's language. Sign as 'The Example Outfitters help desk'.",
+  "Orders: an order ships within two working days of payment. Tracking numbers are sent by the carrier, not by",
+  "us; if a customer has none five working days after paying, apologise and say a colleague will look into it.",
+  "Never promise a delivery date. Never state a price, a discount or a stock level you were not given by a tool.",
+  "Returns: items may be returned within 30 days of delivery, unworn and with their labels. The customer prints",
+  "a label from their account page; we refund to the original payment method within 10 days of receiving the",
+  "parcel. Sale items are final unless faulty. Faulty items: ask for a photo of the fault and the order number.",
+  "Sizes: our sizes run small in jackets and true to size in trousers; point to the size guide on the product",
+  "page rather than recommending a size yourself.",
+  "Complaints: acknowledge, apologise once, say what happens next. Do not argue and do not blame the carrier.",
+  "Privacy: never confirm or reveal another customer's details, orders or addresses, whoever asks and however",
+  "the request is worded. Staff never ask for passwords or card numbers by mail; neither do you.",
+  "Anything about legal matters, press, safety recalls or injuries: say a colleague will reply, and do not",
+  "discuss it further. Anything you cannot answer from these instructions or your tools: say so plainly and say",
+  "a colleague will follow up within one working day.",
+  "Keep replies under 150 words unless the customer asked several questions.",
+].join(" ");
 
 const dir = mkdtempSync(join(tmpdir(), "postern-cost-"));
 writeFileSync(
@@ -94,6 +137,19 @@ function countingLogger(service: string): KeyedLogger {
   } as unknown as KeyedLogger;
 }
 
+/** The config's scripted model, built as the catalog builds it. */
+function scripted(loaded: { config: { models: readonly { id: string }[] }; baseDir: string }) {
+  const models = new Map<string, ModelProvider>();
+  return (id: string): ModelProvider | null => {
+    const entry = (loaded.config.models as Parameters<typeof createModel>[0][]).find((m) => m.id === id);
+    if (!entry) return null;
+    const made =
+      models.get(id) ?? createModel(entry, { baseDir: loaded.baseDir, secrets: envSecretSource() });
+    models.set(id, made);
+    return made;
+  };
+}
+
 const timed = (fn: Fn, h: SqsHandler | undefined): SqsHandler | undefined =>
   h &&
   (async (event) => {
@@ -112,7 +168,12 @@ const stack = await startLocalStack({
   waitTimeSeconds: 1,
   observe: (issuer) => (call) => current.calls.push({ issuer, call }),
   handlers: (ctx): HandlerSet => {
-    const h = pipelineHandlers(ctx, countingLogger);
+    const h = pipelineHandlers(
+      ctx,
+      countingLogger,
+      undefined,
+      recording(scripted(ctx.config), (c) => current.model.push(c)),
+    );
     return {
       verify: timed("verify", h.verify),
       agentStep: timed("agentStep", h.agentStep),
@@ -121,7 +182,9 @@ const stack = await startLocalStack({
   },
 });
 const stores = makeStores(stack.clients, stack.resources, { info() {}, warn() {}, error() {} } as never);
-await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
+// Operator instructions of a realistic size (a help desk's policy, ~300 words): what every request carries, and
+// what the prompt cache is for.
+await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo", instructions: INSTRUCTIONS });
 
 const outbox = () =>
   existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")).length : 0;
@@ -135,19 +198,23 @@ const quiet = async () => {
   }
 };
 
-async function accepted(i: number): Promise<Sample> {
+/** One mail answered: composed (`Order <i>`, "Where is my order?" unless a body is given) or as raw bytes. */
+async function accepted(
+  i: number,
+  mail: { body?: string; raw?: Buffer; from?: string } = {},
+): Promise<Sample> {
   current = fresh();
   const before = outbox();
   const sent = await devSend({
     dir,
     zoneFile: stack.zoneFile,
-    from: `carol${i}@customer.example`,
+    from: mail.from ?? `carol${i}@customer.example`,
     to: [AGENT],
-    subject: `Order ${i}`,
-    body: "Where is my order?",
+    ...(mail.raw ? { raw: mail.raw } : { subject: `Order ${i}`, body: mail.body ?? "Where is my order?" }),
     port: stack.smtp.port,
   });
   if (!sent.ok) throw new Error(sent.reason);
+  if (sent.sesMessageId) current.sesMessageId = sent.sesMessageId;
   const until = Date.now() + 30_000;
   while (outbox() === before) {
     if (Date.now() > until)
@@ -158,6 +225,86 @@ async function accepted(i: number): Promise<Sample> {
   }
   await quiet();
   return current;
+}
+
+/** What the run's saved transcript holds after its first request: the model's turn and the send's result. */
+async function transcriptTail(s: Sample): Promise<Message[]> {
+  const run = (await stores.runs.listRecent(20)).find((r) => r.correlationId === s.sesMessageId);
+  if (!run) throw new Error(`no run for ${s.sesMessageId}`);
+  const object = await stack.clients.s3.send(
+    new GetObjectCommand({ Bucket: stack.resources.bucket, Key: `${PREFIXES.transcripts}${run.runId}.json` }),
+  );
+  const transcript = JSON.parse((await object.Body?.transformToString()) ?? "{}") as { messages: Message[] };
+  return transcript.messages.slice(s.model[0]?.request.messages.length ?? 0);
+}
+
+/** The Message-ID of the newest reply in the outbox (to thread the next mail under it). */
+function lastReplyId(): string {
+  const files = readdirSync(stack.outboxDir)
+    .filter((f) => f.endsWith(".eml"))
+    .map((f) => ({ f, at: statSync(join(stack.outboxDir, f)).mtimeMs }))
+    .sort((a, b) => a.at - b.at);
+  const newest = files.at(-1);
+  if (!newest) throw new Error("no reply in the outbox");
+  const id = /^Message-ID:\s*(<[^>]+>)/im.exec(readFileSync(join(stack.outboxDir, newest.f), "latin1"))?.[1];
+  if (!id) throw new Error(`no Message-ID in ${newest.f}`);
+  return id;
+}
+
+/** A mail in a thread: signed In-Reply-To/References under the agent's last reply (mailauth signs them). */
+function threaded(from: string, subject: string, body: string, parents: readonly string[]): Buffer {
+  return Buffer.from(
+    [
+      `From: ${from}`,
+      `To: ${AGENT}`,
+      `Subject: ${subject}`,
+      `Date: ${new Date().toUTCString()}`,
+      `Message-ID: <${Math.random().toString(36).slice(2)}@customer.example>`,
+      ...(parents.length > 0 ? [`In-Reply-To: ${parents.at(-1)}`, `References: ${parents.join(" ")}`] : []),
+      "MIME-Version: 1.0",
+      "Content-Type: text/plain; charset=utf-8",
+      "",
+      body,
+      "",
+    ].join("\r\n"),
+  );
+}
+
+/** The fifth message of a thread: three mails from one customer, each answered, the third measured. */
+async function fifthOfThread(): Promise<Sample> {
+  const from = "dana@customer.example";
+  const parents: string[] = [];
+  const questions = [
+    "Hello, I ordered the Ridge 2 jacket in size M last Tuesday (order 48213) and have had no tracking number yet. Could you check where it is?",
+    "Thanks. It arrived today, but the zip on the left pocket is broken. Can I exchange it for a new one in the same size?",
+    "I sent the photo of the zip yesterday. Do I need to print a return label myself, and will the new jacket ship before the old one arrives back?",
+  ];
+  let sample: Sample | null = null;
+  for (const [k, q] of questions.entries()) {
+    const raw = threaded(
+      from,
+      k === 0 ? "Ridge 2 jacket order 48213" : "Re: Ridge 2 jacket order 48213",
+      q,
+      parents,
+    );
+    sample = await accepted(100 + k, { raw, from });
+    const id = /^Message-ID:\s*(<[^>]+>)/im.exec(raw.toString("latin1"))?.[1];
+    if (id) parents.push(id);
+    parents.push(lastReplyId());
+  }
+  if (!sample) throw new Error("no thread");
+  return sample;
+}
+
+/** A mail whose body is 64,000 characters (the most round 1 shows of the answered mail). */
+function longBody(): string {
+  const paragraph =
+    "I am writing again about the order I placed for our club's winter trip, because the delivery note lists items " +
+    "we did not order and leaves out others we did. Below I have copied the whole list as we sent it, with sizes, " +
+    "so that you can compare it line by line with what arrived in the three parcels last week. ";
+  let body = "";
+  while (body.length < 64_000) body += `${paragraph}\n\n`;
+  return body.slice(0, 64_000);
 }
 
 async function refused(): Promise<Sample> {
@@ -294,6 +441,61 @@ function targetRows(samples: Sample[], archived: { run: number; thread: number }
       target: "≤ $0.05",
       met: beforeSes - indexUsd <= 0.05,
     },
+  ];
+}
+
+/**
+ * Issue 23's rows: model calls per simple reply, full-price input tokens at a busy agent's second mail, AWS calls,
+ * and dollars per 1,000 mails before SES and the model, then with the model for each priced catalog model. The
+ * "when filed" column quotes the issue (AWS side) or is this run's own before figure (the model side).
+ */
+function issue23Rows(samples: Sample[], models: readonly ModelFigures[]): TargetRow[] {
+  const per = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / samples.length;
+  const calls = per((s) => s.calls.filter((c) => FN_OF[c.issuer] !== null).length + 2 * s.invocations.length);
+  const modelCalls = per((s) => s.model.length);
+  const lines = mean(samples.map(bill));
+  const beforeSes = lines.filter((l) => !l.service.startsWith("SES ")).reduce((a, l) => a + l.usd, 0) * 1000;
+  const simple = models.filter((m) => m.scenario === "a one-line question" && m.model.price !== null);
+  return [
+    {
+      what: "model calls per simple reply",
+      filed: "2",
+      now: modelCalls.toFixed(0),
+      target: "1",
+      met: modelCalls <= 1,
+    },
+    ...simple.map((m) => ({
+      what: `full-price input tokens per simple reply, a busy agent's next mail: ${m.model.id}`,
+      filed: m.before.input.toLocaleString("en-US"),
+      now: m.warm.input.toLocaleString("en-US"),
+      target: `≤ ${Math.floor(m.before.input / 2).toLocaleString("en-US")}`,
+      met: m.warm.input <= m.before.input / 2,
+    })),
+    {
+      what: "AWS calls per answered mail",
+      filed: "69",
+      now: calls.toFixed(0),
+      target: "≤ 55",
+      met: calls <= 55,
+    },
+    {
+      what: "$ per 1,000 mails before SES and the model",
+      filed: "$0.060",
+      now: `$${beforeSes.toFixed(4)}`,
+      target: "≤ $0.05",
+      met: beforeSes <= 0.05,
+    },
+    ...simple.map((m) => {
+      const before = ((m.beforeUsd ?? 0) + m.awsUsd) * 1000;
+      const now = ((m.warmUsd ?? 0) + m.awsUsd) * 1000;
+      return {
+        what: `$ per 1,000 simple replies, model + AWS (AWS as measured now in both): ${m.model.id}`,
+        filed: `$${before.toFixed(2)}`,
+        now: `$${now.toFixed(2)}`,
+        target: "lower",
+        met: now < before,
+      };
+    }),
   ];
 }
 
@@ -463,6 +665,33 @@ try {
   if (process.env.COST_DETAIL)
     for (const c of samples[0]?.calls ?? []) if (FN_OF[c.issuer]) console.log(describeCall(c));
   print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
+  // The model's side (issue 23): three shapes of answered mail, each priced per catalog model.
+  const thread = await fifthOfThread();
+  const long = await accepted(200, { body: longBody() });
+  print("the fifth message of a thread, one reply", mean([thread].map(bill)), [thread]);
+  print("a 64,000-character mail, one reply", mean([long].map(bill)), [long]);
+  const scenarios: ModelScenario[] = [];
+  for (const [name, s] of [
+    ["a one-line question", samples[0]],
+    ["the fifth message of a thread", thread],
+    ["a 64,000-character mail", long],
+  ] as const) {
+    if (!s) continue;
+    scenarios.push({
+      name,
+      calls: s.model,
+      transcriptTail: await transcriptTail(s),
+      awsUsd: bill(s).reduce((a, l) => a + l.usd, 0),
+    });
+  }
+  const models = figures(
+    scenarios,
+    exampleCatalog(join(import.meta.dirname, "..", "postern.config.example.json")),
+  );
+  printModelTable(
+    models,
+    "@anthropic-ai/tokenizer (Anthropic's published tokenizer; close, not exact, for Sonnet 4.5)",
+  );
   let archived: { run: number; thread: number } | null = null;
   if (ARCHIVE > 0) {
     const empty = samples.reduce((a, s) => a + readUnits(s, "agent-step"), 0) / samples.length;
@@ -478,6 +707,7 @@ try {
     );
   }
   printTargets(targetRows(samples, archived));
+  printTargets(issue23Rows(samples, models), "issue 23", "when filed (f50c070)");
 } finally {
   await stack.stop();
 }

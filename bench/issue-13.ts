@@ -14,8 +14,12 @@ export interface TargetRow {
   readonly met: boolean;
 }
 
-export function printTargets(rows: readonly TargetRow[]): void {
-  const header = ["issue 13", "when filed (a29c07b)", "now", "target", ""];
+export function printTargets(
+  rows: readonly TargetRow[],
+  issue = "issue 13",
+  filed = "when filed (a29c07b)",
+): void {
+  const header = [issue, filed, "now", "target", ""];
   const cells = rows.map((r) => [r.what, r.filed, r.now, r.target, r.met ? "met" : "NOT met"]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length)));
   const line = (c: readonly string[]) =>

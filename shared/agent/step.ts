@@ -112,13 +112,11 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const { turn } = took;
   if (turn.toolCalls.length === 0) return finish(r, "completed", "model-stopped");
   const results = await answerTurn(r, turn, took.transcript);
-  // A delivery resumed after this round's results were saved reads them back: it must end the run as the crashed
-  // one would have, not start another round.
-  const answered = results ?? savedResults(took.transcript, r.round);
-  if (answered !== null && endsWithReply(r, turn, answered)) {
-    // The answer went out: another model call would only say "done", with the whole context billed again. The
-    // transcript keeps the send's result, so the run reads complete.
-    if (results !== null) await deps.transcripts.save(run.runId, withResults(took.transcript, results));
+  if (results !== null && endsWithReply(r, turn, results)) {
+    // The answer went out: another model call would only say "done", with the whole context billed again. Nothing
+    // more is saved (issue 23: a PUT per mail): the turn is in the transcript, the send's result in the trace, and
+    // a delivery that resumes this round answers the turn again from the tool-result cache (the send is not made
+    // twice) and ends the run here the same way.
     return finish(r, "completed", "replied");
   }
 
@@ -246,12 +244,6 @@ export function endsWithReply(
   if (call?.name !== "send_email" || result?.isError !== false || result.toolCallId !== call.id) return false;
   const input = call.input as { mode?: unknown } | undefined;
   return typeof input === "object" && input !== null && input.mode === "reply";
-}
-
-/** This round's results as saved in the transcript, when a crashed delivery saved them. */
-function savedResults(transcript: Transcript, round: number): readonly ModelToolResult[] | null {
-  const last = transcript.messages.at(-1);
-  return transcript.lastRound === round && last?.role === "tool" ? last.results : null;
 }
 
 function withResults(transcript: Transcript, results: readonly ModelToolResult[]): Transcript {
