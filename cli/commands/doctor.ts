@@ -38,9 +38,15 @@ export function registerDoctorCommand(program: Command): void {
         "where Bedrock requires one, account access); the active SES receipt rule set against receiptRuleSet; each " +
         "domain's SES identity and MX record; before the deploy, that the names the stack creates are free " +
         "(identities, configuration set, receipt rules).\n\n" +
+        "Always, too: Bedrock quotas of each model (Service Quotas), each model key secret exists (Secrets Manager / " +
+        "SSM metadata, never the value), DMARC on each domain or its parent, and recent SES rejections and " +
+        "suppressed addresses.\n\n" +
         "With --resources (the stack's PosternResources output): Postern's receipt rule per domain, DKIM and MAIL " +
-        "FROM status, every table, every dead-letter queue empty, a confirmed alarm subscription, and the outbound " +
-        "role's right to send (IAM policy simulation).\n\nExit code 1 when a check fails.",
+        "FROM status, every table, every dead-letter queue empty, each queue trigger and the scheduler tick enabled, " +
+        "a confirmed alarm subscription, both topics KMS-encrypted, the outbound role's right to send and agent-step's " +
+        "right to invoke the catalog's models and read their keys (IAM policy simulation), and with the console its " +
+        "users (MFA required) and its reserved concurrency.\n\nWithout credentials it prints one line saying so. " +
+        "Exit code 1 when a check fails.",
     )
     .option(
       "--resources <file>",
