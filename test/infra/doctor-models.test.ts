@@ -298,7 +298,15 @@ describe("doctor: agent-step may invoke the catalog's Bedrock models", () => {
   });
 
   it("a profile Bedrock does not list routes for is skipped (model <id> reports it), not simulated", async () => {
-    const empty = when(GetInferenceProfileCommand).reply(() => ({ ...META, models: [], status: "ACTIVE" }));
+    const empty = when(GetInferenceProfileCommand).reply((input) => ({
+      ...META,
+      inferenceProfileName: "EU Claude Sonnet 4.5",
+      inferenceProfileArn: `arn:aws:bedrock:eu-west-1:111111111111:inference-profile/${input.inferenceProfileIdentifier}`,
+      inferenceProfileId: input.inferenceProfileIdentifier,
+      models: [],
+      status: "ACTIVE",
+      type: "SYSTEM_DEFINED",
+    }));
     const p = fakePorts({ bedrock: [empty] });
     const c = only(await checkModelPermission(deployed(), p), "model invoke claude");
     expect(c.status).toBe("skipped");
