@@ -1,4 +1,4 @@
-import { GetInferenceProfileCommand } from "@aws-sdk/client-bedrock";
+import { GetFoundationModelCommand, GetInferenceProfileCommand } from "@aws-sdk/client-bedrock";
 import { type PolicyEvaluationDecisionType, SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
 import { DescribeSecretCommand, ResourceNotFoundException } from "@aws-sdk/client-secrets-manager";
 import { DescribeParametersCommand } from "@aws-sdk/client-ssm";
@@ -250,6 +250,46 @@ describe("doctor: Bedrock quotas", () => {
       "model quota g",
     );
     expect(c).toMatchObject({ status: "fail", detail: expect.stringMatching(/^Global cross-Region/) });
+  });
+
+  it("a model's quotas are its own: Claude Sonnet 4 does not read Claude Sonnet 4.5's", async () => {
+    const sonnet4 = "anthropic.claude-sonnet-4-20250514-v1:0";
+    const catalog = parseConfig({
+      domains: ["agents.example.com"],
+      models: [{ id: "s4", provider: "bedrock", modelId: `eu.${sonnet4}`, egress: "internal" }],
+    });
+    const named = when(GetFoundationModelCommand).reply((input) => ({
+      ...META,
+      modelDetails: {
+        modelArn: `arn:aws:bedrock:eu-west-1::foundation-model/${input.modelIdentifier}`,
+        modelId: input.modelIdentifier,
+        modelName: "Claude Sonnet 4",
+        providerName: "Anthropic",
+      },
+    }));
+    const quotas: QuotasPort = {
+      listServiceQuotas: async () => ({
+        Quotas: [
+          {
+            QuotaName: "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1",
+            Value: 0,
+          },
+          {
+            QuotaName: "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4 V1",
+            Value: 200_000,
+          },
+        ],
+      }),
+    };
+    const c = only(
+      await checkBedrockQuotas(deployed({ config: catalog }), fakePorts({ bedrock: [named], quotas })),
+      "model quota s4",
+    );
+    expect(c).toEqual({
+      check: "model quota s4",
+      status: "ok",
+      detail: "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4 V1: 200000",
+    });
   });
 
   it("without the Service Quotas client: skipped, with the command that lists this model's quotas", async () => {
