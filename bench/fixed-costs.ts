@@ -22,8 +22,8 @@ export interface FixedCostOptions {
   readonly mailsPerMonth: number;
   /** DynamoDB bytes one accepted mail leaves in the tables (KB), for PITR: the month's mail is kept. */
   readonly storedKbPerMail: number;
-  /** One tick's agent-step invocation: duration (ms) and memory (MB). */
-  readonly tick: { readonly ms: number; readonly memoryMb: number };
+  /** One tick's agent-step invocation: duration (ms), memory (MB), DynamoDB read units (the responsibilities it reads). */
+  readonly tick: { readonly ms: number; readonly memoryMb: number; readonly readUnits: number };
 }
 
 export interface FixedLine {
@@ -135,14 +135,15 @@ export function fixedCosts(t: CfnTemplate, o: FixedCostOptions): FixedLine[] {
       usd: pitrTables > 0 ? storedGb * PRICES.dynamodb.pitrPerGbMonth : 0,
     },
     {
-      what: `Scheduler tick (${ticks} a month: schedule, SQS send + delete, agent-step ${o.tick.ms} ms)`,
+      what: `Scheduler tick (${ticks} a month: schedule, SQS send + delete, agent-step ${o.tick.ms} ms, ${o.tick.readUnits} RRU)`,
       count: ticks,
       usd:
         ticks *
         (PRICES.scheduler.perInvocation +
           2 * PRICES.sqs.perRequest +
           PRICES.lambda.perRequest +
-          tickGbSeconds * PRICES.lambda.perGbSecondArm),
+          tickGbSeconds * PRICES.lambda.perGbSecondArm +
+          o.tick.readUnits * PRICES.dynamodb.perReadUnit),
     },
     {
       what: `SQS polling (${sqsMappings.length} queue triggers, ${pollers} pollers, ${emptyReceives} empty receives)`,

@@ -7,7 +7,7 @@ import { type CfnTemplate, type FixedLine, fixedCosts, ratePerMonth } from "../.
 import { buildApp } from "../../infra/build-app.ts";
 import { ENV, FIXTURES, ROOT } from "./synth.ts";
 
-const OPTIONS = { mailsPerMonth: 0, storedKbPerMail: 10, tick: { ms: 100, memoryMb: 1024 } };
+const OPTIONS = { mailsPerMonth: 0, storedKbPerMail: 10, tick: { ms: 100, memoryMb: 1024, readUnits: 1 } };
 const MONTH_MINUTES = 30 * 24 * 60;
 
 let dir: string;
