@@ -20,7 +20,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * for a geographic profile, `Global cross-Region ...` for a `global.` one; per minute, tokens and requests. Names end
  * with the model's provider and name as Bedrock lists them, plus a version (" V1").
  */
-export function quotasFor(
+function quotasFor(
   quotas: readonly Quota[],
   model: string,
   kind: "on-demand" | "cross-region" | "global",

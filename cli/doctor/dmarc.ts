@@ -26,7 +26,7 @@ function tags(record: string): Map<string, string> {
  * up the organizational domain; without a public-suffix list we walk up the tree, as DMARCbis does, stopping at two
  * labels). More than one DMARC record at a name means receivers apply none (§6.6.3 step 5).
  */
-export async function findDmarc(domain: string, resolveTxt: DoctorPorts["resolveTxt"]): Promise<Found> {
+async function findDmarc(domain: string, resolveTxt: DoctorPorts["resolveTxt"]): Promise<Found> {
   const labels = domain.split(".");
   for (let i = 0; i <= labels.length - 2; i++) {
     const at = labels.slice(i).join(".");
@@ -57,7 +57,7 @@ export async function checkDmarc(ctx: DoctorContext, ports: DoctorPorts): Promis
   const out: DoctorCheck[] = [];
   for (const [i, domain] of ctx.config.domains.entries()) {
     const check = `dmarc ${domain}`;
-    const add = `add \`_dmarc.${domain} TXT "v=DMARC1; p=quarantine"\` (stack output Dns${i}x6), or a policy on the parent domain`;
+    const own = `add \`_dmarc.${domain} TXT "v=DMARC1; p=quarantine"\` (stack output Dns${i}x6)`;
     const found = await findDmarc(domain, ports.resolveTxt);
     if (found.kind === "error") {
       out.push(
@@ -74,7 +74,7 @@ export async function checkDmarc(ctx: DoctorContext, ports: DoctorPorts): Promis
         warn(
           check,
           `no DMARC record for ${domain} or its parents: receivers deliver mail that forges an agent`,
-          add,
+          `${own}, or a policy on the parent domain`,
         ),
       );
       continue;
@@ -105,7 +105,7 @@ export async function checkDmarc(ctx: DoctorContext, ports: DoctorPorts): Promis
           check,
           `${where} says ${policy ? `"${policy}"` : "no policy"}: receivers deliver mail that forges an agent`,
           inherited
-            ? `${add.replace(" or a policy on the parent domain", "")}; or set sp=quarantine at _dmarc.${found.at}`
+            ? `${own}; or set sp=quarantine at _dmarc.${found.at}`
             : `change it to "v=DMARC1; p=quarantine" (agent mail passes: SES signs it with the domain's DKIM key)`,
         ),
       );

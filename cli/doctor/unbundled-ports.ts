@@ -6,9 +6,6 @@
  * `awsPorts` passes null and the check says how to look by hand.
  */
 
-/** An SDK service exception as the clients raise it: matched by `name`. */
-export type ServiceError = Error & { readonly name: string };
-
 /**
  * Cognito user pools. DescribeUserPool: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_DescribeUserPool.html;
  * ListUsers: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_ListUsers.html (UserType).
