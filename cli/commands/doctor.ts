@@ -7,6 +7,8 @@ import { awsPorts } from "../doctor/ports.ts";
 import { formatReport } from "../doctor/report.ts";
 import { runDoctor } from "../doctor/run.ts";
 
+const EXAMPLE_CONFIG = "postern.config.example.json";
+
 /** agent-step's concurrency when neither the option nor the resources file says (PosternStack's default). */
 export const DEFAULT_AGENT_STEP_CONCURRENCY = 10;
 
@@ -55,7 +57,7 @@ export function registerDoctorCommand(program: Command): void {
     .option(
       "--config <file>",
       "deployment config",
-      existsSync("postern.config.json") ? "postern.config.json" : "postern.config.example.json",
+      existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG,
     )
     .option(
       "--region <region>",
@@ -82,8 +84,16 @@ export function registerDoctorCommand(program: Command): void {
       }
       const region =
         resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region)
-        program.error("postern doctor: set AWS_REGION or pass --region (the region you deploy to)");
+      if (!region) {
+        // One line, not the program's help after it (issue 22): the fix is in the message.
+        process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
+        process.exitCode = 1;
+        return;
+      }
+      if (o.config === EXAMPLE_CONFIG && !existsSync("postern.config.json"))
+        process.stderr.write(
+          `postern doctor: no postern.config.json here, so checking ${EXAMPLE_CONFIG} (pass --config FILE)\n`,
+        );
       const checks = await runDoctor(
         {
           config,

@@ -22,7 +22,7 @@ import { GetTopicAttributesCommand, ListSubscriptionsByTopicCommand } from "@aws
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
 import { DescribeParametersCommand } from "@aws-sdk/client-ssm";
 import { Command } from "commander";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { registerDoctorCommand } from "../../cli/commands/doctor.ts";
 import { formatReport } from "../../cli/doctor/report.ts";
 import { runDoctor } from "../../cli/doctor/run.ts";
@@ -196,6 +196,33 @@ describe("postern doctor", () => {
         "warn  alarm subscription             nobody is subscribed\n" +
         "      fix: aws sns subscribe ...",
     );
+  });
+
+  it("without a region: one line saying how to give it, no help text, exit code 1 (issue 22)", async () => {
+    const saved = { AWS_REGION: process.env.AWS_REGION, AWS_DEFAULT_REGION: process.env.AWS_DEFAULT_REGION };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    const written: string[] = [];
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const program = new Command("postern").showHelpAfterError();
+      registerDoctorCommand(program);
+      await program.parseAsync(["node", "postern", "doctor", "--config", "postern.config.example.json"]);
+      expect(written).toEqual([
+        "postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n",
+      ]);
+      expect(out).not.toHaveBeenCalled();
+      expect(process.exitCode).toBe(1);
+    } finally {
+      err.mockRestore();
+      out.mockRestore();
+      process.exitCode = undefined;
+      for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    }
   });
 
   it("`postern doctor --help` lists what it checks and its options", () => {
