@@ -18,6 +18,8 @@ export const PRICES = {
     perWriteUnit: 0.625 / 1_000_000,
     /** On-demand read request unit (4 KB strongly consistent, or 2 eventually consistent reads). */
     perReadUnit: 0.125 / 1_000_000,
+    /** Continuous backups (point-in-time recovery), per GB-month of table size. */
+    pitrPerGbMonth: 0.2,
   },
   s3: {
     source: "https://aws.amazon.com/s3/pricing/",
@@ -47,10 +49,29 @@ export const PRICES = {
     source: "https://aws.amazon.com/kms/pricing/",
     /** Symmetric requests (SES's and SNS's data keys for the encrypted intake topic). */
     perRequest: 0.03 / 10_000,
+    /** Each customer managed key, per month (prorated hourly); rotation adds $1 for each of its first two rotations. */
+    perKeyMonth: 1,
   },
   logs: {
     source: "https://aws.amazon.com/cloudwatch/pricing/",
     /** Standard log ingestion, per GB. */
     perGbIngested: 0.5,
+  },
+  cloudwatch: {
+    source: "https://aws.amazon.com/cloudwatch/pricing/",
+    /** Standard-resolution alarm, per metric it evaluates (a metric-math alarm pays for each metric), per month. */
+    perAlarmMetricMonth: 0.1,
+    /** Each dashboard, per month. */
+    perDashboardMonth: 3,
+  },
+  scheduler: {
+    source: "https://aws.amazon.com/eventbridge/pricing/",
+    /** EventBridge Scheduler invocations (past the monthly free tier, ignored here). */
+    perInvocation: 1 / 1_000_000,
+  },
+  secretsManager: {
+    source: "https://aws.amazon.com/secrets-manager/pricing/",
+    /** Each secret, per month (prorated hourly). */
+    perSecretMonth: 0.4,
   },
 } as const;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:cost`: what one accepted, answered mail (and one refused mail) costs in AWS calls and in dollars
- * per 1,000 such mails, the model excluded. The real pipeline runs in the local stack with every AWS SDK command
+ * per 1,000 such mails, first without the model. The real pipeline runs in the local stack with every AWS SDK command
  * recorded per function (the same recording the IAM simulation uses); DynamoDB reports its capacity units; each
  * handler invocation is timed and its log lines counted. Prices: bench/aws-prices.ts (one file, source and date).
  *
@@ -9,23 +9,28 @@
  * one-line question, the fifth message of a thread and a 64,000-character mail, before (two rounds, nothing cached)
  * and now (a reply ends the run, the prompt cache applied).
  *
- * Fixed costs that do not scale with mail (Lambda's SQS pollers long-polling empty queues, KMS keys, CloudWatch
- * alarms) are left out; so are SES's per-GB charges for attachments and S3 storage.
+ * Then the fixed monthly costs (bench/fixed-costs.ts: KMS keys, alarms, dashboard, PITR, the scheduler tick, the SQS
+ * pollers' empty receives, secrets), counted from the stack synthesized for COST_CONFIG, and the month's total at
+ * 0, 1,000 and 100,000 accepted mails. A tick is measured here too (one `{"tick"}` message through agent-step). Left
+ * out: SES's per-GB charges for attachments, storage, and the model.
  *
  * Environment: COST_MAILS (accepted mails measured, default 5), COST_ARCHIVE (archived messages added before the
  * last measurement, default 2000: a run's reads must stay flat), COST_DETAIL=1 (every call of the first mail, one
- * line each: function, operation, table or key, units).
+ * line each: function, operation, table or key, units), COST_CONFIG (the deployment config the fixed costs are
+ * counted for, default postern.config.example.json).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import nodemailer from "nodemailer";
 import { devSend } from "../cli/local/dev-send.ts";
 import { pipelineHandlers } from "../cli/local/pipeline.ts";
 import type { HandlerSet, SqsHandler } from "../cli/local/poller.ts";
 import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
+import { buildApp } from "../infra/build-app.ts";
 import { MEMORY_MB } from "../infra/postern-stack.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import { PREFIXES } from "../shared/config/tables.ts";
@@ -43,6 +48,7 @@ import {
   type ModelScenario,
   printModelTable,
 } from "./cost-model.ts";
+import { type CfnTemplate, fixedCosts } from "./fixed-costs.ts";
 import { printTargets, type TargetRow } from "./issue-13.ts";
 import { type CapturedCall, recording } from "./model-tokens.ts";
 
@@ -653,6 +659,76 @@ function print(title: string, lines: Line[], samples: Sample[]): void {
   console.log(`    ${"total with SES receiving and sending".padEnd(78)} $${(total * 1000).toFixed(4)}`);
 }
 
+/** One scheduler tick through agent-step, as the deployed schedule sends it. */
+async function tick(): Promise<Sample> {
+  current = fresh();
+  await stack.clients.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: stack.resources.queues.agentStep,
+      MessageBody: JSON.stringify({ tick: new Date().toISOString() }),
+    }),
+  );
+  const until = Date.now() + 30_000;
+  while (!current.invocations.some((i) => i.fn === "agentStep") && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 100));
+  await quiet();
+  return current;
+}
+
+/** The template a deployment of COST_CONFIG synthesizes (no bundling, no cdk-nag: only resources are counted). */
+function template(): CfnTemplate {
+  const configFile = process.env.COST_CONFIG ?? "postern.config.example.json";
+  const { app, stack: s } = buildApp({
+    projectRoot: process.cwd(),
+    configFile,
+    outdir: join(dir, "cdk.out"),
+    bundle: false,
+    nag: false,
+    env: { account: "111111111111", region: PRICES.region },
+  });
+  return app.synth().getStackByName(s.stackName).template as CfnTemplate;
+}
+
+/** Fixed lines, then the month at each volume: fixed + the measured per-mail cost (SES fees included). */
+function printMonth(samples: Sample[], tickSample: Sample): void {
+  const wru = samples.reduce(
+    (a, s) =>
+      a +
+      s.calls
+        .filter((c) => FN_OF[c.issuer] && c.call.service === "DynamoDB")
+        .filter((c) => ["PutItem", "UpdateItem", "BatchWriteItem"].includes(c.call.operation))
+        .reduce((b, c) => b + (c.call.capacityUnits ?? 1), 0),
+    0,
+  );
+  // One write unit is up to 1 KB written: an upper bound on what a mail leaves in the tables.
+  const storedKbPerMail = Math.ceil(wru / samples.length);
+  const tickMs = Math.ceil(
+    tickSample.invocations.filter((i) => i.fn === "agentStep").reduce((a, i) => a + i.ms, 0),
+  );
+  const tickOptions = {
+    ms: tickMs,
+    memoryMb: MEMORY_MB.agentStep,
+    readUnits: readUnits(tickSample, "agent-step"),
+  };
+  const perMail = mean(samples.map(bill)).reduce((a, l) => a + l.usd, 0);
+  const t = template();
+  console.log(
+    `\nfixed monthly costs (${process.env.COST_CONFIG ?? "postern.config.example.json"}; 30-day month; us-east-1 list prices):`,
+  );
+  for (const l of fixedCosts(t, { mailsPerMonth: 0, storedKbPerMail, tick: tickOptions }))
+    console.log(`    ${l.what.padEnd(100)} $${l.usd.toFixed(2)}`);
+  console.log("  the month, model excluded (fixed + per-mail measured above, SES fees included):");
+  for (const mails of [0, 1_000, 100_000]) {
+    const fixed = fixedCosts(t, { mailsPerMonth: mails, storedKbPerMail, tick: tickOptions }).reduce(
+      (a, l) => a + l.usd,
+      0,
+    );
+    console.log(
+      `    ${`${mails.toLocaleString("en-US")} mails`.padEnd(14)} fixed $${fixed.toFixed(2)} + per-mail $${(perMail * mails).toFixed(2)} = $${(fixed + perMail * mails).toFixed(2)}`,
+    );
+  }
+}
+
 try {
   await accepted(0); // warm-up: first invocations pay module loading, as a cold Lambda would
   const samples: Sample[] = [];
@@ -708,6 +784,7 @@ try {
   }
   printTargets(targetRows(samples, archived));
   printTargets(issue23Rows(samples, models), "issue 23", "when filed (f50c070)");
+  printMonth(samples, await tick());
 } finally {
   await stack.stop();
 }

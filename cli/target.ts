@@ -48,7 +48,7 @@ const resourcesFileSchema = z
     // Read by `postern doctor` only; optional so resource files saved from older stacks still load.
     alarmTopicArn: z.string().min(1).optional(),
     roles: z
-      .object({ outbound: z.string().min(1) })
+      .object({ outbound: z.string().min(1), agentStep: z.string().min(1).optional() })
       .strict()
       .optional(),
     agentStep: z
@@ -56,6 +56,15 @@ const resourcesFileSchema = z
       .strict()
       .optional(),
     configurationSet: z.string().min(1).optional(),
+    notificationTopicArn: z.string().min(1).optional(),
+    schedule: z
+      .object({ name: z.string().min(1), group: z.string().min(1) })
+      .strict()
+      .optional(),
+    console: z
+      .object({ functionName: z.string().min(1), userPoolId: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -169,7 +169,9 @@ export class PosternStack extends Stack {
       });
     }
 
-    new ResponsibilityTicks(this, "Responsibilities", { agentStepQueue: this.queues.agentStep });
+    const ticks = new ResponsibilityTicks(this, "Responsibilities", {
+      agentStepQueue: this.queues.agentStep,
+    });
     const ops = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
@@ -177,7 +179,7 @@ export class PosternStack extends Stack {
         outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
       },
     });
-    this.outputs(config.domains, ops);
+    this.outputs(config.domains, ops, ticks);
   }
 
   /**
@@ -217,7 +219,7 @@ export class PosternStack extends Stack {
     this.sending.grantSend(outbound.fn);
   }
 
-  private outputs(domains: readonly string[], ops: Operations): void {
+  private outputs(domains: readonly string[], ops: Operations, ticks: ResponsibilityTicks): void {
     // The reservation as synthesised (the CfnFunction's property), whatever default or context chose it.
     const reserved = (
       this.functions.agentStep.fn.node.defaultChild as { reservedConcurrentExecutions?: number }
@@ -242,14 +244,31 @@ export class PosternStack extends Stack {
           agentStep: this.queues.agentStep.queue.queueUrl,
           outbound: this.queues.outbound.queue.queueUrl,
         },
-        // What `postern doctor` checks: alarm subscribers, the outbound role's right to send, the reservation.
+        // What `postern doctor` checks: alarm subscribers, the roles' rights (send, models, secrets), the
+        // reservation, the topics' keys, the tick, the console's users and concurrency.
         alarmTopicArn: ops.alarmTopic.topicArn,
-        roles: { outbound: this.functions.outbound.role.roleArn },
+        roles: {
+          outbound: this.functions.outbound.role.roleArn,
+          agentStep: this.functions.agentStep.role.roleArn,
+        },
         agentStep: {
           functionName: this.functions.agentStep.fn.functionName,
           ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}),
         },
         configurationSet: this.sending.configurationSet.configurationSetName,
+        notificationTopicArn: this.intake.topic.topicArn,
+        schedule: {
+          name: ticks.schedule.scheduleName,
+          group: ticks.schedule.scheduleGroup?.scheduleGroupName ?? "default",
+        },
+        ...(this.console
+          ? {
+              console: {
+                functionName: this.console.fn.functionName,
+                userPoolId: this.console.userPool.userPoolId,
+              },
+            }
+          : {}),
       }),
     });
     new CfnOutput(this, "AlarmTopicArn", {

@@ -7,6 +7,8 @@ import { awsPorts } from "../doctor/ports.ts";
 import { formatReport } from "../doctor/report.ts";
 import { runDoctor } from "../doctor/run.ts";
 
+const EXAMPLE_CONFIG = "postern.config.example.json";
+
 /** agent-step's concurrency when neither the option nor the resources file says (PosternStack's default). */
 export const DEFAULT_AGENT_STEP_CONCURRENCY = 10;
 
@@ -38,9 +40,15 @@ export function registerDoctorCommand(program: Command): void {
         "where Bedrock requires one, account access); the active SES receipt rule set against receiptRuleSet; each " +
         "domain's SES identity and MX record; before the deploy, that the names the stack creates are free " +
         "(identities, configuration set, receipt rules).\n\n" +
+        "Always, too: Bedrock quotas of each model (Service Quotas), each model key secret exists (Secrets Manager / " +
+        "SSM metadata, never the value), DMARC on each domain or its parent, and recent SES rejections and " +
+        "suppressed addresses.\n\n" +
         "With --resources (the stack's PosternResources output): Postern's receipt rule per domain, DKIM and MAIL " +
-        "FROM status, every table, every dead-letter queue empty, a confirmed alarm subscription, and the outbound " +
-        "role's right to send (IAM policy simulation).\n\nExit code 1 when a check fails.",
+        "FROM status, every table, every dead-letter queue empty, each queue trigger and the scheduler tick enabled, " +
+        "a confirmed alarm subscription, both topics KMS-encrypted, the outbound role's right to send and agent-step's " +
+        "right to invoke the catalog's models and read their keys (IAM policy simulation), and with the console its " +
+        "users (MFA required) and its reserved concurrency.\n\nWithout credentials it prints one line saying so. " +
+        "Exit code 1 when a check fails.",
     )
     .option(
       "--resources <file>",
@@ -49,7 +57,7 @@ export function registerDoctorCommand(program: Command): void {
     .option(
       "--config <file>",
       "deployment config",
-      existsSync("postern.config.json") ? "postern.config.json" : "postern.config.example.json",
+      existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG,
     )
     .option(
       "--region <region>",
@@ -76,8 +84,16 @@ export function registerDoctorCommand(program: Command): void {
       }
       const region =
         resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region)
-        program.error("postern doctor: set AWS_REGION or pass --region (the region you deploy to)");
+      if (!region) {
+        // One line, not the program's help after it (issue 22): the fix is in the message.
+        process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
+        process.exitCode = 1;
+        return;
+      }
+      if (o.config === EXAMPLE_CONFIG && !existsSync("postern.config.json"))
+        process.stderr.write(
+          `postern doctor: no postern.config.json here, so checking ${EXAMPLE_CONFIG} (pass --config FILE)\n`,
+        );
       const checks = await runDoctor(
         {
           config,

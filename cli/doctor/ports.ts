@@ -3,12 +3,15 @@ import { BedrockClient } from "@aws-sdk/client-bedrock";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { LambdaClient } from "@aws-sdk/client-lambda";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SESClient } from "@aws-sdk/client-ses";
 import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import type { Resources } from "../../shared/config/resources.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import type { CognitoPort, QuotasPort, SchedulerPort } from "./unbundled-ports.ts";
 
 /** What the doctor checks against. */
 export interface DoctorContext {
@@ -29,7 +32,7 @@ export interface DoctorContext {
  */
 export interface DoctorPorts {
   readonly ses: Pick<SESv2Client, "send">;
-  /** SES v1: receipt rules exist only in the v1 API. */
+  /** SES v1: receipt rules and the send statistics exist only in the v1 API. */
   readonly sesReceipt: Pick<SESClient, "send">;
   readonly dynamo: Pick<DynamoDBClient, "send">;
   readonly sqs: Pick<SQSClient, "send">;
@@ -37,18 +40,31 @@ export interface DoctorPorts {
   readonly sns: Pick<SNSClient, "send">;
   readonly iam: Pick<IAMClient, "send">;
   readonly bedrock: (region: string) => Pick<BedrockClient, "send">;
+  readonly secrets: Pick<SecretsManagerClient, "send">;
+  readonly ssm: Pick<SSMClient, "send">;
   readonly resolveMx: (domain: string) => Promise<{ exchange: string; priority: number }[]>;
+  /** TXT records of a name, each as its character-strings (node:dns `resolveTxt`). */
+  readonly resolveTxt: (name: string) => Promise<string[][]>;
+  /** Null where the service's SDK client is not installed (unbundled-ports.ts): the check is skipped and says so. */
+  readonly cognito: CognitoPort | null;
+  readonly scheduler: SchedulerPort | null;
+  /** Service Quotas per region, as Bedrock (a catalog entry may name its own region). */
+  readonly quotas: ((region: string) => QuotasPort) | null;
+  readonly now: () => Date;
+  /** Resolves the SDK's credential chain once; rejects (CredentialsProviderError) when it finds none. */
+  readonly credentials: () => Promise<unknown>;
 }
 
 /** The real ports: the SDK's default credential chain and endpoints in `region`. */
 export function awsPorts(region: string): DoctorPorts {
   const bedrock = new Map<string, BedrockClient>();
+  const lambda = new LambdaClient({ region });
   return {
     ses: new SESv2Client({ region }),
     sesReceipt: new SESClient({ region }),
     dynamo: new DynamoDBClient({ region }),
     sqs: new SQSClient({ region }),
-    lambda: new LambdaClient({ region }),
+    lambda,
     sns: new SNSClient({ region }),
     // IAM is global; the SDK picks its endpoint from the partition of `region`.
     iam: new IAMClient({ region }),
@@ -57,6 +73,16 @@ export function awsPorts(region: string): DoctorPorts {
       bedrock.set(r, client);
       return client;
     },
+    secrets: new SecretsManagerClient({ region }),
+    ssm: new SSMClient({ region }),
     resolveMx: (domain) => dns.resolveMx(domain),
+    resolveTxt: (name) => dns.resolveTxt(name),
+    // Not dependencies yet (unbundled-ports.ts): these checks report `skip` with the command to look by hand.
+    cognito: null,
+    scheduler: null,
+    quotas: null,
+    now: () => new Date(),
+    // Every client resolves the same default chain; asking one is asking all.
+    credentials: () => lambda.config.credentials(),
   };
 }

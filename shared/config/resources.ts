@@ -19,10 +19,16 @@ export interface Resources {
    * absent locally, in the functions' environment, and in resource files saved from older stacks.
    */
   readonly alarmTopicArn?: string;
-  readonly roles?: { readonly outbound: string };
+  readonly roles?: { readonly outbound: string; readonly agentStep?: string };
   readonly agentStep?: { readonly functionName: string; readonly reservedConcurrency?: number };
   /** The SES configuration set the identities use by default (its name, generated unless the config names it). */
   readonly configurationSet?: string;
+  /** The topic SES's receipt rules notify (KMS-encrypted). */
+  readonly notificationTopicArn?: string;
+  /** The EventBridge Scheduler schedule that ticks scheduled runs. */
+  readonly schedule?: { readonly name: string; readonly group: string };
+  /** The operator console, when the config enables it. */
+  readonly console?: { readonly functionName: string; readonly userPoolId: string };
   /** Set only locally: endpoints of the emulators. In AWS the SDK's defaults apply. */
   readonly endpoints?: {
     readonly s3?: string;

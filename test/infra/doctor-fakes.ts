@@ -6,16 +6,28 @@ import {
 } from "@aws-sdk/client-bedrock";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { SimulatePrincipalPolicyCommand } from "@aws-sdk/client-iam";
-import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand } from "@aws-sdk/client-lambda";
-import { DescribeActiveReceiptRuleSetCommand } from "@aws-sdk/client-ses";
-import { GetAccountCommand, GetEmailIdentityCommand } from "@aws-sdk/client-sesv2";
-import { ListSubscriptionsByTopicCommand } from "@aws-sdk/client-sns";
+import {
+  GetAccountSettingsCommand,
+  GetFunctionConcurrencyCommand,
+  ListEventSourceMappingsCommand,
+} from "@aws-sdk/client-lambda";
+import { DescribeSecretCommand } from "@aws-sdk/client-secrets-manager";
+import { DescribeActiveReceiptRuleSetCommand, GetSendStatisticsCommand } from "@aws-sdk/client-ses";
+import {
+  GetAccountCommand,
+  GetEmailIdentityCommand,
+  ListSuppressedDestinationsCommand,
+} from "@aws-sdk/client-sesv2";
+import { GetTopicAttributesCommand, ListSubscriptionsByTopicCommand } from "@aws-sdk/client-sns";
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
+import { DescribeParametersCommand } from "@aws-sdk/client-ssm";
 import type { DoctorContext, DoctorPorts } from "../../cli/doctor/ports.ts";
 import type { DoctorCheck } from "../../cli/doctor/report.ts";
+import type { CognitoPort, QuotasPort, SchedulerPort } from "../../cli/doctor/unbundled-ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../../shared/config/tables.ts";
+import { type Zone, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
 
 /** Any SDK v3 command class; its input and output types are read off the class, as the SDK declares them. */
 type AnyCommand = abstract new (
@@ -84,6 +96,12 @@ export const REGION = "eu-west-1";
 export const ACCOUNT = "111111111111";
 export const OUTBOUND_ROLE = `arn:aws:iam::${ACCOUNT}:role/Postern-OutboundRole`;
 export const ALARM_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:Postern-AlarmTopic`;
+export const NOTIFICATION_TOPIC = `arn:aws:sns:${REGION}:${ACCOUNT}:Postern-Notifications`;
+export const AGENT_STEP_ROLE = `arn:aws:iam::${ACCOUNT}:role/Postern-AgentStepRole`;
+export const USER_POOL = `${REGION}_AbCdEf123`;
+export const SECRET_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:postern/anthropic-Ab12Cd`;
+/** The doctor's clock in tests. */
+export const NOW = new Date("2026-12-01T12:00:00Z");
 
 export const config = parseConfig({
   domains: ["agents.example.com"],
@@ -101,8 +119,24 @@ export const config = parseConfig({
       model: "x",
       egress: "internal",
     },
+    {
+      id: "sonnet",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      apiKeySecret: "secretsmanager:postern/anthropic",
+      egress: "external",
+    },
+    {
+      id: "vllm",
+      provider: "openai-compatible",
+      baseUrl: "http://10.0.0.7:8000/v1",
+      model: "x",
+      apiKeySecret: "ssm:/postern/vllm",
+      egress: "internal",
+    },
   ],
   receiptRuleSet: { mode: "existing", name: "default-rule-set" },
+  console: { enabled: true },
 });
 
 export const resources: Resources = {
@@ -111,9 +145,12 @@ export const resources: Resources = {
   bucket: "postern-mail",
   queues: { verify: "https://q/verify", agentStep: "https://q/agentStep", outbound: "https://q/outbound" },
   alarmTopicArn: ALARM_TOPIC,
-  roles: { outbound: OUTBOUND_ROLE },
+  roles: { outbound: OUTBOUND_ROLE, agentStep: AGENT_STEP_ROLE },
   agentStep: { functionName: "Postern-AgentStep" },
   configurationSet: "postern",
+  notificationTopicArn: NOTIFICATION_TOPIC,
+  schedule: { name: "Postern-Tick", group: "default" },
+  console: { functionName: "Postern-ConsoleFunction", userPoolId: USER_POOL },
 };
 
 export const deployed = (over: Partial<DoctorContext> = {}): DoctorContext => ({
@@ -135,6 +172,20 @@ export const HEALTHY = {
       AccountUsage: { FunctionCount: 4 },
     })),
     when(GetFunctionConcurrencyCommand).reply(() => ({ ...META, ReservedConcurrentExecutions: 10 })),
+    when(ListEventSourceMappingsCommand).reply((input) => ({
+      ...META,
+      EventSourceMappings: [
+        {
+          UUID: "6f0d6a4e-0000-4000-8000-000000000001",
+          EventSourceArn: input.EventSourceArn,
+          FunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:Postern-${input.EventSourceArn?.split(":").pop()}`,
+          BatchSize: 5,
+          State: "Enabled",
+          StateTransitionReason: "USER_INITIATED",
+          LastModified: new Date("2026-11-01T00:00:00Z"),
+        },
+      ],
+    })),
   ],
   ses: [
     when(GetAccountCommand).reply(() => ({
@@ -156,6 +207,7 @@ export const HEALTHY = {
         BehaviorOnMxFailure: "USE_DEFAULT_VALUE",
       },
     })),
+    when(ListSuppressedDestinationsCommand).reply(() => ({ ...META, SuppressedDestinationSummaries: [] })),
   ],
   sesReceipt: [
     when(DescribeActiveReceiptRuleSetCommand).reply(() => ({
@@ -177,6 +229,25 @@ export const HEALTHY = {
               },
             },
           ],
+        },
+      ],
+    })),
+    when(GetSendStatisticsCommand).reply(() => ({
+      ...META,
+      SendDataPoints: [
+        {
+          Timestamp: new Date("2026-11-30T10:15:00Z"),
+          DeliveryAttempts: 12,
+          Bounces: 0,
+          Complaints: 0,
+          Rejects: 0,
+        },
+        {
+          Timestamp: new Date("2026-11-30T10:30:00Z"),
+          DeliveryAttempts: 3,
+          Bounces: 1,
+          Complaints: 0,
+          Rejects: 0,
         },
       ],
     })),
@@ -202,7 +273,8 @@ export const HEALTHY = {
       modelDetails: {
         modelArn: `arn:aws:bedrock:${REGION}::foundation-model/${input.modelIdentifier}`,
         modelId: input.modelIdentifier,
-        providerName: "Amazon",
+        modelName: input.modelIdentifier?.includes("claude-sonnet-4-5") ? "Claude Sonnet 4.5" : "Nova Lite",
+        providerName: input.modelIdentifier?.includes("anthropic") ? "Anthropic" : "Amazon",
         inferenceTypesSupported: ["ON_DEMAND"],
         modelLifecycle: { status: "ACTIVE" },
       },
@@ -231,6 +303,7 @@ export const HEALTHY = {
         : {
             ...META,
             Attributes: {
+              QueueArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${input.QueueUrl?.split("/").pop()}`,
               RedrivePolicy: JSON.stringify({
                 deadLetterTargetArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${input.QueueUrl?.split("/").pop()}-dlq`,
                 maxReceiveCount: 5,
@@ -252,6 +325,38 @@ export const HEALTHY = {
         },
       ],
     })),
+    when(GetTopicAttributesCommand).reply((input) => ({
+      ...META,
+      Attributes: {
+        TopicArn: input.TopicArn ?? "",
+        KmsMasterKeyId: `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`,
+      },
+    })),
+  ],
+  secrets: [
+    when(DescribeSecretCommand).reply((input) => ({
+      ...META,
+      ARN: SECRET_ARN,
+      Name: input.SecretId,
+      VersionIdsToStages: { "a1b2c3d4-0000-4000-8000-000000000001": ["AWSCURRENT"] },
+      CreatedDate: new Date("2026-10-01T00:00:00Z"),
+    })),
+  ],
+  ssm: [
+    when(DescribeParametersCommand).reply((input) => ({
+      ...META,
+      Parameters: [
+        {
+          Name: input.ParameterFilters?.[0]?.Values?.[0],
+          ARN: `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/postern/vllm`,
+          Type: "SecureString",
+          KeyId: "alias/aws/ssm",
+          Version: 1,
+          Tier: "Standard",
+          DataType: "text",
+        },
+      ],
+    })),
   ],
   iam: [
     when(SimulatePrincipalPolicyCommand).reply((input) => ({
@@ -270,15 +375,87 @@ export const HEALTHY = {
   mx: [{ exchange: "inbound-smtp.eu-west-1.amazonaws.com.", priority: 10 }],
 };
 
+/** DNS beyond MX, in the local stack's zone shape (shared/runtime/zone-resolver.ts). */
+export const HEALTHY_ZONE: Zone = {
+  "_dmarc.agents.example.com": { TXT: [["v=DMARC1; p=quarantine"]] },
+};
+
+/** Recorded answers of the services whose clients are not dependencies (unbundled-ports.ts), as their API references show them. */
+export const HEALTHY_COGNITO: CognitoPort = {
+  describeUserPool: async (input) => ({
+    UserPool: {
+      Id: input.UserPoolId,
+      Name: "PosternOperators",
+      MfaConfiguration: "ON",
+      EstimatedNumberOfUsers: 1,
+    },
+  }),
+  listUsers: async () => ({
+    Users: [{ Username: "3f1e2d3c-ops", Enabled: true, UserStatus: "CONFIRMED" }],
+  }),
+};
+export const HEALTHY_SCHEDULER: SchedulerPort = {
+  getSchedule: async (input) => ({
+    Name: input.Name,
+    GroupName: input.GroupName ?? "default",
+    State: "ENABLED",
+    ScheduleExpression: "rate(1 minute)",
+    Target: {
+      Arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:agentStep`,
+      RoleArn: `arn:aws:iam::${ACCOUNT}:role/Tick`,
+    },
+  }),
+};
+export const HEALTHY_QUOTAS: QuotasPort = {
+  listServiceQuotas: async () => ({
+    Quotas: [
+      {
+        QuotaName: "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1",
+        QuotaCode: "L-F4DDD3EB",
+        Value: 200_000,
+        Adjustable: true,
+      },
+      {
+        QuotaName: "Cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.5 V1",
+        QuotaCode: "L-4A6BFAB1",
+        Value: 200,
+        Adjustable: true,
+      },
+      {
+        QuotaName: "On-demand InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1",
+        QuotaCode: "L-27C57EE8",
+        Value: 0,
+        Adjustable: true,
+      },
+      {
+        QuotaName: "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4 V1",
+        QuotaCode: "L-59759B4A",
+        Value: 0,
+        Adjustable: true,
+      },
+    ],
+  }),
+};
+
 export type Service = Exclude<keyof typeof HEALTHY, "mx">;
 export type Overrides = Partial<Record<Service, Answer[]>> & {
   mx?: () => Promise<{ exchange: string; priority: number }[]>;
+  /** Replaces HEALTHY_ZONE. */
+  zone?: Zone;
+  /** A port, or null for "this install has no client". */
+  cognito?: CognitoPort | null;
+  scheduler?: SchedulerPort | null;
+  quotas?: QuotasPort | null;
+  /** The credential chain's answer: rejects when there are none. */
+  credentials?: () => Promise<unknown>;
 };
 
 /** Ports answering as HEALTHY, with `over`'s answers tried first; `calls[service]` records what each was sent. */
-export function fakePorts(
-  over: Overrides = {},
-): DoctorPorts & { calls: Record<Service, Call[]>; bedrockRegions: string[] } {
+export function fakePorts(over: Overrides = {}): DoctorPorts & {
+  calls: Record<Service, Call[]>;
+  bedrockRegions: string[];
+  dns: ReturnType<typeof zoneResolver>;
+} {
   const calls = {
     lambda: [],
     ses: [],
@@ -288,7 +465,10 @@ export function fakePorts(
     sqs: [],
     sns: [],
     iam: [],
+    secrets: [],
+    ssm: [],
   } as Record<Service, Call[]>;
+  const dns = zoneResolver(over.zone ?? HEALTHY_ZONE);
   const client = (s: Service) => fakeClient([...(over[s] ?? []), ...HEALTHY[s]], calls[s]);
   const bedrock = client("bedrock");
   const bedrockRegions: string[] = [];
@@ -306,7 +486,17 @@ export function fakePorts(
       bedrockRegions.push(region);
       return bedrock;
     },
+    secrets: client("secrets"),
+    ssm: client("ssm"),
     resolveMx: over.mx ?? (async () => HEALTHY.mx),
+    dns,
+    resolveTxt: (name) => dns(name, "TXT"),
+    cognito: over.cognito === undefined ? HEALTHY_COGNITO : over.cognito,
+    scheduler: over.scheduler === undefined ? HEALTHY_SCHEDULER : over.scheduler,
+    quotas:
+      over.quotas === undefined ? () => HEALTHY_QUOTAS : over.quotas && (() => over.quotas as QuotasPort),
+    now: () => NOW,
+    credentials: over.credentials ?? (async () => ({ accessKeyId: "AKIDEXAMPLE", secretAccessKey: "x" })),
   };
 }
 

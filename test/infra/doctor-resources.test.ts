@@ -20,12 +20,13 @@ function resolveOutput(value: unknown): string {
 let dir: string;
 let file: string;
 let output: Record<string, unknown>;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "postern-doctor-resources-"));
+let withConsole: Record<string, unknown>;
+
+function synthOutput(config: string, outdir: string): Record<string, unknown> {
   const { app, stack } = buildApp({
     projectRoot: ROOT,
-    configFile: join(FIXTURES, "existing-mode.config.json"),
-    outdir: join(dir, "cdk.out"),
+    configFile: join(FIXTURES, config),
+    outdir,
     bundle: false,
     nag: false,
     env: ENV,
@@ -35,9 +36,15 @@ beforeAll(() => {
     string,
     { Value: unknown }
   >;
-  output = JSON.parse(resolveOutput(outputs.PosternResources?.Value)) as Record<string, unknown>;
+  return JSON.parse(resolveOutput(outputs.PosternResources?.Value)) as Record<string, unknown>;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "postern-doctor-resources-"));
+  output = synthOutput("existing-mode.config.json", join(dir, "cdk.out"));
+  withConsole = synthOutput("console.config.json", join(dir, "cdk.out.console"));
   file = join(dir, "postern.resources.json");
-  writeFileSync(file, JSON.stringify(output));
+  writeFileSync(file, JSON.stringify(withConsole));
 }, 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -51,11 +58,26 @@ describe("the stack's PosternResources output carries what `postern doctor` read
     });
   });
 
+  it("the agent-step role, the notification topic, the tick's schedule; the console only when enabled", () => {
+    expect(output).toMatchObject({
+      roles: { agentStep: expect.stringMatching(/^<AgentStepRole.*\.Arn>$/) },
+      notificationTopicArn: expect.stringMatching(/^<IntakeNotifications/),
+      schedule: { name: expect.stringMatching(/^<ResponsibilitiesTick/), group: "default" },
+    });
+    expect(output.console).toBeUndefined();
+    expect(withConsole.console).toEqual({
+      functionName: expect.stringMatching(/^<ConsoleFunction/),
+      userPoolId: expect.stringMatching(/^<ConsoleUsers/),
+    });
+  });
+
   it("and the CLI's --resources schema accepts it as saved", async () => {
     const target = await openTarget({ target: "aws", resourcesFile: file, env: { AWS_REGION: "eu-west-1" } });
     const r: Resources = target.resources;
     await target.close();
     expect(r.roles?.outbound).toBe(output.roles && (output.roles as { outbound: string }).outbound);
     expect(r.agentStep?.reservedConcurrency).toBe(10);
+    expect(r.console?.userPoolId).toBe((withConsole.console as { userPoolId: string }).userPoolId);
+    expect(r.schedule?.group).toBe("default");
   });
 });

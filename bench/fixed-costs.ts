@@ -1,0 +1,159 @@
+/**
+ * What a deployed stack costs each month whatever mail it takes, counted from its synthesized CloudFormation
+ * template (so a construct that adds a key, an alarm or a queue trigger changes the bill here without anyone
+ * remembering to). Prices: bench/aws-prices.ts. `npm run bench:cost` prints it beside the per-mail cost.
+ *
+ * Counted: customer managed KMS keys, CloudWatch alarms (per metric) and dashboards, DynamoDB point-in-time recovery
+ * (per GB of table, so it grows with the mail kept), the EventBridge Scheduler tick (the schedule, the SQS message it
+ * sends and the agent-step invocation it starts), the Lambda SQS pollers' empty receives, and the Secrets Manager
+ * secrets the functions read. Not counted: storage (DynamoDB $0.25, S3 about $0.023 per GB-month: it grows with the
+ * mail kept), Cognito (per monthly active user, with a free tier), and free items (SSM standard parameters, function
+ * URLs, log metric filters).
+ */
+import { PRICES } from "./aws-prices.ts";
+
+export interface CfnTemplate {
+  readonly Resources: Readonly<
+    Record<string, { readonly Type: string; readonly Properties?: Record<string, unknown> }>
+  >;
+}
+
+export interface FixedCostOptions {
+  readonly mailsPerMonth: number;
+  /** DynamoDB bytes one accepted mail leaves in the tables (KB), for PITR: the month's mail is kept. */
+  readonly storedKbPerMail: number;
+  /** One tick's agent-step invocation: duration (ms), memory (MB), DynamoDB read units (the responsibilities it reads). */
+  readonly tick: { readonly ms: number; readonly memoryMb: number; readonly readUnits: number };
+}
+
+export interface FixedLine {
+  readonly what: string;
+  readonly count: number;
+  readonly usd: number;
+}
+
+/** 30-day month. */
+const MINUTES_PER_MONTH = 30 * 24 * 60;
+/** Lambda long-polls each SQS queue with ReceiveMessage waiting up to 20 s (SQS's maximum): 3 receives a minute per poller. */
+const RECEIVES_PER_POLLER_MINUTE = 3;
+/**
+ * Pollers on a quiet queue (Lambda developer guide, "Configuring scaling behavior for SQS event source mappings"):
+ * Lambda scales back to five concurrent batches and can optimise to as few as two, except with maximum concurrency set.
+ */
+const POLLERS_QUIET = 2;
+const POLLERS_WITH_MAX_CONCURRENCY = 5;
+
+const resources = (t: CfnTemplate, type: string) => Object.values(t.Resources).filter((r) => r.Type === type);
+
+/** `rate(1 minute)`, `rate(5 minutes)`, `rate(1 hour)`, `rate(1 day)` → invocations per 30-day month; null for cron/at. */
+export function ratePerMonth(expression: string): number | null {
+  const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "").replace(/s$/, "");
+  const minutes = unit === "minute" ? n : unit === "hour" ? n * 60 : n * 1440;
+  return MINUTES_PER_MONTH / minutes;
+}
+
+/** Metrics an alarm evaluates: one, or each MetricStat of a metric-math alarm (CloudWatch prices alarms per metric). */
+function alarmMetrics(props: Record<string, unknown> | undefined): number {
+  const metrics = props?.Metrics as { MetricStat?: unknown }[] | undefined;
+  return metrics ? Math.max(1, metrics.filter((m) => m.MetricStat).length) : 1;
+}
+
+/** Secret names the stack's policies let a function read (`...:secret:name-??????` counts once). */
+function secretsRead(t: CfnTemplate): Set<string> {
+  const names = new Set<string>();
+  for (const p of resources(t, "AWS::IAM::Policy")) {
+    const statements = (
+      p.Properties?.PolicyDocument as { Statement?: { Action?: unknown; Resource?: unknown }[] }
+    )?.Statement;
+    for (const s of statements ?? []) {
+      const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
+      if (!actions.includes("secretsmanager:GetSecretValue")) continue;
+      for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) {
+        const text = JSON.stringify(r);
+        const name = /:secret:([^"]+?)(-\?{6})?"/.exec(text)?.[1];
+        if (name) names.add(name);
+      }
+    }
+  }
+  return names;
+}
+
+/** The logical id an event source mapping's `EventSourceArn` points at (`{"Fn::GetAtt": [id, "Arn"]}`). */
+function sourceOf(props: Record<string, unknown> | undefined): string {
+  const arn = props?.EventSourceArn as { "Fn::GetAtt"?: [string, string] } | undefined;
+  return arn?.["Fn::GetAtt"]?.[0] ?? "";
+}
+
+/** The fixed monthly lines, each priced; PITR is the only one that moves with `mailsPerMonth`. */
+export function fixedCosts(t: CfnTemplate, o: FixedCostOptions): FixedLine[] {
+  const keys = resources(t, "AWS::KMS::Key").length;
+  const alarms = resources(t, "AWS::CloudWatch::Alarm");
+  const alarmMetricCount = alarms.reduce((a, r) => a + alarmMetrics(r.Properties), 0);
+  const dashboards = resources(t, "AWS::CloudWatch::Dashboard").length;
+  const pitrTables = resources(t, "AWS::DynamoDB::Table").filter(
+    (r) =>
+      (r.Properties?.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined)
+        ?.PointInTimeRecoveryEnabled === true,
+  ).length;
+  const ticks = resources(t, "AWS::Scheduler::Schedule").reduce(
+    (a, r) => a + (ratePerMonth(String(r.Properties?.ScheduleExpression ?? "")) ?? 0),
+    0,
+  );
+  const sqsMappings = resources(t, "AWS::Lambda::EventSourceMapping").filter(
+    (r) => t.Resources[sourceOf(r.Properties)]?.Type === "AWS::SQS::Queue",
+  );
+  const pollers = sqsMappings.reduce(
+    (a, r) =>
+      a +
+      ((r.Properties?.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency
+        ? POLLERS_WITH_MAX_CONCURRENCY
+        : POLLERS_QUIET),
+    0,
+  );
+  const emptyReceives = pollers * RECEIVES_PER_POLLER_MINUTE * MINUTES_PER_MONTH;
+  const secrets = secretsRead(t).size + resources(t, "AWS::SecretsManager::Secret").length;
+  const storedGb = (o.mailsPerMonth * o.storedKbPerMail) / 1024 ** 2;
+  const tickGbSeconds = (o.tick.ms / 1000) * (o.tick.memoryMb / 1024);
+  return [
+    { what: `KMS customer managed keys (${keys})`, count: keys, usd: keys * PRICES.kms.perKeyMonth },
+    {
+      what: `CloudWatch alarms (${alarms.length}, ${alarmMetricCount} metric(s))`,
+      count: alarmMetricCount,
+      usd: alarmMetricCount * PRICES.cloudwatch.perAlarmMetricMonth,
+    },
+    {
+      what: `CloudWatch dashboards (${dashboards})`,
+      count: dashboards,
+      usd: dashboards * PRICES.cloudwatch.perDashboardMonth,
+    },
+    {
+      what: `DynamoDB PITR (${pitrTables} tables, ${storedGb.toFixed(3)} GB: the month's mail at ${o.storedKbPerMail} KB each)`,
+      count: pitrTables,
+      usd: pitrTables > 0 ? storedGb * PRICES.dynamodb.pitrPerGbMonth : 0,
+    },
+    {
+      what: `Scheduler tick (${ticks} a month: schedule, SQS send + delete, agent-step ${o.tick.ms} ms, ${o.tick.readUnits} RRU)`,
+      count: ticks,
+      usd:
+        ticks *
+        (PRICES.scheduler.perInvocation +
+          2 * PRICES.sqs.perRequest +
+          PRICES.lambda.perRequest +
+          tickGbSeconds * PRICES.lambda.perGbSecondArm +
+          o.tick.readUnits * PRICES.dynamodb.perReadUnit),
+    },
+    {
+      what: `SQS polling (${sqsMappings.length} queue triggers, ${pollers} pollers, ${emptyReceives} empty receives)`,
+      count: emptyReceives,
+      usd: emptyReceives * PRICES.sqs.perRequest,
+    },
+    {
+      what: `Secrets Manager secrets read by the functions (${secrets})`,
+      count: secrets,
+      usd: secrets * PRICES.secretsManager.perSecretMonth,
+    },
+  ];
+}

@@ -1,0 +1,66 @@
+/**
+ * Ports for the three services whose SDK clients are not dependencies yet (@aws-sdk/client-cognito-identity-provider,
+ * @aws-sdk/client-scheduler, @aws-sdk/client-service-quotas). Each is the one call the doctor makes, typed from the
+ * service's API reference (the shapes the SDK's `...CommandOutput` carries), so a test hands in a recorded answer and
+ * the real adapter, once the client is a dependency, is `(input) => client.send(new XCommand(input))`. Until then
+ * `awsPorts` passes null and the check says how to look by hand.
+ */
+
+/**
+ * Cognito user pools. DescribeUserPool: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_DescribeUserPool.html;
+ * ListUsers: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_ListUsers.html (UserType).
+ */
+export interface CognitoPort {
+  describeUserPool(input: { UserPoolId: string }): Promise<{
+    UserPool?: {
+      Id?: string;
+      Name?: string;
+      /** "OFF" | "ON" (required for every user) | "OPTIONAL". */
+      MfaConfiguration?: "OFF" | "ON" | "OPTIONAL";
+      EstimatedNumberOfUsers?: number;
+    };
+  }>;
+  listUsers(input: { UserPoolId: string; Limit?: number; PaginationToken?: string }): Promise<{
+    Users?: {
+      Username?: string;
+      Enabled?: boolean;
+      UserStatus?:
+        | "UNCONFIRMED"
+        | "CONFIRMED"
+        | "ARCHIVED"
+        | "COMPROMISED"
+        | "UNKNOWN"
+        | "RESET_REQUIRED"
+        | "FORCE_CHANGE_PASSWORD"
+        | "EXTERNAL_PROVIDER";
+    }[];
+    PaginationToken?: string;
+  }>;
+}
+
+/** EventBridge Scheduler GetSchedule: https://docs.aws.amazon.com/scheduler/latest/APIReference/API_GetSchedule.html */
+export interface SchedulerPort {
+  getSchedule(input: { Name: string; GroupName?: string }): Promise<{
+    Name?: string;
+    GroupName?: string;
+    State?: "ENABLED" | "DISABLED";
+    ScheduleExpression?: string;
+    Target?: { Arn?: string; RoleArn?: string };
+  }>;
+}
+
+/**
+ * Service Quotas ListServiceQuotas (the account's applied values): https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ListServiceQuotas.html,
+ * ServiceQuota: https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ServiceQuota.html
+ */
+export interface QuotasPort {
+  listServiceQuotas(input: { ServiceCode: string; NextToken?: string; MaxResults?: number }): Promise<{
+    Quotas?: {
+      QuotaName?: string;
+      QuotaCode?: string;
+      Value?: number;
+      Adjustable?: boolean;
+    }[];
+    NextToken?: string;
+  }>;
+}

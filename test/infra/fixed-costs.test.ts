@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRICES } from "../../bench/aws-prices.ts";
+import { type CfnTemplate, type FixedLine, fixedCosts, ratePerMonth } from "../../bench/fixed-costs.ts";
+import { buildApp } from "../../infra/build-app.ts";
+import { ENV, FIXTURES, ROOT } from "./synth.ts";
+
+const OPTIONS = { mailsPerMonth: 0, storedKbPerMail: 10, tick: { ms: 100, memoryMb: 1024, readUnits: 1 } };
+const MONTH_MINUTES = 30 * 24 * 60;
+
+let dir: string;
+let template: CfnTemplate;
+let createMode: CfnTemplate;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "postern-fixed-costs-"));
+  const synthOf = (config: string, out: string) => {
+    const { app, stack } = buildApp({
+      projectRoot: ROOT,
+      configFile: join(FIXTURES, config),
+      outdir: join(dir, out),
+      bundle: false,
+      nag: false,
+      env: ENV,
+    });
+    return app.synth().getStackByName(stack.stackName).template as CfnTemplate;
+  };
+  template = synthOf("existing-mode.config.json", "existing");
+  createMode = synthOf("create-mode.config.json", "create");
+}, 300_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const line = (lines: readonly FixedLine[], prefix: string): FixedLine => {
+  const l = lines.find((x) => x.what.startsWith(prefix));
+  if (!l) throw new Error(`no line ${prefix} in ${lines.map((x) => x.what).join("; ")}`);
+  return l;
+};
+
+describe("bench:cost's fixed monthly costs, counted from the synthesized template", () => {
+  it("counts what the stack creates: two keys, every alarm, the dashboard, PITR tables, the tick, three triggers", () => {
+    const lines = fixedCosts(template, OPTIONS);
+    expect(line(lines, "KMS").count).toBe(2);
+    expect(line(lines, "KMS").usd).toBe(2 * PRICES.kms.perKeyMonth);
+    const alarms = Object.values(template.Resources).filter(
+      (r) => r.Type === "AWS::CloudWatch::Alarm",
+    ).length;
+    expect(alarms).toBeGreaterThan(5);
+    expect(line(lines, "CloudWatch alarms").count).toBe(alarms);
+    expect(line(lines, "CloudWatch dashboards").usd).toBe(PRICES.cloudwatch.perDashboardMonth);
+    const tables = Object.values(template.Resources).filter((r) => r.Type === "AWS::DynamoDB::Table").length;
+    expect(line(lines, "DynamoDB PITR").count).toBe(tables);
+    expect(line(lines, "Scheduler tick").count).toBe(MONTH_MINUTES);
+    // verify and outbound may scale back to 2 pollers when idle; agent-step sets maximum concurrency, so keeps 5.
+    expect(line(lines, "SQS polling").what).toMatch(/^SQS polling \(3 queue triggers, 9 pollers,/);
+    expect(line(lines, "SQS polling").count).toBe(9 * 3 * MONTH_MINUTES);
+    expect(line(lines, "Secrets Manager").count).toBe(1);
+  });
+
+  it("secrets are counted once each, by name or ARN; an SSM parameter is not a secret", () => {
+    // create-mode: one ssm: parameter and one Secrets Manager ARN (granted as ARN and ARN-??????).
+    expect(line(fixedCosts(createMode, OPTIONS), "Secrets Manager").count).toBe(1);
+  });
+
+  it("only PITR moves with the volume: the month's mail at the stated KB each", () => {
+    const at = (mailsPerMonth: number) => fixedCosts(template, { ...OPTIONS, mailsPerMonth });
+    expect(line(at(0), "DynamoDB PITR").usd).toBe(0);
+    const gb = (100_000 * 10) / 1024 ** 2;
+    expect(line(at(100_000), "DynamoDB PITR").usd).toBeCloseTo(gb * PRICES.dynamodb.pitrPerGbMonth, 10);
+    const others = (mails: number) =>
+      at(mails)
+        .filter((l) => !l.what.startsWith("DynamoDB PITR"))
+        .map((l) => l.usd);
+    expect(others(100_000)).toEqual(others(0));
+  });
+
+  it("a metric-math alarm pays per metric; a schedule's rate sets the ticks", () => {
+    const t: CfnTemplate = {
+      Resources: {
+        A: {
+          Type: "AWS::CloudWatch::Alarm",
+          Properties: { Metrics: [{ MetricStat: {} }, { MetricStat: {} }, { Expression: "m1+m2" }] },
+        },
+        B: { Type: "AWS::CloudWatch::Alarm", Properties: { MetricName: "Errors" } },
+        S: { Type: "AWS::Scheduler::Schedule", Properties: { ScheduleExpression: "rate(5 minutes)" } },
+      },
+    };
+    const lines = fixedCosts(t, OPTIONS);
+    expect(line(lines, "CloudWatch alarms").count).toBe(3);
+    expect(line(lines, "Scheduler tick").count).toBe(MONTH_MINUTES / 5);
+    expect(ratePerMonth("rate(1 hour)")).toBe(720);
+    expect(ratePerMonth("cron(0 * * * ? *)")).toBeNull();
+  });
+});
