@@ -461,6 +461,9 @@ function issue23Rows(samples: Sample[], models: readonly ModelFigures[]): Target
   const modelCalls = per((s) => s.model.length);
   const lines = mean(samples.map(bill));
   const beforeSes = lines.filter((l) => !l.service.startsWith("SES ")).reduce((a, l) => a + l.usd, 0) * 1000;
+  // The issue's $0.060 left out the index copies (it quoted $0.066 with them): judged on the same basis.
+  const indexCopies =
+    lines.filter((l) => l.service.startsWith("DynamoDB index copies")).reduce((a, l) => a + l.usd, 0) * 1000;
   const simple = models.filter((m) => m.scenario === "a one-line question" && m.model.price !== null);
   return [
     {
@@ -485,11 +488,11 @@ function issue23Rows(samples: Sample[], models: readonly ModelFigures[]): Target
       met: calls <= 55,
     },
     {
-      what: "$ per 1,000 mails before SES and the model",
-      filed: "$0.060",
-      now: `$${beforeSes.toFixed(4)}`,
+      what: "$ per 1,000 mails before SES and the model (with index copies)",
+      filed: "$0.060 ($0.066)",
+      now: `$${(beforeSes - indexCopies).toFixed(4)} ($${beforeSes.toFixed(4)})`,
       target: "≤ $0.05",
-      met: beforeSes <= 0.05,
+      met: beforeSes - indexCopies <= 0.05,
     },
     ...simple.map((m) => {
       const before = ((m.beforeUsd ?? 0) + m.awsUsd) * 1000;
