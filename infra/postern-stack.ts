@@ -71,6 +71,8 @@ export class PosternStack extends Stack {
   readonly sending: SendingIdentities;
   /** The operator console, when the config enables it (`console.enabled`). */
   readonly console?: PosternConsole;
+  /** Alarms, their topic and the dashboard. */
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: PosternStackProps) {
     super(scope, id, props);
@@ -170,14 +172,14 @@ export class PosternStack extends Stack {
     }
 
     new ResponsibilityTicks(this, "Responsibilities", { agentStepQueue: this.queues.agentStep });
-    const ops = new Operations(this, "Operations", {
+    this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
         agentStep: { fn: this.functions.agentStep, queue: this.queues.agentStep },
         outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
       },
     });
-    this.outputs(config.domains, ops);
+    this.outputs(config.domains, this.operations);
   }
 
   /**

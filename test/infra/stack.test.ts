@@ -254,6 +254,35 @@ describe("queues and functions", () => {
     }
   });
 
+  it("every work queue's oldest message alarms on the topic past one retry cycle: visibility + its consumer's timeout", () => {
+    const fns = s.template.findResources("AWS::Lambda::Function");
+    const alarms = Object.values(s.template.findResources("AWS::CloudWatch::Alarm")).map(
+      (a) =>
+        a.Properties as {
+          MetricName: string;
+          Dimensions: { Name: string; Value: unknown }[];
+          Threshold: number;
+          Statistic: string;
+          AlarmActions: unknown[];
+        },
+    );
+    const topic = logicalId(s.stack, s.stack.operations.alarmTopic);
+    const ages = alarms.filter((a) => a.MetricName === "ApproximateAgeOfOldestMessage");
+    expect(ages).toHaveLength(3);
+    for (const name of ["verify", "agentStep", "outbound"] as const) {
+      const queue = logicalId(s.stack, s.stack.queues[name].queue);
+      const timeout = (fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number })
+        .Timeout;
+      const mine = ages.filter((a) =>
+        a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${queue}.QueueName>`),
+      );
+      expect(mine, name).toHaveLength(1);
+      expect(mine[0]?.Threshold, name).toBe(timeout * 6 + timeout);
+      expect(mine[0]?.Statistic).toBe("Maximum");
+      expect(mine[0]?.AlarmActions).toEqual([{ Ref: topic }]);
+    }
+  });
+
   it("each lease outlives its holder and expires before its queue redelivers (a crashed step is taken over)", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
