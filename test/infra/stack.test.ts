@@ -236,6 +236,65 @@ describe("tables", () => {
   });
 });
 
+/**
+ * Each deployed table as CloudFormation knows it: its logical id (a new id is a new, empty table; the old one is
+ * retained), its key schema with types (a change replaces the table) and its indexes (a rename drops one and builds
+ * another). Every pipeline function would then read and write a table without the data. Change this pin only
+ * together with a migration written in docs/deploy.md, "Migrations".
+ */
+const TABLE_PIN: Record<string, string> = {
+  TablesagentsDC5C010B: "address S",
+  TablesaccessRulesAFA41F9D: "agent S, rule S",
+  TablesoutboundRules32332971: "agent S, rule S",
+  Tablestoolkits90A81FCA: "id S",
+  Tablesresponsibilities7C52EB46: "id S",
+  Tablesapprovers3800EF47: "toolkit S, address S",
+  Tablesinbound4CFA89C8: "sesMessageId S, recipient S | refusalsByDay: refusalDay S, refusalAt S",
+  Tablesmessages13660B8D: "agent S, id S | byThread: threadId S, id S",
+  Tablesthreads56A8D86C: "agent S, threadId S | byActivity: agent S, lastMessageAt S",
+  Tablesruns7A70DAD5: "runId S | byAgent: agent S, createdAt S",
+  TablesrunEventsA788C967: "runId S, seq N",
+  TablesstateBC776594: "pk S, sk S | plansByState: planState S, planAt S",
+  Tablesaudit3BC6CFAF: "stream S, at S",
+};
+
+describe("table keys are pinned", () => {
+  it("every table's logical id, key schema and index names are the pinned ones (a change needs a migration)", () => {
+    interface Key {
+      AttributeName: string;
+      KeyType: string;
+    }
+    const shape = (p: {
+      KeySchema: Key[];
+      AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
+      GlobalSecondaryIndexes?: { IndexName: string; KeySchema: Key[] }[];
+    }) => {
+      const typed = (keys: Key[]) =>
+        keys
+          .map((k) => {
+            const def = p.AttributeDefinitions.find((a) => a.AttributeName === k.AttributeName);
+            return `${k.AttributeName} ${def?.AttributeType}`;
+          })
+          .join(", ");
+      return [
+        typed(p.KeySchema),
+        ...(p.GlobalSecondaryIndexes ?? []).map((g) => `${g.IndexName}: ${typed(g.KeySchema)}`),
+      ].join(" | ");
+    };
+    const deployed = Object.fromEntries(
+      Object.entries(s.template.findResources("AWS::DynamoDB::Table")).map(([id, r]) => [
+        id,
+        shape(r.Properties as Parameters<typeof shape>[0]),
+      ]),
+    );
+    expect(
+      deployed,
+      "A table's logical id, keys or index names changed: the deployed table would be replaced by a new, empty one " +
+        "(or an index dropped). Write the migration in docs/deploy.md, section Migrations, then update TABLE_PIN.",
+    ).toEqual(TABLE_PIN);
+  });
+});
+
 describe("queues and functions", () => {
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
