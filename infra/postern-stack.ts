@@ -12,7 +12,7 @@ import { Operations } from "./constructs/operations.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipeline-function.ts";
 import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
 import { SendingIdentities } from "./constructs/sending-identities.ts";
-import { ADMIN_TABLES, RUNTIME_TABLES, StateTables } from "./constructs/state-tables.ts";
+import { ADMIN_TABLES, StateTables } from "./constructs/state-tables.ts";
 import { WorkQueue } from "./constructs/work-queue.ts";
 import { ACTIONS } from "./iam/actions.ts";
 import type { SynthConfig } from "./synth-config.ts";
@@ -191,21 +191,39 @@ export class PosternStack extends Stack {
     const { verify, agentStep, outbound } = this.functions;
     const { tables, store, queues } = this;
 
-    // Table grants are what the recorded calls need (test/infra/iam-calls.test.ts), action by action.
+    // Table grants are what the code's calls need, table by table and action by action; the recorded calls of the
+    // local pipeline hold them to that (test/infra/iam-calls.test.ts, resources as well as actions).
+    const {
+      tableGet: get,
+      tablePut: put,
+      tableUpdate: update,
+      tableBatchGet: batchGet,
+      tableQuery: query,
+    } = ACTIONS;
     tables.grantScan(verify.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(verify.fn, ["get", "batchGet"], ...RUNTIME_TABLES);
+    // The claim (a redelivery reads the claim it lost to), its completion.
+    tables.grant(verify.fn, [...get, ...put, ...update], ["inbound"]);
+    tables.grant(verify.fn, put, ["messages", "runs"]);
+    // Thread membership (get), participants and activity (update).
+    tables.grant(verify.fn, [...get, ...update], ["threads"]);
+    // Replay keys, the Message-ID index (one BatchGetItem for a reply's References), the plan a confirmation names.
+    tables.grant(verify.fn, [...get, ...put, ...batchGet], ["state"]);
     store.grantRead(verify.fn, "inbound");
     store.grantWrite(verify.fn, "mail", "files");
     queues.agentStep.grantSend(verify.fn);
     queues.outbound.grantSend(verify.fn);
 
     tables.grantScan(agentStep.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(agentStep.fn, ["get", "query"], ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
-    // The budget gate reads the day's token counters in one BatchGetItem (issue 13).
-    tables.grant(agentStep.fn, ACTIONS.tableBatchGet, ["state"]);
+    // Runs: read, create (scheduled and continued runs), round and end; the trace: append only.
+    tables.grant(agentStep.fn, [...get, ...put, ...update], ["runs"]);
+    tables.grant(agentStep.fn, put, ["runEvents"]);
+    // The mailbox: a message by id, an agent's mail (a toolkit widened to the archive, G12), a thread's mail.
+    tables.grant(agentStep.fn, [...get, ...query], ["messages"]);
+    tables.grantIndexQuery(agentStep.fn, "messages", "byThread");
+    // Ledger, budgets (the day's token counters in one BatchGetItem, issue 13), plans, files, tool results.
+    tables.grant(agentStep.fn, [...get, ...put, ...update, ...batchGet, ...query], ["state"]);
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");
-    store.grantList(agentStep.fn, "mail", "files", "transcripts");
     queues.agentStep.grantSend(agentStep.fn);
     queues.outbound.grantSend(agentStep.fn);
     models.grantInvoke(agentStep.fn);
@@ -213,7 +231,11 @@ export class PosternStack extends Stack {
     // The outbound takes the agent and its outbound rules (it re-checks a request's recipients) from the admin
     // snapshot each container loads once (all admin tables) and reuses while the admin version is unchanged.
     tables.grantScan(outbound.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
+    // The inbound message a reply answers (get), the sent message's record (put); participants and activity.
+    tables.grant(outbound.fn, [...get, ...put], ["messages"]);
+    tables.grant(outbound.fn, update, ["threads"]);
+    // The send state machine, the Message-ID index.
+    tables.grant(outbound.fn, [...get, ...put, ...update], ["state"]);
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
     this.sending.grantSend(outbound.fn);

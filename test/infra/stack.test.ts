@@ -106,12 +106,23 @@ describe("least privilege per function", () => {
     }
   });
 
-  it("only agent-step may ListBucket (missing transcripts must read as 404), never under inbound/", () => {
-    expect(grants(statements.agentStep, "s3:ListBucket")).toEqual(["<MailStoreMailA2DAC336.Arn>"]);
-    const list = statements.agentStep.find((st) => actionsOf(st).includes("s3:ListBucket"));
-    expect(list?.Condition).toEqual({ StringLike: { "s3:prefix": ["mail/*", "files/*", "transcripts/*"] } });
-    expect(grants(statements.verify, "s3:ListBucket")).toEqual([]);
-    expect(grants(statements.outbound, "s3:ListBucket")).toEqual([]);
+  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404 (issue 21)", () => {
+    for (const sts of Object.values(statements)) expect(grants(sts, "s3:ListBucket")).toEqual([]);
+  });
+
+  it("functions query only the indexes they read: agent-step a thread's mail, none the console's lists", () => {
+    const indexes = (sts: Statement[]) => grants(sts, /^dynamodb:/).filter((r) => r.includes("/index/"));
+    expect(indexes(statements.verify)).toEqual([]);
+    expect(indexes(statements.outbound)).toEqual([]);
+    expect(indexes(statements.agentStep)).toEqual([
+      `<${logicalId(s.stack, s.stack.tables.tables.messages)}.Arn>/index/byThread`,
+    ]);
+    const onIndex = statements.agentStep.filter((st) =>
+      resourcesOf(st)
+        .map(arnText)
+        .some((r) => r.includes("/index/")),
+    );
+    expect(onIndex.flatMap(actionsOf)).toEqual(["dynamodb:Query"]);
   });
 });
 
@@ -330,8 +341,8 @@ describe("queues and functions", () => {
     expect(ages).toHaveLength(3);
     for (const name of ["verify", "agentStep", "outbound"] as const) {
       const queue = logicalId(s.stack, s.stack.queues[name].queue);
-      const timeout = (fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number })
-        .Timeout;
+      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+      const timeout = fn.Timeout;
       const mine = ages.filter((a) =>
         a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${queue}.QueueName>`),
       );
