@@ -54,6 +54,10 @@ const resourcesFileSchema = z
       .strict()
       .optional(),
     configurationSet: z.string().min(1).optional(),
+    console: z
+      .object({ functionName: z.string().min(1), reservedConcurrency: z.number().int().min(0).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -33,6 +33,13 @@ export interface PosternStackProps extends StackProps {
   readonly reserveAgentStepConcurrency?: boolean;
   /** @default 5 */
   readonly maxReceiveCount?: number;
+  /**
+   * Executions reserved for the console function, which is also its ceiling: its function URL is public, so a flood
+   * of anonymous requests is throttled there instead of taking the account's concurrency from the pipeline. 0
+   * reserves nothing (no bound). Lambda refuses a reservation that leaves the account fewer than 100 unreserved
+   * executions, so a console-enabled deploy needs a quota of at least 100 + this. @default 5
+   */
+  readonly consoleReservedConcurrency?: number;
 }
 
 type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files" | "stubs">;
@@ -168,6 +175,7 @@ export class PosternStack extends Stack {
         ...(config.console.domainPrefix ? { domainPrefix: config.console.domainPrefix } : {}),
         threatProtection: config.console.threatProtection,
         sessionMinutes: config.console.sessionMinutes,
+        reservedConcurrency: props.consoleReservedConcurrency ?? 5,
       });
     }
 
@@ -241,6 +249,16 @@ export class PosternStack extends Stack {
     this.sending.grantSend(outbound.fn);
   }
 
+  /** The console function and its reservation as synthesised, for `postern doctor`. */
+  private consoleResources(c: PosternConsole): { functionName: string; reservedConcurrency?: number } {
+    const reserved = (c.fn.node.defaultChild as { reservedConcurrentExecutions?: number })
+      .reservedConcurrentExecutions;
+    return {
+      functionName: c.fn.functionName,
+      ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}),
+    };
+  }
+
   private outputs(domains: readonly string[], ops: Operations): void {
     // The reservation as synthesised (the CfnFunction's property), whatever default or context chose it.
     const reserved = (
@@ -274,6 +292,7 @@ export class PosternStack extends Stack {
           ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}),
         },
         configurationSet: this.sending.configurationSet.configurationSetName,
+        ...(this.console ? { console: this.consoleResources(this.console) } : {}),
       }),
     });
     new CfnOutput(this, "AlarmTopicArn", {

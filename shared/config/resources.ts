@@ -21,6 +21,8 @@ export interface Resources {
   readonly alarmTopicArn?: string;
   readonly roles?: { readonly outbound: string };
   readonly agentStep?: { readonly functionName: string; readonly reservedConcurrency?: number };
+  /** The console function (when the stack has one) and the executions it reserves. */
+  readonly console?: { readonly functionName: string; readonly reservedConcurrency?: number };
   /** The SES configuration set the identities use by default (its name, generated unless the config names it). */
   readonly configurationSet?: string;
   /** Set only locally: endpoints of the emulators. In AWS the SDK's defaults apply. */
