@@ -5,6 +5,7 @@ import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
 import { ENV } from "../shared/config/resources.ts";
 import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
+import { DeliveryEvents } from "./constructs/delivery-events.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
 import { ModelAccess } from "./constructs/model-access.ts";
@@ -80,6 +81,8 @@ export class PosternStack extends Stack {
   readonly console?: PosternConsole;
   /** Alarms, their topic and the dashboard. */
   readonly operations: Operations;
+  /** SES's bounces, complaints, rejects and delivery delays, recorded per agent. */
+  readonly deliveryEvents: DeliveryEvents;
 
   constructor(scope: Construct, id: string, props: PosternStackProps) {
     super(scope, id, props);
@@ -180,11 +183,26 @@ export class PosternStack extends Stack {
     }
 
     new ResponsibilityTicks(this, "Responsibilities", { agentStepQueue: this.queues.agentStep });
+    this.deliveryEvents = new DeliveryEvents(this, "DeliveryEvents", {
+      configurationSet: this.sending.configurationSet,
+      tables: this.tables,
+      maxReceiveCount: receives,
+      function: {
+        entry: join(props.projectRoot, "functions", "delivery-events", "handler.ts"),
+        projectRoot: props.projectRoot,
+        environment,
+        files,
+        stubs: FUNCTION_STUBS["delivery-events"],
+        memorySize: 256,
+        batchSize: 10,
+      },
+    });
     this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
         agentStep: { fn: this.functions.agentStep, queue: this.queues.agentStep },
         outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
+        deliveryEvents: { fn: this.deliveryEvents.fn, queue: this.deliveryEvents.queue },
       },
     });
     this.outputs(config.domains, this.operations);

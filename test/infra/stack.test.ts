@@ -306,16 +306,26 @@ describe("table keys are pinned", () => {
   });
 });
 
+/** Every work queue with its consumer: the pipeline's three and the delivery events' (issue 21). */
+const workQueues = () => [
+  ...(["verify", "agentStep", "outbound"] as const).map((name) => ({
+    name,
+    queue: s.stack.queues[name],
+    fn: s.stack.functions[name].fn,
+  })),
+  { name: "deliveryEvents", queue: s.stack.deliveryEvents.queue, fn: s.stack.deliveryEvents.fn.fn },
+];
+
 describe("queues and functions", () => {
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
-    for (const name of ["verify", "agentStep", "outbound"] as const) {
-      const q = queues[logicalId(s.stack, s.stack.queues[name].queue)]?.Properties as Record<string, unknown>;
-      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+    for (const { queue, fn: consumer } of workQueues()) {
+      const q = queues[logicalId(s.stack, queue.queue)]?.Properties as Record<string, unknown>;
+      const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
       expect(q.RedrivePolicy).toEqual({
         deadLetterTargetArn: {
-          "Fn::GetAtt": [logicalId(s.stack, s.stack.queues[name].deadLetterQueue), "Arn"],
+          "Fn::GetAtt": [logicalId(s.stack, queue.deadLetterQueue), "Arn"],
         },
         maxReceiveCount: 5,
       });
@@ -338,10 +348,10 @@ describe("queues and functions", () => {
     );
     const topic = logicalId(s.stack, s.stack.operations.alarmTopic);
     const ages = alarms.filter((a) => a.MetricName === "ApproximateAgeOfOldestMessage");
-    expect(ages).toHaveLength(3);
-    for (const name of ["verify", "agentStep", "outbound"] as const) {
-      const queue = logicalId(s.stack, s.stack.queues[name].queue);
-      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+    expect(ages).toHaveLength(4);
+    for (const { name, queue: q, fn: consumer } of workQueues()) {
+      const queue = logicalId(s.stack, q.queue);
+      const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
       const timeout = fn.Timeout;
       const mine = ages.filter((a) =>
         a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${queue}.QueueName>`),
@@ -385,7 +395,7 @@ describe("queues and functions", () => {
 
   it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     const envNames = [
       ...TABLE_KEYS.map(tableEnvName),
       RESOURCE_ENV.bucket,
@@ -414,7 +424,7 @@ describe("queues and functions", () => {
     // from a container endpoint instead, and an AWS_* variable of ours (AWS_PROFILE, a credentials URI, a web
     // identity file) would point the real chain elsewhere. Any of these needs the stub to go first.
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     for (const fn of fns) {
       const p = fn.Properties as Record<string, unknown> & { Environment: { Variables: object } };
       expect(p.CapacityProviderConfig).toBeUndefined();
@@ -425,7 +435,7 @@ describe("queues and functions", () => {
 
   it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
-    expect(mappings).toHaveLength(3);
+    expect(mappings).toHaveLength(4);
     for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
     const fnId = logicalId(s.stack, s.stack.functions.agentStep.fn);
     s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -477,9 +487,9 @@ describe("sending and operations", () => {
       (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
     );
     const count = (metric: string) => alarms.filter((a) => a.MetricName === metric).length;
-    expect(count("ApproximateNumberOfMessagesVisible")).toBe(3);
-    expect(count("Errors")).toBe(3);
-    expect(count("Throttles")).toBe(3);
+    expect(count("ApproximateNumberOfMessagesVisible")).toBe(4);
+    expect(count("Errors")).toBe(4);
+    expect(count("Throttles")).toBe(4);
     expect(count("Reputation.BounceRate")).toBe(1);
     expect(count("Reputation.ComplaintRate")).toBe(1);
     expect(count("UnknownSendOutcome")).toBe(1);
@@ -488,6 +498,43 @@ describe("sending and operations", () => {
     });
     for (const a of alarms) expect(a.AlarmActions).toHaveLength(1);
     s.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+  });
+
+  it("SES events of the configuration set (bounce, complaint, reject, delivery delay) reach the recorder's queue", () => {
+    s.template.hasResourceProperties("AWS::SES::ConfigurationSetEventDestination", {
+      ConfigurationSetName: Match.anyValue(),
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ["bounce", "complaint", "reject", "deliveryDelay"],
+        EventBridgeDestination: {
+          EventBusArn: Match.anyValue(),
+        },
+      },
+    });
+    const queue = logicalId(s.stack, s.stack.deliveryEvents.queue.queue);
+    s.template.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: {
+        source: ["aws.ses"],
+        "detail-type": [
+          "Email Bounced",
+          "Email Complaint Received",
+          "Email Rejected",
+          "Email Delivery Delayed",
+        ],
+        detail: { mail: { tags: { "ses:configuration-set": [{ Ref: Match.anyValue() }] } } },
+      },
+      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [queue, "Arn"] } })],
+    });
+    // The recorder writes only delivery items of the state table.
+    const recorder = roleStatements(s.template, logicalId(s.stack, s.stack.deliveryEvents.fn.role));
+    const dynamo = recorder.filter((st) => actionsOf(st).some((a) => a.startsWith("dynamodb:")));
+    expect(dynamo.map((st) => [actionsOf(st).sort(), resourcesOf(st).map(arnText), st.Condition])).toEqual([
+      [
+        ["dynamodb:GetItem", "dynamodb:PutItem"],
+        [`<${logicalId(s.stack, s.stack.tables.tables.state)}.Arn>`],
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["delivery#*"] } },
+      ],
+    ]);
   });
 
   it("outputs the DNS records (MX to SES inbound, DKIM CNAMEs) and the resources file for the CLI", () => {
