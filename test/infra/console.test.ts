@@ -203,9 +203,8 @@ describe("the console function is bounded, and only deployed where function URLs
   it("reserves 5 executions by default, its ceiling: a flood of anonymous requests cannot take the pipeline's", () => {
     const fn =
       s.template.findResources("AWS::Lambda::Function")[logicalId(s.stack, s.stack.console?.fn as never)];
-    expect((fn?.Properties as { ReservedConcurrentExecutions?: number }).ReservedConcurrentExecutions).toBe(
-      5,
-    );
+    const props = (fn?.Properties ?? {}) as { ReservedConcurrentExecutions?: number };
+    expect(props.ReservedConcurrentExecutions).toBe(5);
     // The resources file names the function and its reservation, for `postern doctor`.
     const outputs = s.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(arnText(outputs.PosternResources?.Value)).toContain(
