@@ -62,7 +62,11 @@ const resourcesFileSchema = z
       .strict()
       .optional(),
     console: z
-      .object({ functionName: z.string().min(1), userPoolId: z.string().min(1) })
+      .object({
+        functionName: z.string().min(1),
+        userPoolId: z.string().min(1),
+        reservedConcurrency: z.number().int().min(0).optional(),
+      })
       .strict()
       .optional(),
   })

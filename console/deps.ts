@@ -7,6 +7,7 @@ import { SqsQueue } from "../shared/queue/sqs-queue.ts";
 import { AdminRepo } from "../shared/store/admin-repo.ts";
 import { AuditRepo } from "../shared/store/audit-repo.ts";
 import { BlobStore } from "../shared/store/blob-store.ts";
+import { DeliveryEventReads } from "../shared/store/delivery-event-reads.ts";
 import { IndexReads } from "../shared/store/index-reads.ts";
 import { MessageRepo } from "../shared/store/message-repo.ts";
 import { PlanStore } from "../shared/store/plan-store.ts";
@@ -35,6 +36,8 @@ export interface ConsoleDeps {
   readonly index: IndexReads;
   readonly audit: AuditRepo;
   readonly lookups: TraceLookups;
+  /** SES's bounces, complaints, rejects and delivery delays, per agent (issue 21). */
+  readonly deliveryEvents: DeliveryEventReads;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
   /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
@@ -70,6 +73,7 @@ export function consoleDeps(input: {
     index: new IndexReads(base),
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
+    deliveryEvents: new DeliveryEventReads(base),
     registry: input.registry,
     config: input.config,
     catalog: adminCatalog(input.config, grantableNames(input.registry)),

@@ -4,6 +4,7 @@ import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { ConfigError } from "../shared/config/load.ts";
 import { profileRegionProblem } from "./constructs/model-access.ts";
+import { consoleRegionProblem } from "./function-urls.ts";
 import { PosternStack } from "./postern-stack.ts";
 import { requireSesReceivingRegion, sesReceivingProblem } from "./ses-receiving.ts";
 import { chooseConfigFile, loadSynthConfig } from "./synth-config.ts";
@@ -22,6 +23,8 @@ export interface BuildAppOptions {
   readonly stackName?: string;
   readonly env?: { readonly account?: string; readonly region?: string };
   readonly agentStepConcurrency?: number;
+  /** The console function's reserved concurrency (`-c consoleReservedConcurrency=N`, 0 = none); see PosternStackProps. */
+  readonly consoleReservedConcurrency?: number;
   /** Reserve agent-step's concurrency too (`-c reserveAgentStepConcurrency=true`); see PosternStackProps. */
   readonly reserveAgentStepConcurrency?: boolean;
 }
@@ -59,10 +62,23 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
   const config = loadSynthConfig(
     opts.configFile ?? (ctxConfig ? resolve(ctxConfig) : chooseConfigFile(opts.projectRoot)),
   );
+  // Before any construct: a console where Lambda has no function URLs would fail mid-deploy (infra/function-urls.ts).
+  const consoleProblem =
+    config.loaded.config.console.enabled && opts.env?.region
+      ? consoleRegionProblem(opts.env.region)
+      : undefined;
+  if (consoleProblem) throw new ConfigError(config.file, [consoleProblem]);
   const profileProblem = opts.env?.region
     ? profileRegionProblem(config.loaded.config.models, opts.env.region)
     : null;
   if (profileProblem) throw new ConfigError("the model catalog for the target region", [profileProblem]);
+  const ctxConsoleReserved = app.node.tryGetContext("consoleReservedConcurrency") as
+    | string
+    | number
+    | undefined;
+  const consoleReserved =
+    opts.consoleReservedConcurrency ??
+    (ctxConsoleReserved !== undefined ? Number(ctxConsoleReserved) : undefined);
   const concurrency =
     opts.agentStepConcurrency ?? (ctxConcurrency !== undefined ? Number(ctxConcurrency) : undefined);
   const stack = new PosternStack(app, opts.stackName ?? "Postern", {
@@ -71,6 +87,7 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
     description: "Postern: email addresses for AI agents, behind gates that code enforces",
     ...(opts.env ? { env: opts.env } : {}),
     ...(concurrency !== undefined ? { agentStepConcurrency: concurrency } : {}),
+    ...(consoleReserved !== undefined ? { consoleReservedConcurrency: consoleReserved } : {}),
     reserveAgentStepConcurrency:
       opts.reserveAgentStepConcurrency ??
       String(app.node.tryGetContext("reserveAgentStepConcurrency")) === "true",

@@ -106,6 +106,12 @@ export const OUTBOUND_STUBS: BundleStubs = {
 export const AGENT_STEP_STUBS: BundleStubs = LAMBDA_STUBS;
 
 /**
+ * What the delivery-events bundle leaves out: as the outbound's (its clients are the same DynamoDB, S3 and SQS
+ * ones, and it calls DynamoDB only).
+ */
+export const DELIVERY_EVENTS_STUBS: BundleStubs = OUTBOUND_STUBS;
+
+/**
  * What the verify bundle leaves out (~1.1 MB of 2.7 MB, and its cold start with it: bench/bundle.ts).
  * test/infra/verify-bundle.test.ts runs the DKIM corpora (sender proof with mailauth's full results), the MIME
  * corpus (parsing) and the reply corpora (fresh text, HTML included) through a bundle built with these stubs,
@@ -163,6 +169,7 @@ export const FUNCTION_STUBS = {
   verify: VERIFY_STUBS,
   "agent-step": AGENT_STEP_STUBS,
   outbound: OUTBOUND_STUBS,
+  "delivery-events": DELIVERY_EVENTS_STUBS,
 } as const satisfies Record<string, BundleStubs>;
 
 /** The esbuild plugin for `BundleStubs.files`. */

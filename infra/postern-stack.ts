@@ -5,6 +5,7 @@ import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
 import { ENV } from "../shared/config/resources.ts";
 import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
+import { DeliveryEvents } from "./constructs/delivery-events.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
 import { ModelAccess } from "./constructs/model-access.ts";
@@ -12,7 +13,7 @@ import { Operations } from "./constructs/operations.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipeline-function.ts";
 import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
 import { SendingIdentities } from "./constructs/sending-identities.ts";
-import { ADMIN_TABLES, RUNTIME_TABLES, StateTables } from "./constructs/state-tables.ts";
+import { ADMIN_TABLES, StateTables } from "./constructs/state-tables.ts";
 import { WorkQueue } from "./constructs/work-queue.ts";
 import { ACTIONS } from "./iam/actions.ts";
 import type { SynthConfig } from "./synth-config.ts";
@@ -33,6 +34,13 @@ export interface PosternStackProps extends StackProps {
   readonly reserveAgentStepConcurrency?: boolean;
   /** @default 5 */
   readonly maxReceiveCount?: number;
+  /**
+   * Executions reserved for the console function, which is also its ceiling: its function URL is public, so a flood
+   * of anonymous requests is throttled there instead of taking the account's concurrency from the pipeline. 0
+   * reserves nothing (no bound). Lambda refuses a reservation that leaves the account fewer than 100 unreserved
+   * executions, so a console-enabled deploy needs a quota of at least 100 + this. @default 5
+   */
+  readonly consoleReservedConcurrency?: number;
 }
 
 type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "environment" | "files" | "stubs">;
@@ -71,6 +79,10 @@ export class PosternStack extends Stack {
   readonly sending: SendingIdentities;
   /** The operator console, when the config enables it (`console.enabled`). */
   readonly console?: PosternConsole;
+  /** Alarms, their topic and the dashboard. */
+  readonly operations: Operations;
+  /** SES's bounces, complaints, rejects and delivery delays, recorded per agent. */
+  readonly deliveryEvents: DeliveryEvents;
 
   constructor(scope: Construct, id: string, props: PosternStackProps) {
     super(scope, id, props);
@@ -166,20 +178,36 @@ export class PosternStack extends Stack {
         ...(config.console.domainPrefix ? { domainPrefix: config.console.domainPrefix } : {}),
         threatProtection: config.console.threatProtection,
         sessionMinutes: config.console.sessionMinutes,
+        reservedConcurrency: props.consoleReservedConcurrency ?? 5,
       });
     }
 
     const ticks = new ResponsibilityTicks(this, "Responsibilities", {
       agentStepQueue: this.queues.agentStep,
     });
-    const ops = new Operations(this, "Operations", {
+    this.deliveryEvents = new DeliveryEvents(this, "DeliveryEvents", {
+      configurationSet: this.sending.configurationSet,
+      tables: this.tables,
+      maxReceiveCount: receives,
+      function: {
+        entry: join(props.projectRoot, "functions", "delivery-events", "handler.ts"),
+        projectRoot: props.projectRoot,
+        environment,
+        files,
+        stubs: FUNCTION_STUBS["delivery-events"],
+        memorySize: 256,
+        batchSize: 10,
+      },
+    });
+    this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
         agentStep: { fn: this.functions.agentStep, queue: this.queues.agentStep },
         outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
+        deliveryEvents: { fn: this.deliveryEvents.fn, queue: this.deliveryEvents.queue },
       },
     });
-    this.outputs(config.domains, ops, ticks);
+    this.outputs(config.domains, this.operations, ticks);
   }
 
   /**
@@ -191,21 +219,39 @@ export class PosternStack extends Stack {
     const { verify, agentStep, outbound } = this.functions;
     const { tables, store, queues } = this;
 
-    // Table grants are what the recorded calls need (test/infra/iam-calls.test.ts), action by action.
+    // Table grants are what the code's calls need, table by table and action by action; the recorded calls of the
+    // local pipeline hold them to that (test/infra/iam-calls.test.ts, resources as well as actions).
+    const {
+      tableGet: get,
+      tablePut: put,
+      tableUpdate: update,
+      tableBatchGet: batchGet,
+      tableQuery: query,
+    } = ACTIONS;
     tables.grantScan(verify.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(verify.fn, ["get", "batchGet"], ...RUNTIME_TABLES);
+    // The claim (a redelivery reads the claim it lost to), its completion.
+    tables.grant(verify.fn, [...get, ...put, ...update], ["inbound"]);
+    tables.grant(verify.fn, put, ["messages", "runs"]);
+    // Thread membership (get), participants and activity (update).
+    tables.grant(verify.fn, [...get, ...update], ["threads"]);
+    // Replay keys, the Message-ID index (one BatchGetItem for a reply's References), the plan a confirmation names.
+    tables.grant(verify.fn, [...get, ...put, ...batchGet], ["state"]);
     store.grantRead(verify.fn, "inbound");
     store.grantWrite(verify.fn, "mail", "files");
     queues.agentStep.grantSend(verify.fn);
     queues.outbound.grantSend(verify.fn);
 
     tables.grantScan(agentStep.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(agentStep.fn, ["get", "query"], ...RUNTIME_TABLES.filter((t) => t !== "inbound"));
-    // The budget gate reads the day's token counters in one BatchGetItem (issue 13).
-    tables.grant(agentStep.fn, ACTIONS.tableBatchGet, ["state"]);
+    // Runs: read, create (scheduled and continued runs), round and end; the trace: append only.
+    tables.grant(agentStep.fn, [...get, ...put, ...update], ["runs"]);
+    tables.grant(agentStep.fn, put, ["runEvents"]);
+    // The mailbox: a message by id, an agent's mail (a toolkit widened to the archive, G12), a thread's mail.
+    tables.grant(agentStep.fn, [...get, ...query], ["messages"]);
+    tables.grantIndexQuery(agentStep.fn, "messages", "byThread");
+    // Ledger, budgets (the day's token counters in one BatchGetItem, issue 13), plans, files, tool results.
+    tables.grant(agentStep.fn, [...get, ...put, ...update, ...batchGet, ...query], ["state"]);
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");
-    store.grantList(agentStep.fn, "mail", "files", "transcripts");
     queues.agentStep.grantSend(agentStep.fn);
     queues.outbound.grantSend(agentStep.fn);
     models.grantInvoke(agentStep.fn);
@@ -213,10 +259,29 @@ export class PosternStack extends Stack {
     // The outbound takes the agent and its outbound rules (it re-checks a request's recipients) from the admin
     // snapshot each container loads once (all admin tables) and reuses while the admin version is unchanged.
     tables.grantScan(outbound.fn, ...ADMIN_TABLES);
-    tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
+    // The inbound message a reply answers (get), the sent message's record (put); participants and activity.
+    tables.grant(outbound.fn, [...get, ...put], ["messages"]);
+    tables.grant(outbound.fn, update, ["threads"]);
+    // The send state machine, the Message-ID index.
+    tables.grant(outbound.fn, [...get, ...put, ...update], ["state"]);
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
     this.sending.grantSend(outbound.fn);
+  }
+
+  /** The console function and its reservation as synthesised, for `postern doctor`. */
+  private consoleResources(c: PosternConsole): {
+    functionName: string;
+    userPoolId: string;
+    reservedConcurrency?: number;
+  } {
+    const reserved = (c.fn.node.defaultChild as { reservedConcurrentExecutions?: number })
+      .reservedConcurrentExecutions;
+    return {
+      functionName: c.fn.functionName,
+      userPoolId: c.userPool.userPoolId,
+      ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}),
+    };
   }
 
   private outputs(domains: readonly string[], ops: Operations, ticks: ResponsibilityTicks): void {
@@ -261,14 +326,7 @@ export class PosternStack extends Stack {
           name: ticks.schedule.scheduleName,
           group: ticks.schedule.scheduleGroup?.scheduleGroupName ?? "default",
         },
-        ...(this.console
-          ? {
-              console: {
-                functionName: this.console.fn.functionName,
-                userPoolId: this.console.userPool.userPoolId,
-              },
-            }
-          : {}),
+        ...(this.console ? { console: this.consoleResources(this.console) } : {}),
       }),
     });
     new CfnOutput(this, "AlarmTopicArn", {

@@ -28,11 +28,12 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const address = c.req.param("agent");
     const agent = await deps.admin.getAgent(address);
     if (!agent) return c.notFound();
-    const [snapshot, budget, threads, runs] = await Promise.all([
+    const [snapshot, budget, threads, runs, deliveryEvents] = await Promise.all([
       deps.admin.snapshot(),
       deps.lookups.agentBudgetToday(address, today(deps.now())),
       deps.index.threadsByActivity(address, { limit: 10 }),
       deps.index.runsByAgent(address, { limit: 10 }),
+      deps.deliveryEvents.recent(address, 20),
     ]);
     const toolkits = snapshot.toolkits.filter((k) => k.agents.includes(address));
     const detail = {
@@ -45,6 +46,7 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       responsibilities: snapshot.responsibilities.filter((r) => r.agent === address),
       threads,
       runs,
+      deliveryEvents,
     };
     return c.html(page(agent.address, ctxOf(c), agentView(detail, deps.config, deps.registry)));
   });

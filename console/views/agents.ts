@@ -7,6 +7,7 @@ import type {
   ToolkitItem,
 } from "../../shared/admin/schema.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import type { DeliveryEvent } from "../../shared/ports/delivery-events.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
 import type { Page } from "../../shared/store/page.ts";
 import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
@@ -45,6 +46,8 @@ export interface AgentDetail {
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly threads: Page<ThreadRecord>;
   readonly runs: Page<RunRecord>;
+  /** The newest of SES's reports on this agent's sent mail (issue 21). */
+  readonly deliveryEvents: readonly DeliveryEvent[];
 }
 
 export function agentView(d: AgentDetail, config: DeploymentConfig, registry: ToolRegistry): Html {
@@ -119,7 +122,32 @@ ${pager(`${base}/threads`, d.threads.next)}
 
 <h2>Runs</h2>
 ${runsTable(d.runs.items)}
-${pager(`${base}/runs`, d.runs.next)}`;
+${pager(`${base}/runs`, d.runs.next)}
+
+<h2>Delivery problems</h2>
+${deliveryEventsTable(d.deliveryEvents)}`;
+}
+
+const KIND: Record<DeliveryEvent["kind"], string> = {
+  bounce: "bounced",
+  complaint: "complaint",
+  reject: "rejected by SES",
+  "delivery-delay": "delayed",
+};
+
+/**
+ * SES's bounces, complaints, rejects and delivery delays of this agent's mail, newest first. The recipients'
+ * servers wrote the diagnostics: shown as plain text (untrusted), never as markup.
+ */
+export function deliveryEventsTable(events: readonly DeliveryEvent[]): Html {
+  if (events.length === 0)
+    return html`<p>None recorded: SES reported no bounce, complaint, reject or delay for this agent's mail (kept 90 days).</p>`;
+  return html`<table><thead><tr><th>When</th><th>What</th><th>SES says</th><th>Recipients</th><th>SES message id</th></tr></thead><tbody>
+${events.map(
+  (e) => html`<tr><td>${time(e.at)}</td><td>${KIND[e.kind] ?? e.kind}</td><td><code>${e.detail}</code></td>
+<td>${e.recipients.length === 0 ? "-" : e.recipients.map((r) => html`<div><code>${r.address}</code>${r.status ? ` ${r.status}` : ""}${r.diagnostic ? html` ${untrusted(r.diagnostic, { inline: true, max: 300 })}` : ""}</div>`)}</td>
+<td><code>${e.sesMessageId}</code></td></tr>`,
+)}</tbody></table>`;
 }
 
 export function threadsTable(agent: string, threads: readonly ThreadRecord[]): Html {

@@ -23,6 +23,7 @@ import { CONFIG_ENV } from "../../shared/config/runtime.ts";
 import type { TableKey } from "../../shared/config/tables.ts";
 import { TABLES } from "../../shared/config/tables.ts";
 import { cdkBundling, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
+import { requireFunctionUrlRegion } from "../function-urls.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 import type { MailStore } from "./mail-store.ts";
@@ -46,6 +47,13 @@ export interface PosternConsoleProps {
   readonly sessionMinutes?: number;
   /** @default RemovalPolicy.RETAIN (the user pool holds the operators' accounts and MFA secrets) */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Executions reserved for the console function, and so its ceiling (Lambda: "Configuring reserved concurrency"):
+   * anonymous requests to the public URL are throttled (429) past it instead of taking the concurrency verify and
+   * outbound need. 0 reserves nothing. Lambda refuses a reservation that leaves the account fewer than 100
+   * unreserved executions. @default 5
+   */
+  readonly reservedConcurrency?: number;
 }
 
 /** Tables the console reads, and how: one partition or one index per page view, never a scan of runtime state. */
@@ -80,6 +88,11 @@ export class PosternConsole extends Construct {
   constructor(scope: Construct, id: string, props: PosternConsoleProps) {
     super(scope, id);
     const stack = Stack.of(this);
+    // The console is served by a function URL: refused where Lambda has none, before any resource exists.
+    requireFunctionUrlRegion(stack);
+    const reserved = props.reservedConcurrency ?? 5;
+    if (!Number.isInteger(reserved) || reserved < 0 || reserved > 1000)
+      throw new Error(`${id}: reservedConcurrency must be an integer 0-1000 (0: none), got ${reserved}`);
     const minutes = props.sessionMinutes ?? 60;
     if (!Number.isInteger(minutes) || minutes < 5 || minutes > 1440)
       throw new Error(
@@ -169,6 +182,7 @@ export class PosternConsole extends Construct {
       memorySize: 512,
       role: this.role,
       logGroup,
+      ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       environment: {
         ...props.environment,
         [CONFIG_ENV.file]: shippedConfigPath(props.files),

@@ -112,18 +112,4 @@ export class MailStore extends Construct {
   grantWrite(grantee: IGrantable, ...prefixes: MailPrefix[]): void {
     this.grant(grantee, ACTIONS.objectWrite, prefixes);
   }
-
-  /**
-   * ListBucket turns a missing key's 403 into a 404 (see ACTIONS.bucketList), only under the prefixes named: S3
-   * evaluates that check with the key as s3:prefix, so `inbound/` stays unlistable.
-   */
-  grantList(grantee: IGrantable, ...prefixes: MailPrefix[]): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [...ACTIONS.bucketList],
-        resources: [this.bucket.bucketArn],
-        conditions: { StringLike: { "s3:prefix": prefixes.map((p) => `${PREFIXES[p]}*`) } },
-      }),
-    );
-  }
 }

@@ -26,8 +26,9 @@ export interface OperationsProps {
 }
 
 /**
- * Alarms (every DLQ non-empty, function errors and throttles, SES bounce and complaint rates) into one encrypted
- * SNS topic the operator subscribes to, and a dashboard of the pipeline.
+ * Alarms (every DLQ non-empty, every work queue's oldest message past its stall age, function errors and throttles,
+ * SES bounce and complaint rates) into one encrypted SNS topic the operator subscribes to, and a dashboard of the
+ * pipeline.
  */
 export class Operations extends Construct {
   readonly alarmTopic: Topic;
@@ -93,6 +94,14 @@ export class Operations extends Construct {
         dlqDepth,
         1,
         `Postern ${step}: messages in the dead-letter queue (inspect, then redrive)`,
+      );
+      // ApproximateAgeOfOldestMessage (SQS's CloudWatch metrics, AWS SQS Developer Guide): a stalled step is seen
+      // within one retry cycle of its consumer (WorkQueue.stallAfter), not after the DLQ has taken every receive.
+      alarm(
+        `${step}OldestMessageAge`,
+        queue.queue.metricApproximateAgeOfOldestMessage({ period, statistic: "Maximum" }),
+        queue.stallAfter.toSeconds(),
+        `Postern ${step}: the oldest queued message is ${queue.stallAfter.toHumanString()} old or older (the step is stalled: check its trigger, throttles and errors)`,
       );
       alarm(`${step}Errors`, fn.fn.metricErrors({ period }), 1, `Postern ${step}: function errors`);
       alarm(`${step}Throttles`, fn.fn.metricThrottles({ period }), 1, `Postern ${step}: function throttled`);

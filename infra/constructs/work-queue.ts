@@ -18,6 +18,13 @@ export interface WorkQueueProps {
 export class WorkQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /**
+   * How old the oldest message may grow while its consumer still works: one failed or timed-out delivery waits out
+   * the visibility timeout before SQS hands it out again, and the redelivery may run a whole consumer timeout. A
+   * message older than that was not taken even on its retry (trigger disabled, throttled, a backlog): the
+   * pipeline is stalled, which the DLQ would show only after every receive is spent.
+   */
+  readonly stallAfter: Duration;
 
   constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
@@ -34,10 +41,12 @@ export class WorkQueue extends Construct {
       "AwsSolutions-SQS3",
       "This queue is itself the dead-letter queue of the work queue beside it; it has an alarm on depth.",
     );
+    const visibility = Duration.seconds(props.consumerTimeout.toSeconds() * 6);
+    this.stallAfter = Duration.seconds(visibility.toSeconds() + props.consumerTimeout.toSeconds());
     this.queue = new Queue(this, "Queue", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+      visibilityTimeout: visibility,
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
     });

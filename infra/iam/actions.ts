@@ -16,14 +16,16 @@ export const ACTIONS = {
    * never delete and never batch-write (test/infra/iam-calls.test.ts holds the grants to the recorded calls).
    */
   tableWrite: ["dynamodb:PutItem", "dynamodb:UpdateItem"],
+  /** The two halves of tableWrite, for a function that needs only one on a table. */
+  tablePut: ["dynamodb:PutItem"],
+  tableUpdate: ["dynamodb:UpdateItem"],
+  /**
+   * No function holds s3:ListBucket, so a GetObject on a missing key answers 403, not 404 (S3 GetObject API
+   * reference, "Permissions"): every read names a key its caller knows was written (a run's transcript is read only
+   * when the run item says it was saved, issue 21), and a 403 fails loudly instead of reading as "absent".
+   */
   objectRead: ["s3:GetObject"],
   objectWrite: ["s3:PutObject"],
-  /**
-   * Without ListBucket a GetObject on a missing key answers 403 instead of 404; the blob store reads "absent" as
-   * a normal state (a run's first transcript), so the one function that needs it gets it, conditioned on the
-   * prefixes it reads (S3 evaluates that check with the key as s3:prefix).
-   */
-  bucketList: ["s3:ListBucket"],
   queueSend: ["sqs:SendMessage"],
   /**
    * SESv2 SendEmail is authorised as ses:SendEmail for simple content and as ses:SendRawEmail for raw content (what

@@ -34,15 +34,16 @@ export function continuationTranscript(
  */
 export function continueRun(deps: {
   readonly transcripts: TranscriptStore;
-  readonly runs: Pick<RunTable, "get" | "create">;
+  readonly runs: Pick<RunTable, "get" | "create" | "noteTranscript">;
   enqueue(message: StepMessage): Promise<void>;
 }): ApplyDeps["continueRun"] {
   return async (run, agent, summary, results) => {
     const runId = `${run.runId}-applied`;
+    const stored = await deps.runs.get(run.runId);
+    // The run's own item says whether it has a transcript (issue 21): S3 is never asked about a key never written.
+    if (!stored || stored.transcriptSaved === false) return;
     const original = await deps.transcripts.load(run.runId);
     if (!original) return;
-    const stored = await deps.runs.get(run.runId);
-    if (!stored) return;
     const created = await deps.runs.create({
       runId,
       agent: agent.address,
@@ -54,7 +55,13 @@ export function continueRun(deps: {
       maxRounds: stored.maxRounds,
       correlationId: stored.correlationId,
     });
-    if (created.ok) await deps.transcripts.save(runId, continuationTranscript(original, summary, results));
+    // Saved, and noted on the new run (issue 21), unless a delivery before this one got that far: a crash between
+    // the create and the note is finished here, not left to a round 1 that would start without the results.
+    const saved = created.ok ? false : (await deps.runs.get(runId))?.transcriptSaved === true;
+    if (!saved) {
+      await deps.transcripts.save(runId, continuationTranscript(original, summary, results));
+      await deps.runs.noteTranscript(runId);
+    }
     await deps.enqueue({ runId, round: 1 });
   };
 }

@@ -26,6 +26,7 @@ export async function loadRun(runId: string, deps: RunSources): Promise<RunRecor
     state: run.state,
     correlationId: run.correlationId,
     createdAt: run.createdAt,
+    ...(run.transcriptSaved !== undefined ? { transcriptSaved: run.transcriptSaved } : {}),
   };
   if (run.kind === "scheduled") {
     const admin = await deps.loadAdmin();

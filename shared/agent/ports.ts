@@ -38,6 +38,8 @@ export interface RunRecord {
   readonly state: RunState;
   readonly correlationId: string;
   readonly createdAt: string;
+  /** StoredRun.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
+  readonly transcriptSaved?: boolean;
 }
 
 /** What the transcript in S3 holds: the whole conversation so far, and which round wrote its tail. */
@@ -78,8 +80,15 @@ export interface RunStore {
   finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
+  /** Record that the run's transcript is written, right after its first save (RunRecord.transcriptSaved). */
+  noteTranscript(runId: string): Promise<void>;
 }
 
+/**
+ * Transcripts by run. `load` is called only for a run whose item says one was saved (or, for a run older than that
+ * flag, as before): a missing transcript is never inferred from the store, whose answer for a missing key is a 403
+ * without s3:ListBucket (issue 21).
+ */
 export interface TranscriptStore {
   load(runId: string): Promise<Transcript | null>;
   save(runId: string, transcript: Transcript): Promise<void>;

@@ -102,11 +102,11 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   };
   deps.channel?.assume(run.runId, r.known.channelOpen === true);
   const start = await loadOrStart(r, msg);
-  const took = await takeTurn(r, start.transcript);
+  const took = await takeTurn(r, start);
   if ("status" in took) {
     // A run that ends before this round's turn is saved keeps what it had: the round 1 context, the results the
     // message carried (a retried round gets them again from its message).
-    if (took.status === "finished" && !start.saved) await deps.transcripts.save(run.runId, start.transcript);
+    if (took.status === "finished" && !start.saved) await saveTranscript(r, start, start.transcript);
     return took;
   }
   const { turn } = took;
@@ -146,9 +146,10 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
  */
 async function takeTurn(
   r: Round,
-  transcript: Transcript,
+  start: Start,
 ): Promise<{ turn: AssistantMessage; transcript: Transcript } | StepOutcome> {
   const { deps, run, agent } = r;
+  const { transcript } = start;
   if (transcript.lastRound === r.round) {
     const turn = lastAssistant(transcript.messages);
     await r.record("round-resumed", { toolCalls: turn.toolCalls.length });
@@ -207,8 +208,19 @@ async function takeTurn(
     usage: result.turn.usage,
   });
   const saved: Transcript = { ...transcript, messages: [...transcript.messages, turn], lastRound: r.round };
-  await deps.transcripts.save(run.runId, saved);
+  await saveTranscript(r, start, saved);
   return { turn, transcript: saved };
+}
+
+/**
+ * Save the transcript; the first save of a run is then noted on the run item (issue 21), before any tool runs, so
+ * a delivery that takes the round over reads the turn instead of asking the model again. A crash between the two
+ * leaves a turn whose tools never ran: the next delivery asks the model again and overwrites it, as after a crash
+ * before the save.
+ */
+async function saveTranscript(r: Round, start: Start, transcript: Transcript): Promise<void> {
+  await r.deps.transcripts.save(r.run.runId, transcript);
+  if (!start.stored) await r.deps.runs.noteTranscript(r.run.runId);
 }
 
 /**
@@ -341,24 +353,46 @@ export function stillAllowed(gate: RunGateInput, name: string): boolean {
  * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
  * turn, and a round 1 that crashes before it builds the context again (issue 13).
  */
-/** The transcript a round starts from, and whether it is the one saved (false: built or extended here). */
+/**
+ * The transcript a round starts from, whether it is the one saved (false: built or extended here), and whether the
+ * run has a saved transcript at all (false: this round's first save is the run's first, to be noted on the run).
+ */
 interface Start {
   readonly transcript: Transcript;
   readonly saved: boolean;
+  readonly stored: boolean;
+}
+
+/**
+ * Whether the run has a saved transcript is the run's own state (issue 21), never S3's answer for a missing key: its
+ * item says so after the first save, and every round after the first follows a saved turn. A run created before the
+ * flag (absent) is read as it was: unless its message says it was just created (issue 13: no read).
+ */
+function transcriptStored(r: Round, msg: StepMessage): boolean {
+  if (msg.round > 1) return true;
+  return r.run.transcriptSaved ?? r.known.fresh !== true;
 }
 
 async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   const { deps, run, agent } = r;
-  // Round 1 of a run just created, claimed for the first time: nothing can be saved yet (issue 13: no read).
-  const existing = msg.round === 1 && r.known.fresh ? null : await deps.transcripts.load(run.runId);
+  const stored = transcriptStored(r, msg);
+  const existing = stored ? await deps.transcripts.load(run.runId) : null;
   if (!existing) {
-    if (msg.round !== 1) throw new Error(`run ${run.runId}: transcript missing at round ${msg.round}`);
-    return { transcript: { ...(await deps.context.initial(run, agent)), lastRound: 0 }, saved: false };
+    // Only a run older than the flag may find nothing where it looked (its round 1 crashed before any save).
+    if (stored && (msg.round > 1 || run.transcriptSaved === true))
+      throw new Error(
+        `run ${run.runId}: transcript missing at round ${msg.round} though the run says it was saved`,
+      );
+    return {
+      transcript: { ...(await deps.context.initial(run, agent)), lastRound: 0 },
+      saved: false,
+      stored: false,
+    };
   }
   const pending = existing.lastRound === msg.round - 1 && existing.messages.at(-1)?.role === "assistant";
   // A resumed round (its turn is saved, and holds the previous results), or results saved with their round.
-  if (!pending) return { transcript: existing, saved: true };
-  if (msg.results) return { transcript: withResults(existing, msg.results), saved: false };
+  if (!pending) return { transcript: existing, saved: true, stored: true };
+  if (msg.results) return { transcript: withResults(existing, msg.results), saved: false, stored: true };
   // Neither saved nor carried (a message sent before results were carried, or one whose results a consumer's
   // older schema dropped): answer the previous round's turn again, as a resumed round would, from the
   // tool-result cache, so no tool runs twice.
@@ -373,7 +407,7 @@ async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
     record: (type, data) => deps.events.append(run.runId, { type, round: msg.round - 1, data }),
   };
   const results = await runToolCalls(lastAssistant(existing.messages), previous, existing);
-  return { transcript: withResults(existing, results), saved: false };
+  return { transcript: withResults(existing, results), saved: false, stored: true };
 }
 
 function lastAssistant(messages: readonly Message[]): AssistantMessage {

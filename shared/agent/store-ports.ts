@@ -20,9 +20,14 @@ export interface StoredRun {
   readonly maxRounds: number;
   readonly correlationId: string;
   readonly createdAt: string;
+  /**
+   * Whether the run's transcript has been written (issue 21): the step reads a transcript only when its run says
+   * so, and never asks S3 whether one exists. `false` on every run created since; absent on a run created before.
+   */
+  readonly transcriptSaved?: boolean;
 }
 
-export type NewStoredRun = Omit<StoredRun, "state" | "createdAt">;
+export type NewStoredRun = Omit<StoredRun, "state" | "createdAt" | "transcriptSaved">;
 
 export interface RunTable {
   get(runId: string): Promise<StoredRun | null>;
@@ -31,6 +36,8 @@ export interface RunTable {
   finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
+  /** Record that the run's transcript is written (StoredRun.transcriptSaved); a missing run is no error. */
+  noteTranscript(runId: string): Promise<void>;
 }
 
 /** The accepted inbound message a reply run answers, as verify stored it. */

@@ -95,6 +95,7 @@ function runTable(runs: RunRepo): RunTable {
       await runs.finish(runId, state, reason);
     },
     noteRound: (runId, round) => runs.noteRound(runId, round),
+    noteTranscript: (runId) => runs.noteTranscript(runId),
   };
 }
 
@@ -214,6 +215,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       get: (runId) => loadRun(runId, { runs: stepRuns, message: w.message, loadAdmin, logger }),
       finish: (runId, state, reason) => runs.finish(runId, state, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
+      noteTranscript: (runId) => runs.noteTranscript(runId),
     },
     ledger: new DynamoRoundLedger({ dynamo: clients.dynamo, tables: resources.tables }),
     transcripts: transcriptStore(stores.blobs),

@@ -27,8 +27,12 @@ export interface Resources {
   readonly notificationTopicArn?: string;
   /** The EventBridge Scheduler schedule that ticks scheduled runs. */
   readonly schedule?: { readonly name: string; readonly group: string };
-  /** The operator console, when the config enables it. */
-  readonly console?: { readonly functionName: string; readonly userPoolId: string };
+  /** The operator console, when the config enables it: its function, user pool and the executions it reserves. */
+  readonly console?: {
+    readonly functionName: string;
+    readonly userPoolId: string;
+    readonly reservedConcurrency?: number;
+  };
   /** Set only locally: endpoints of the emulators. In AWS the SDK's defaults apply. */
   readonly endpoints?: {
     readonly s3?: string;

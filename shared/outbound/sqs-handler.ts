@@ -2,6 +2,8 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
 import { parseOutboundMessage } from "../messages/outbound.ts";
 import { sqsBatchHandler } from "../messages/partial-batch.ts";
+import type { DeliveryEventLog } from "../ports/delivery-events.ts";
+import { recordDeliveryEvent } from "./delivery-events.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
 
@@ -29,5 +31,20 @@ export function outboundSqsHandler(
       return outcome.status === "retry" ? "retry" : "done";
     },
     { logger, name: "outbound" },
+  );
+}
+
+/**
+ * SQS records of the delivery-events queue (SES's events through EventBridge, issue 21) → the agent's record of
+ * each. An unreadable record fails, so the DLQ keeps it for an operator.
+ */
+export function deliveryEventsSqsHandler(
+  log: DeliveryEventLog,
+  logger: KeyedLogger,
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return sqsBatchHandler(
+    async (record) =>
+      (await recordDeliveryEvent(record.body, { log, logger })) === "refused" ? "reject" : "done",
+    { logger, name: "delivery-events" },
   );
 }

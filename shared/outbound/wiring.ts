@@ -3,6 +3,7 @@ import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import { routingKey } from "../mail/routing-key.ts";
 import { perDelivery } from "../messages/per-delivery.ts";
+import { type DeliveryEventLog, deliveryEventsPk } from "../ports/delivery-events.ts";
 import type { MessageRecord } from "../ports/messages.ts";
 import { sendStateStore } from "../store/send-state-store.ts";
 import type { Stores } from "../store/stores.ts";
@@ -113,5 +114,25 @@ export function outboundDeps(input: {
     clock: input.clock ?? (() => new Date()),
     logger: input.logger,
     headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
+  };
+}
+
+/** How long an agent's delivery events are kept (the state table's TTL). */
+export const DELIVERY_EVENT_DAYS = 90;
+
+/**
+ * The delivery-events function's log: one state item per event under the agent's partition (ports/delivery-events.ts),
+ * written once (a redelivered event finds its item), kept DELIVERY_EVENT_DAYS.
+ */
+export function deliveryEventLog(stores: Pick<Stores, "state">): DeliveryEventLog {
+  return {
+    async record(e) {
+      await stores.state.putIfAbsent(
+        deliveryEventsPk(e.agent),
+        `${e.at}#${e.sesMessageId}#${e.kind}`,
+        { event: JSON.stringify(e) },
+        DELIVERY_EVENT_DAYS * 24 * 3600,
+      );
+    },
   };
 }

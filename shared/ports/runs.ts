@@ -28,12 +28,17 @@ export interface RunRecord {
   readonly correlationId: string;
   /** S3 key of the transcript (`transcripts/<runId>.json`). */
   readonly transcriptKey: string;
+  /**
+   * Whether the transcript at `transcriptKey` has been written (issue 21): agent-step reads it only then, so it
+   * never needs S3 to say "no such key" (which takes s3:ListBucket). `false` at create; absent on older runs.
+   */
+  readonly transcriptSaved?: boolean;
   readonly finishReason: string | null;
 }
 
 export type NewRun = Omit<
   RunRecord,
-  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "createdAt"
+  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "createdAt" | "transcriptSaved"
 > & { readonly createdAt?: string };
 
 export type CreateRunResult =

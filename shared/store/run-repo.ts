@@ -53,6 +53,7 @@ export class RunRepo implements RunCreator {
       round: 1,
       claimedRound: 0,
       finishReason: null,
+      transcriptSaved: false,
     };
     try {
       await this.#dynamo.send(
@@ -146,6 +147,23 @@ export class RunRepo implements RunCreator {
           ConditionExpression: "attribute_exists(runId) AND #round < :r",
           ExpressionAttributeNames: { "#round": "round" },
           ExpressionAttributeValues: { ":r": round, ":now": this.#now() },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  /** The run's transcript is written (RunRecord.transcriptSaved). A missing run is no error and creates nothing. */
+  async noteTranscript(runId: string): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET transcriptSaved = :saved, updatedAt = :now",
+          ConditionExpression: "attribute_exists(runId)",
+          ExpressionAttributeValues: { ":saved": true, ":now": this.#now() },
         }),
       );
     } catch (err) {

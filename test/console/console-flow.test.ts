@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
+import { readDeliveryEvent } from "../../shared/outbound/delivery-events.ts";
+import { deliveryEventLog } from "../../shared/outbound/wiring.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import { ConsoleClient, type ConsoleStack, HELPDESK, startConsoleStack, stopAfterAll } from "./harness.ts";
 
@@ -42,6 +46,40 @@ describe("a mail, seen in the console", () => {
     expect(timeline).toContain("tool send_email ok");
     expect(timeline).toContain("outbound mail");
     expect(timeline.indexOf("budget ok")).toBeLessThan(timeline.indexOf("run finished"));
+  });
+});
+
+describe("SES's delivery events, on the agent's page (issue 21)", () => {
+  it("shows this agent's bounces, complaints, rejects and delays, newest first, a remote diagnostic as plain text", async () => {
+    const fixture = (name: string) =>
+      JSON.parse(readFileSync(join(import.meta.dirname, `../fixtures/ses-events/${name}.json`), "utf8"));
+    const log = deliveryEventLog(s.stores);
+    const sentBy = (
+      r: Record<string, { source?: string; commonHeaders?: { from: string[] } }>,
+      from: string,
+    ) => {
+      r.mail = { ...r.mail, source: from, commonHeaders: { from: [`Helpdesk <${from}>`] } };
+      return JSON.stringify(r);
+    };
+    const bounce = fixture("bounce");
+    bounce.bounce.bouncedRecipients[0].diagnosticCode = "smtp; 550 <script>alert(1)</script> no such user";
+    for (const body of [sentBy(bounce, HELPDESK), sentBy(fixture("complaint"), "other@agents.example.net")]) {
+      const read = readDeliveryEvent(body);
+      if (!read.ok) throw new Error(read.reason);
+      await log.record(read.event);
+    }
+    const c = new ConsoleClient(s.console.url);
+    await c.signIn(s.console.link());
+    const page = await (await c.get(`/agents/${encodeURIComponent(HELPDESK)}`)).text();
+    const section = page.slice(page.indexOf("<h2>Delivery problems</h2>"));
+    expect(section).toContain("bounced");
+    expect(section).toContain("Permanent/General");
+    expect(section).toContain("recipient@example.com");
+    expect(section).toContain("EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000");
+    expect(section).not.toContain("<script>");
+    expect(section).toContain("&lt;script&gt;");
+    // Another agent's complaint is its own.
+    expect(section).not.toContain("abuse");
   });
 });
 

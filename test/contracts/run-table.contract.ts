@@ -49,11 +49,22 @@ export function runTableContract(make: () => RunTable | Promise<RunTable>): void
       expect(await runs.get(runId)).toMatchObject({ round: 3 });
     });
 
-    it("finishing or noting a round of a missing run is no error and creates nothing", async () => {
+    it("a new run has no transcript; noting one says so (issue 21: the step reads a transcript only then)", async () => {
+      const runs = await make();
+      const { runId } = newRun();
+      await runs.create(newRun(runId));
+      expect((await runs.get(runId))?.transcriptSaved).toBe(false);
+      await runs.noteTranscript(runId);
+      await runs.noteTranscript(runId);
+      expect(await runs.get(runId)).toMatchObject({ transcriptSaved: true, state: "running" });
+    });
+
+    it("finishing or noting a round or a transcript of a missing run is no error and creates nothing", async () => {
       const runs = await make();
       const runId = fresh("run");
       await runs.finish(runId, "failed", "agent-missing");
       await runs.noteRound(runId, 2);
+      await runs.noteTranscript(runId);
       expect(await runs.get(runId)).toBeNull();
     });
   });

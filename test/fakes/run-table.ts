@@ -12,7 +12,10 @@ export type RunRow = StoredRun & {
 
 export interface MemoryRunTable extends RunTable {
   readonly rows: Map<string, RunRow>;
-  /** `get <id>`, `create <id>`, `finish <id> <state> <reason>`, `noteRound <id> <round>`, in order. */
+  /**
+   * `get <id>`, `create <id>`, `finish <id> <state> <reason>`, `noteRound <id> <round>`, `noteTranscript <id>`, in
+   * order.
+   */
   readonly calls: string[];
 }
 
@@ -49,6 +52,7 @@ export function memoryRunTable(
           round: 1,
           claimedRound: 0,
           finishReason: null,
+          transcriptSaved: false,
           createdAt: at,
           updatedAt: at,
         }),
@@ -60,6 +64,11 @@ export function memoryRunTable(
       const row = rows.get(runId);
       if (row?.state === "running")
         rows.set(runId, { ...row, state, finishReason: reason, updatedAt: now() });
+    },
+    async noteTranscript(runId) {
+      calls.push(`noteTranscript ${runId}`);
+      const row = rows.get(runId);
+      if (row) rows.set(runId, { ...row, transcriptSaved: true, updatedAt: now() });
     },
     async noteRound(runId, round) {
       calls.push(`noteRound ${runId} ${round}`);

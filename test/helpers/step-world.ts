@@ -130,6 +130,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
       get: (runId) => loadRun(runId, { runs, message: (a, id) => messages.get(a, id), loadAdmin, logger }),
       finish: (runId, s, reason) => runs.finish(runId, s, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
+      noteTranscript: (runId) => runs.noteTranscript(runId),
     },
     ledger: f.ledger,
     transcripts: f.transcripts,

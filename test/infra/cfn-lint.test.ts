@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../infra/build-app.ts";
+import { NO_FUNCTION_URL_REGIONS } from "../../infra/function-urls.ts";
 import { SES_RECEIVING_REGIONS } from "../../infra/ses-receiving.ts";
 import { FIXTURES, ROOT } from "./synth.ts";
 
@@ -19,6 +20,8 @@ interface Variant {
   readonly config: string | Record<string, unknown>;
   /** No env: the environment-agnostic template, linted in every region Postern accepts. */
   readonly region?: string;
+  /** Lint in these regions instead (default: `region`, or every SES receiving region). */
+  readonly lintRegions?: readonly string[];
   readonly agentStepConcurrency?: number;
 }
 
@@ -47,7 +50,19 @@ const VARIANTS: readonly Variant[] = [
   { name: "env-agnostic", config: join(FIXTURES, "create-mode.config.json") },
   // The operator console on: Cognito user pool, groups, domain, client, function URL, SSM parameter.
   { name: "console", config: join(FIXTURES, "console.config.json"), region: "eu-west-1" },
+  // The console without a region, in every SES receiving region (issue 21), in one cfn-lint run: where Lambda has
+  // no function URLs the template's rule refuses it (infra/function-urls.ts), and cfn-lint must agree on where.
+  {
+    name: "console-every-region",
+    config: join(FIXTURES, "console.config.json"),
+    lintRegions: SES_RECEIVING_REGIONS,
+  },
 ];
+
+/** The one error a console template may show: its function URL in a region without them, which its rule refuses. */
+const noFunctionUrl = (f: Finding) =>
+  f.Rule.Id === "E3006" &&
+  /^Resource type 'AWS::Lambda::Url' does not exist in '([a-z0-9-]+)'$/.exec(f.Message);
 
 /** A cfn-lint warning we keep, keyed by rule id and the resources it names; `reason` says why it stays. */
 interface Allowance {
@@ -61,10 +76,10 @@ const ALLOWED: readonly Allowance[] = [
   {
     rule: "W3005",
     type: "AWS::Lambda::Function",
-    // Postern's three functions (and the console's); in create mode also the rule-set activation's onEvent and its
+    // Postern's three functions, the delivery events' recorder (and the console's); in create mode also the rule-set activation's onEvent and its
     // Provider's function.
     resource:
-      /^((Verify|AgentStep|Outbound|Console)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
+      /^((Verify|AgentStep|Outbound|Console|DeliveryEventsRecord)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
     reason:
       "aws-cdk-lib's Function lists its role beside the role's DefaultPolicy in DependsOn, so the policy is attached " +
       "before the function can run (an event source mapping polls at once); the role half repeats the Role GetAtt.",
@@ -119,7 +134,7 @@ beforeAll(() => {
     const types = Object.entries(template.Resources as Record<string, { Type: string }>);
     resources.set(v.name, new Map(types.map(([id, r]) => [id, r.Type])));
     // Template-level cfn-lint config: each template is checked in the region(s) it can be deployed to.
-    const regions = v.region ? [v.region] : [...SES_RECEIVING_REGIONS];
+    const regions = v.lintRegions ?? (v.region ? [v.region] : [...SES_RECEIVING_REGIONS]);
     return writeLintCopy(v.name, { ...template, Metadata: { "cfn-lint": { config: { regions } } } });
   });
   files.push(
@@ -140,9 +155,26 @@ describe("cfn-lint over every variant of the stack", () => {
 
   it.each(VARIANTS.map((v) => [v.name]))("%s: no errors, and no warning outside the allow-list", (name) => {
     const all = findings.get(name) ?? [];
-    expect(all.filter((f) => f.Level === "Error").map(describeFinding)).toEqual([]);
-    const unexplained = all.filter((f) => !ALLOWED.some((a) => allows(a, f, name)));
+    const refused = (f: Finding) => name === "console-every-region" && noFunctionUrl(f);
+    expect(all.filter((f) => f.Level === "Error" && !refused(f)).map(describeFinding)).toEqual([]);
+    const unexplained = all.filter((f) => !refused(f) && !ALLOWED.some((a) => allows(a, f, name)));
     expect(unexplained.map(describeFinding)).toEqual([]);
+  });
+
+  it("the console's function URL is missing in exactly the SES receiving regions our list names (and the rule refuses)", () => {
+    const flagged = (findings.get("console-every-region") ?? [])
+      .map((f) => noFunctionUrl(f))
+      .flatMap((m) => (m ? [String(m[1])] : []))
+      .sort();
+    const expected = SES_RECEIVING_REGIONS.filter((r) =>
+      (NO_FUNCTION_URL_REGIONS as readonly string[]).includes(r),
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    expect(flagged).toEqual([...expected].sort());
+    const template = JSON.parse(readFileSync(join(dir, "console-every-region.template.json"), "utf8")) as {
+      Rules?: Record<string, unknown>;
+    };
+    expect(Object.keys(template.Rules ?? {})).toContain("ConsoleFunctionUrlRegion");
   });
 
   it("every allowance is still needed, on exactly the resources it names (a new or a fixed warning fails)", () => {

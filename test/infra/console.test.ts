@@ -1,12 +1,21 @@
-import { rmSync } from "node:fs";
-import { Match } from "aws-cdk-lib/assertions";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, Stack } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BuildAppOptions, buildApp } from "../../infra/build-app.ts";
+import { NO_FUNCTION_URL_REGIONS, requireFunctionUrlRegion } from "../../infra/function-urls.ts";
+import { SES_RECEIVING_REGIONS } from "../../infra/ses-receiving.ts";
+import { ConfigError } from "../../shared/config/load.ts";
 import type { TABLES } from "../../shared/config/tables.ts";
 import {
   actionsOf,
   arnText,
+  ENV,
   FIXTURES,
   logicalId,
+  ROOT,
   resourcesOf,
   roleStatements,
   type Statement,
@@ -166,6 +175,82 @@ describe("console role: least privilege", () => {
     for (const st of statements)
       for (const a of actionsOf(st)) expect(a).not.toMatch(/^(ses|bedrock|cognito-idp):|\*/);
   });
+});
+
+describe("the console function is bounded, and only deployed where function URLs exist (issue 21)", () => {
+  const console = `${FIXTURES}/console.config.json`;
+  const build = (o: Partial<BuildAppOptions>) => {
+    const outdir = mkdtempSync(join(tmpdir(), "postern-console-"));
+    try {
+      const { stack } = buildApp({
+        projectRoot: ROOT,
+        configFile: console,
+        outdir,
+        bundle: false,
+        nag: false,
+        ...o,
+      });
+      return Template.fromStack(stack);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  };
+  const fnProps = (t: Template) =>
+    Object.values(t.findResources("AWS::Lambda::Function"))
+      .map((f) => f.Properties as { Handler: string; ReservedConcurrentExecutions?: number })
+      .filter((p) => p.Handler === "index.handler" && p.ReservedConcurrentExecutions !== undefined);
+
+  it("reserves 5 executions by default, its ceiling: a flood of anonymous requests cannot take the pipeline's", () => {
+    const fn =
+      s.template.findResources("AWS::Lambda::Function")[logicalId(s.stack, s.stack.console?.fn as never)];
+    const props = (fn?.Properties ?? {}) as { ReservedConcurrentExecutions?: number };
+    expect(props.ReservedConcurrentExecutions).toBe(5);
+    // The resources file names the function and its reservation, for `postern doctor`.
+    const outputs = s.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(arnText(outputs.PosternResources?.Value)).toContain(
+      `"console":{"functionName":"<${logicalId(s.stack, s.stack.console?.fn as never)}>","reservedConcurrency":5}`,
+    );
+  });
+
+  it("the reservation is a stack option: another size, or 0 for none; anything else is refused at synth", () => {
+    expect(
+      fnProps(build({ env: ENV, consoleReservedConcurrency: 20 })).map((p) => p.ReservedConcurrentExecutions),
+    ).toEqual([20]);
+    expect(fnProps(build({ env: ENV, consoleReservedConcurrency: 0 }))).toEqual([]);
+    expect(() => build({ env: ENV, consoleReservedConcurrency: 2.5 })).toThrow(
+      /reservedConcurrency must be an integer/,
+    );
+  }, 60_000);
+
+  it.each(SES_RECEIVING_REGIONS.filter((r) => (NO_FUNCTION_URL_REGIONS as readonly string[]).includes(r)))(
+    "synth refuses a console in %s (SES receives there, Lambda has no function URLs) before any construct",
+    (region) => {
+      let thrown: unknown;
+      try {
+        build({ env: { account: ENV.account, region } });
+      } catch (err) {
+        thrown = err;
+      }
+      // A ConfigError from buildApp, checked before the stack (or any retained resource) is constructed.
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expect(String((thrown as Error).message)).toMatch(
+        new RegExp(`console.enabled: region ${region} has no Lambda function URLs`),
+      );
+    },
+  );
+
+  it("the construct refuses the region itself, for an app that builds the stack without buildApp", () => {
+    const app = new App();
+    const stack = new Stack(app, "S", { env: { account: ENV.account, region: "il-central-1" } });
+    expect(() => requireFunctionUrlRegion(stack)).toThrow(/il-central-1 has no Lambda function URLs/);
+  });
+
+  it("a template without a region carries a rule that refuses the console where function URLs are missing", () => {
+    const rules = build({}).toJSON().Rules as Record<string, { Assertions: { Assert: unknown }[] }>;
+    expect(rules.ConsoleFunctionUrlRegion?.Assertions[0]?.Assert).toEqual({
+      "Fn::Not": [{ "Fn::Contains": [[...NO_FUNCTION_URL_REGIONS], { Ref: "AWS::Region" }] }],
+    });
+  }, 60_000);
 });
 
 describe("console and cdk-nag", () => {

@@ -290,51 +290,89 @@ describe("every AWS call each function makes is allowed by its deployed policies
 });
 
 describe("granted but never exercised", () => {
-  // Each action a function's policies grant that no recorded call needs, with the reason it stays. A new grant
-  // that nothing uses, or a path that stops using one, fails here and has to be justified or removed.
+  // Each grant a function's policies hold, as (action, resource) pairs, that no recorded call needs, with the reason
+  // it stays. A new grant that nothing uses, a grant on one resource more than the calls name, or a path that stops
+  // using one, fails here and has to be justified or removed.
   const runtimeLogs = "the Lambda runtime writes the function's own log group (not an SDK call of ours)";
   const esm =
     "granted by CDK's SqsEventSource for Lambda's event source mapping (AWS's list for SQS triggers); the local pollers stand in with Receive/Delete/GetQueueAttributes only";
-  const common = {
-    "logs:CreateLogStream": runtimeLogs,
-    "logs:PutLogEvents": runtimeLogs,
-    "sqs:ChangeMessageVisibility": esm,
-    "sqs:GetQueueUrl": esm,
-  };
+  const common = (fn: string, queue: string) => ({
+    [`logs:CreateLogStream log-group:${fn}`]: runtimeLogs,
+    [`logs:PutLogEvents log-group:${fn}`]: runtimeLogs,
+    [`sqs:ChangeMessageVisibility queue:${queue}`]: esm,
+    [`sqs:GetQueueUrl queue:${queue}`]: esm,
+  });
   const UNUSED: Record<Fn, Record<string, string>> = {
-    // dynamodb:GetItem is exercised now: thread membership reads the thread's participants (issue 14).
-    verify: common,
+    verify: {
+      ...common("Verify", "verify"),
+      "dynamodb:GetItem table/inbound":
+        "a redelivered mail whose claim another delivery holds reads that claim (inbound-repo claim); this scenario has no redelivery",
+      "s3:PutObject bucket/files/*": "attachments of accepted mail; this scenario's mail has none",
+    },
     "agent-step": {
-      ...common,
-      "s3:ListBucket":
-        "a missing transcript must read as 404 (NoSuchKey), not 403: round 1 of a new run no longer reads one (its message says fresh, issue 13), but a round 1 taken over after a crash does, and this scenario has no crash",
+      ...common("AgentStep", "agentStep"),
+      "dynamodb:Query table/messages":
+        "an agent's whole mailbox, for a toolkit widened to the archive (G12, shared/agent/mailbox.ts listByAgent); this scenario reads threads only",
+      "s3:GetObject bucket/files/*":
+        "attachments and agent files the mailbox tools read (shared/agent/mailbox.ts); this scenario has none",
+      "s3:PutObject bucket/files/*": "files an agent's tools create (shared/agent/mailbox.ts); none here",
     },
     outbound: {
-      ...common,
-      "s3:GetObject":
+      ...common("Outbound", "outbound"),
+      "s3:PutObject bucket/mail/*":
+        "a sent body too long for the mailbox item (shared/outbound/process.ts bodyKey); this scenario's replies are short",
+      "s3:GetObject bucket/files/*":
         "files/ attachments a send carries (send_email attachmentIds); this scenario attaches none",
-      "ses:SendEmail":
+      "ses:SendEmail identity/*":
         "SESv2 SendEmail with simple content is authorised as ses:SendEmail; Postern sends raw (ses:SendRawEmail) only, and keeps both as CDK's EmailIdentity.grantSendEmail does",
+      "ses:SendEmail configuration-set/postern": "as ses:SendEmail on identity/*",
     },
   };
   it.each(FUNCTIONS)("%s", (fn) => {
-    const granted = new Set(
-      principal(fn).identityPolicies.flatMap((p) =>
-        p.policy.Statement.filter((st) => st.Effect === "Allow").flatMap(
-          (st) => [st.Action].flat() as string[],
+    const granted = principal(fn).identityPolicies.flatMap((p) =>
+      p.policy.Statement.filter((st) => st.Effect === "Allow").flatMap((st) =>
+        ([st.Action].flat() as string[]).flatMap((action) =>
+          ([st.Resource].flat() as string[]).map((resource) => ({ action, resource })),
         ),
       ),
     );
-    const used = new Set(
-      calls
-        .filter((c) => chargedTo(c.issuer, c.call) === fn)
-        .flatMap((c) => iamRequests(c.call, names).map((r) => r.action)),
-    );
-    const unused = [...granted].filter((a) => !used.has(a)).sort();
+    const used = calls
+      .filter((c) => chargedTo(c.issuer, c.call) === fn)
+      .flatMap((c) => iamRequests(c.call, names));
+    const unused = granted
+      .filter((g) => !used.some((r) => r.action === g.action && arnMatches(g.resource, r.resource)))
+      .map((g) => `${g.action} ${label(g.resource)}`);
 
-    expect(unused).toEqual(Object.keys(UNUSED[fn]).sort());
+    expect([...new Set(unused)].sort()).toEqual(Object.keys(UNUSED[fn]).sort());
   });
 });
+
+/** IAM's ARN matching: `*` any run of characters, `?` one (IAM User Guide, "IAM JSON policy elements: Resource"). */
+function arnMatches(pattern: string, arn: string): boolean {
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replaceAll("*", ".*")
+    .replaceAll("?", ".");
+  return new RegExp(`^${re}$`).test(arn);
+}
+
+/** A granted resource as the UNUSED table names it: tables, queues, the bucket and log groups by their role. */
+function label(arn: string): string {
+  for (const k of TABLE_KEYS) {
+    const table = names.tableArn(local.tables[k]);
+    if (arn === table) return `table/${k}`;
+    if (arn.startsWith(`${table}/`)) return `table/${k}${arn.slice(table.length)}`;
+  }
+  for (const k of ["verify", "agentStep", "outbound"] as const)
+    if (arn === names.queueArn(local.queues[k])) return `queue:${k}`;
+  const bucket = `arn:aws:s3:::${names.bucket(local.bucket)}`;
+  if (arn.startsWith(bucket)) return `bucket${arn.slice(bucket.length)}`;
+  const logGroup = /:log-group:Postern-(\w+?)Logs[0-9A-F]{8}/.exec(arn);
+  if (logGroup) return `log-group:${logGroup[1]}`;
+  const ses = /:ses:[^:]+:\d+:(.+)$/.exec(arn);
+  if (ses) return String(ses[1]);
+  return arn;
+}
 
 describe("in the SES sandbox", () => {
   it("outbound's sends are also allowed on each recipient's verified identity", async () => {
@@ -376,6 +414,41 @@ describe("calls that must never be allowed", () => {
           context: { "s3:prefix": "inbound/" },
         },
       ],
+    ],
+    [
+      "agent-step",
+      "list transcripts (a missing one is known from the run item, issue 21)",
+      () => [
+        {
+          action: "s3:ListBucket",
+          resource: `arn:aws:s3:::${names.bucket(local.bucket)}`,
+          context: { "s3:prefix": "transcripts/" },
+        },
+      ],
+    ],
+    [
+      "agent-step",
+      "query the console's lists (runs by agent, threads by activity, plans by state)",
+      () =>
+        [
+          [local.tables.runs, "byAgent"],
+          [local.tables.threads, "byActivity"],
+          [local.tables.state, "plansByState"],
+        ].map(([t, ix]) => ({
+          action: "dynamodb:Query",
+          resource: `${names.tableArn(String(t))}/index/${ix}`,
+          context: {},
+        })),
+    ],
+    [
+      "verify",
+      "batch-read any table but state",
+      () =>
+        (["inbound", "messages", "threads", "runs", "runEvents"] as const).map((k) => ({
+          action: "dynamodb:BatchGetItem",
+          resource: names.tableArn(local.tables[k]),
+          context: {},
+        })),
     ],
     [
       "agent-step",

@@ -106,12 +106,23 @@ describe("least privilege per function", () => {
     }
   });
 
-  it("only agent-step may ListBucket (missing transcripts must read as 404), never under inbound/", () => {
-    expect(grants(statements.agentStep, "s3:ListBucket")).toEqual(["<MailStoreMailA2DAC336.Arn>"]);
-    const list = statements.agentStep.find((st) => actionsOf(st).includes("s3:ListBucket"));
-    expect(list?.Condition).toEqual({ StringLike: { "s3:prefix": ["mail/*", "files/*", "transcripts/*"] } });
-    expect(grants(statements.verify, "s3:ListBucket")).toEqual([]);
-    expect(grants(statements.outbound, "s3:ListBucket")).toEqual([]);
+  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404 (issue 21)", () => {
+    for (const sts of Object.values(statements)) expect(grants(sts, "s3:ListBucket")).toEqual([]);
+  });
+
+  it("functions query only the indexes they read: agent-step a thread's mail, none the console's lists", () => {
+    const indexes = (sts: Statement[]) => grants(sts, /^dynamodb:/).filter((r) => r.includes("/index/"));
+    expect(indexes(statements.verify)).toEqual([]);
+    expect(indexes(statements.outbound)).toEqual([]);
+    expect(indexes(statements.agentStep)).toEqual([
+      `<${logicalId(s.stack, s.stack.tables.tables.messages)}.Arn>/index/byThread`,
+    ]);
+    const onIndex = statements.agentStep.filter((st) =>
+      resourcesOf(st)
+        .map(arnText)
+        .some((r) => r.includes("/index/")),
+    );
+    expect(onIndex.flatMap(actionsOf)).toEqual(["dynamodb:Query"]);
   });
 });
 
@@ -236,21 +247,119 @@ describe("tables", () => {
   });
 });
 
+/**
+ * Each deployed table as CloudFormation knows it: its logical id (a new id is a new, empty table; the old one is
+ * retained), its key schema with types (a change replaces the table) and its indexes (a rename drops one and builds
+ * another). Every pipeline function would then read and write a table without the data. Change this pin only
+ * together with a migration written in docs/deploy.md, "Migrations".
+ */
+const TABLE_PIN: Record<string, string> = {
+  TablesagentsDC5C010B: "address S",
+  TablesaccessRulesAFA41F9D: "agent S, rule S",
+  TablesoutboundRules32332971: "agent S, rule S",
+  Tablestoolkits90A81FCA: "id S",
+  Tablesresponsibilities7C52EB46: "id S",
+  Tablesapprovers3800EF47: "toolkit S, address S",
+  Tablesinbound4CFA89C8: "sesMessageId S, recipient S | refusalsByDay: refusalDay S, refusalAt S",
+  Tablesmessages13660B8D: "agent S, id S | byThread: threadId S, id S",
+  Tablesthreads56A8D86C: "agent S, threadId S | byActivity: agent S, lastMessageAt S",
+  Tablesruns7A70DAD5: "runId S | byAgent: agent S, createdAt S",
+  TablesrunEventsA788C967: "runId S, seq N",
+  TablesstateBC776594: "pk S, sk S | plansByState: planState S, planAt S",
+  Tablesaudit3BC6CFAF: "stream S, at S",
+};
+
+describe("table keys are pinned", () => {
+  it("every table's logical id, key schema and index names are the pinned ones (a change needs a migration)", () => {
+    interface Key {
+      AttributeName: string;
+      KeyType: string;
+    }
+    const shape = (p: {
+      KeySchema: Key[];
+      AttributeDefinitions: { AttributeName: string; AttributeType: string }[];
+      GlobalSecondaryIndexes?: { IndexName: string; KeySchema: Key[] }[];
+    }) => {
+      const typed = (keys: Key[]) =>
+        keys
+          .map((k) => {
+            const def = p.AttributeDefinitions.find((a) => a.AttributeName === k.AttributeName);
+            return `${k.AttributeName} ${def?.AttributeType}`;
+          })
+          .join(", ");
+      return [
+        typed(p.KeySchema),
+        ...(p.GlobalSecondaryIndexes ?? []).map((g) => `${g.IndexName}: ${typed(g.KeySchema)}`),
+      ].join(" | ");
+    };
+    const deployed = Object.fromEntries(
+      Object.entries(s.template.findResources("AWS::DynamoDB::Table")).map(([id, r]) => [
+        id,
+        shape(r.Properties as Parameters<typeof shape>[0]),
+      ]),
+    );
+    expect(
+      deployed,
+      "A table's logical id, keys or index names changed: the deployed table would be replaced by a new, empty one " +
+        "(or an index dropped). Write the migration in docs/deploy.md, section Migrations, then update TABLE_PIN.",
+    ).toEqual(TABLE_PIN);
+  });
+});
+
+/** Every work queue with its consumer: the pipeline's three and the delivery events' (issue 21). */
+const workQueues = () => [
+  ...(["verify", "agentStep", "outbound"] as const).map((name) => ({
+    name,
+    queue: s.stack.queues[name],
+    fn: s.stack.functions[name].fn,
+  })),
+  { name: "deliveryEvents", queue: s.stack.deliveryEvents.queue, fn: s.stack.deliveryEvents.fn.fn },
+];
+
 describe("queues and functions", () => {
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
-    for (const name of ["verify", "agentStep", "outbound"] as const) {
-      const q = queues[logicalId(s.stack, s.stack.queues[name].queue)]?.Properties as Record<string, unknown>;
-      const fn = fns[logicalId(s.stack, s.stack.functions[name].fn)]?.Properties as { Timeout: number };
+    for (const { queue, fn: consumer } of workQueues()) {
+      const q = queues[logicalId(s.stack, queue.queue)]?.Properties as Record<string, unknown>;
+      const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
       expect(q.RedrivePolicy).toEqual({
         deadLetterTargetArn: {
-          "Fn::GetAtt": [logicalId(s.stack, s.stack.queues[name].deadLetterQueue), "Arn"],
+          "Fn::GetAtt": [logicalId(s.stack, queue.deadLetterQueue), "Arn"],
         },
         maxReceiveCount: 5,
       });
       expect(q.VisibilityTimeout).toBe(fn.Timeout * 6);
       expect(q.SqsManagedSseEnabled).toBe(true);
+    }
+  });
+
+  it("every work queue's oldest message alarms on the topic past one retry cycle: visibility + its consumer's timeout", () => {
+    const fns = s.template.findResources("AWS::Lambda::Function");
+    const alarms = Object.values(s.template.findResources("AWS::CloudWatch::Alarm")).map(
+      (a) =>
+        a.Properties as {
+          MetricName: string;
+          Dimensions: { Name: string; Value: unknown }[];
+          Threshold: number;
+          Statistic: string;
+          AlarmActions: unknown[];
+        },
+    );
+    const topic = logicalId(s.stack, s.stack.operations.alarmTopic);
+    const ages = alarms.filter((a) => a.MetricName === "ApproximateAgeOfOldestMessage");
+    expect(ages).toHaveLength(4);
+    for (const { name, queue: q, fn: consumer } of workQueues()) {
+      const queue = logicalId(s.stack, q.queue);
+      const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
+      const timeout = fn.Timeout;
+      const mine = ages.filter((a) =>
+        a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${queue}.QueueName>`),
+      );
+      expect(mine, name).toHaveLength(1);
+      expect(mine[0]?.Threshold, name).toBe(timeout * 6 + timeout);
+      expect(mine[0]?.Statistic).toBe("Maximum");
+      expect(mine[0]?.AlarmActions).toEqual([{ Ref: topic }]);
     }
   });
 
@@ -286,7 +395,7 @@ describe("queues and functions", () => {
 
   it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     const envNames = [
       ...TABLE_KEYS.map(tableEnvName),
       RESOURCE_ENV.bucket,
@@ -315,7 +424,7 @@ describe("queues and functions", () => {
     // from a container endpoint instead, and an AWS_* variable of ours (AWS_PROFILE, a credentials URI, a web
     // identity file) would point the real chain elsewhere. Any of these needs the stub to go first.
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(3);
+    expect(fns).toHaveLength(4);
     for (const fn of fns) {
       const p = fn.Properties as Record<string, unknown> & { Environment: { Variables: object } };
       expect(p.CapacityProviderConfig).toBeUndefined();
@@ -326,7 +435,7 @@ describe("queues and functions", () => {
 
   it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
-    expect(mappings).toHaveLength(3);
+    expect(mappings).toHaveLength(4);
     for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
     const fnId = logicalId(s.stack, s.stack.functions.agentStep.fn);
     s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -378,9 +487,9 @@ describe("sending and operations", () => {
       (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
     );
     const count = (metric: string) => alarms.filter((a) => a.MetricName === metric).length;
-    expect(count("ApproximateNumberOfMessagesVisible")).toBe(3);
-    expect(count("Errors")).toBe(3);
-    expect(count("Throttles")).toBe(3);
+    expect(count("ApproximateNumberOfMessagesVisible")).toBe(4);
+    expect(count("Errors")).toBe(4);
+    expect(count("Throttles")).toBe(4);
     expect(count("Reputation.BounceRate")).toBe(1);
     expect(count("Reputation.ComplaintRate")).toBe(1);
     expect(count("UnknownSendOutcome")).toBe(1);
@@ -389,6 +498,43 @@ describe("sending and operations", () => {
     });
     for (const a of alarms) expect(a.AlarmActions).toHaveLength(1);
     s.template.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+  });
+
+  it("SES events of the configuration set (bounce, complaint, reject, delivery delay) reach the recorder's queue", () => {
+    s.template.hasResourceProperties("AWS::SES::ConfigurationSetEventDestination", {
+      ConfigurationSetName: Match.anyValue(),
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ["bounce", "complaint", "reject", "deliveryDelay"],
+        EventBridgeDestination: {
+          EventBusArn: Match.anyValue(),
+        },
+      },
+    });
+    const queue = logicalId(s.stack, s.stack.deliveryEvents.queue.queue);
+    s.template.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: {
+        source: ["aws.ses"],
+        "detail-type": [
+          "Email Bounced",
+          "Email Complaint Received",
+          "Email Rejected",
+          "Email Delivery Delayed",
+        ],
+        detail: { mail: { tags: { "ses:configuration-set": [{ Ref: Match.anyValue() }] } } },
+      },
+      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [queue, "Arn"] } })],
+    });
+    // The recorder writes only delivery items of the state table.
+    const recorder = roleStatements(s.template, logicalId(s.stack, s.stack.deliveryEvents.fn.role));
+    const dynamo = recorder.filter((st) => actionsOf(st).some((a) => a.startsWith("dynamodb:")));
+    expect(dynamo.map((st) => [actionsOf(st).sort(), resourcesOf(st).map(arnText), st.Condition])).toEqual([
+      [
+        ["dynamodb:GetItem", "dynamodb:PutItem"],
+        [`<${logicalId(s.stack, s.stack.tables.tables.state)}.Arn>`],
+        { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["delivery#*"] } },
+      ],
+    ]);
   });
 
   it("outputs the DNS records (MX to SES inbound, DKIM CNAMEs) and the resources file for the CLI", () => {

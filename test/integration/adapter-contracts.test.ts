@@ -59,6 +59,7 @@ function runTable(runs: RunRepo): RunTable {
       await runs.finish(runId, state, reason);
     },
     noteRound: (runId, round) => runs.noteRound(runId, round),
+    noteTranscript: (runId) => runs.noteTranscript(runId),
   };
 }
 

@@ -71,6 +71,46 @@ describe("continuing a run after its plan is applied (G14)", () => {
     ]);
   });
 
+  it("notes the continuation's transcript on its run; a redelivery after a crash before the note saves it (issue 21)", async () => {
+    const runs = memoryRunTable([storedRun()]);
+    const saved = new Map<string, Transcript>([["run-1", original]]);
+    let crash = true;
+    const go = continueRun({
+      transcripts: {
+        load: async (id) => saved.get(id) ?? null,
+        save: async (id, t) => {
+          if (crash) throw new Error("S3 down");
+          saved.set(id, t);
+        },
+      },
+      runs,
+      enqueue: async () => undefined,
+    });
+    await expect(go(replyRun(), agent(), "Approved.", results)).rejects.toThrow("S3 down");
+    expect(runs.rows.get("run-1-applied")?.transcriptSaved).toBe(false);
+    crash = false;
+    await go(replyRun(), agent(), "Approved.", results);
+    expect(runs.rows.get("run-1-applied")?.transcriptSaved).toBe(true);
+    expect(saved.get("run-1-applied")?.messages).toHaveLength(3);
+  });
+
+  it("an original run whose item says it saved no transcript is not read from the store (issue 21)", async () => {
+    const enqueued: StepMessage[] = [];
+    const runs = memoryRunTable([]);
+    await runs.create({ ...storedRun(), runId: "run-1" });
+    await continueRun({
+      transcripts: {
+        load: async () => {
+          throw new Error("read a transcript never written");
+        },
+        save: async () => undefined,
+      },
+      runs,
+      enqueue: async (m) => void enqueued.push(m),
+    })(replyRun(), agent(), "Approved.", results);
+    expect(enqueued).toEqual([]);
+  });
+
   it("without the original transcript or run, nothing is continued", async () => {
     const enqueued: StepMessage[] = [];
     await continueRun({

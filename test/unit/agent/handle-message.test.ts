@@ -36,6 +36,7 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
         (async (id) => (table.rows.get(id)?.state === "running" ? replyRun({ runId: id }) : null)),
       finish: (id, state, reason) => table.finish(id, state, reason),
       noteRound: unused("noteRound"),
+      noteTranscript: unused("noteTranscript"),
     },
     ledger: {
       claim: async (): Promise<RoundClaim> =>

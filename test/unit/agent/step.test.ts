@@ -269,6 +269,77 @@ describe("runStep", () => {
   });
 });
 
+describe("a missing transcript is known from the run item, never from the store (issue 21)", () => {
+  const loads = (w: ReturnType<typeof world>) => {
+    const seen = { loads: 0 };
+    const deps = {
+      ...w.deps,
+      transcripts: {
+        load: async (id: string) => {
+          seen.loads++;
+          return w.transcripts.load(id);
+        },
+        save: w.transcripts.save,
+      },
+    };
+    return { seen, deps };
+  };
+
+  it("a round 1 taken over before any save reads no transcript: its run says none was written", async () => {
+    const w = world({ leaseMs: 60_000 });
+    const runId = await w.startReplyRun();
+    const { seen, deps } = loads(w);
+    const save = deps.transcripts.save;
+    deps.transcripts.save = async () => {
+      throw new Error("S3 down");
+    };
+    await expect(runStep({ runId, round: 1 }, deps)).rejects.toThrow("S3 down");
+    deps.transcripts.save = save;
+    expect(w.runs.rows.get(runId)?.transcriptSaved).toBe(false);
+    w.clock.now = new Date(w.clock.now.getTime() + 60_001);
+    // No `fresh` on the message (a takeover): the run item alone says there is nothing to read.
+    expect(await runStep({ runId, round: 1 }, deps)).toEqual({ status: "continued", next: 2 });
+    expect(seen.loads).toBe(0);
+  });
+
+  it("the first save is noted on the run before any tool runs, once; a takeover then reads the saved turn", async () => {
+    const w = world({ leaseMs: 60_000 });
+    const runId = await w.startReplyRun();
+    const { seen, deps } = loads(w);
+    const noted: number[] = [];
+    const noteTranscript = deps.runs.noteTranscript;
+    deps.runs = {
+      ...deps.runs,
+      noteTranscript: async (id) => {
+        noted.push(w.counts.get("lookup_order") ?? 0);
+        await noteTranscript(id);
+      },
+    };
+    const send = w.queue.send;
+    w.queue.send = async () => {
+      throw new Error("queue down");
+    };
+    await expect(runStep({ runId, round: 1 }, deps)).rejects.toThrow("queue down");
+    w.queue.send = send;
+    expect(noted).toEqual([0]); // noted before lookup_order ran
+    expect(w.runs.rows.get(runId)?.transcriptSaved).toBe(true);
+    w.clock.now = new Date(w.clock.now.getTime() + 60_001);
+    expect(await runStep({ runId, round: 1 }, deps)).toEqual({ status: "continued", next: 2 });
+    expect(seen.loads).toBe(1);
+    expect(w.model.calls).toHaveLength(1);
+    await runStep(w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage, deps);
+    expect(noted).toHaveLength(1);
+  });
+
+  it("a run that says its transcript was saved, when none is found, fails the delivery instead of starting over", async () => {
+    const w = world();
+    const runId = await w.startReplyRun();
+    await w.runs.noteTranscript(runId);
+    await expect(w.step(runId, 1)).rejects.toThrow("though the run says it was saved");
+    expect(w.model.calls).toHaveLength(0);
+  });
+});
+
 describe("what a step message knows about its run (issue 13: reads skipped, heeded only on a first claim)", () => {
   const counting = (w: ReturnType<typeof world>) => {
     const seen = { loads: 0, afterRuns: 0 };
