@@ -57,5 +57,10 @@ function sendLine(s: SendSummary, agent: string): Html {
     s.threadId && s.mailboxId
       ? html` <a href="/agents/${seg(agent)}/threads/${seg(s.threadId)}#m-${s.mailboxId}">the sent mail</a>`
       : "";
-  return html`outbound mail <code>${s.requestId}</code>: ${s.state}${s.sentAt ? html`, sent ${time(s.sentAt)}` : ""}, ${s.recipients} recipient(s).${link}`;
+  // The detail may name an address the model wrote: inline untrusted text. A request refused before it was prepared has no plan, so no recipient count: its reason says why (G19).
+  const why = s.reason
+    ? html` (<code>${s.reason}</code>${s.detail ? html`: ${untrusted(s.detail, { inline: true, max: 500 })}` : ""}; see docs/reasons.md)`
+    : "";
+  const count = s.state === "failed" && s.recipients === 0 ? "" : html`, ${s.recipients} recipient(s)`;
+  return html`outbound mail <code>${s.requestId}</code>: ${s.state}${why}${s.sentAt ? html`, sent ${time(s.sentAt)}` : ""}${count}.${link}`;
 }
