@@ -6,6 +6,7 @@ import { SqsQueue } from "../shared/queue/sqs-queue.ts";
 import { AdminRepo } from "../shared/store/admin-repo.ts";
 import { AuditRepo } from "../shared/store/audit-repo.ts";
 import { BlobStore } from "../shared/store/blob-store.ts";
+import { FailureLog } from "../shared/store/failure-log.ts";
 import { IndexReads } from "../shared/store/index-reads.ts";
 import { MessageRepo } from "../shared/store/message-repo.ts";
 import { PlanStore } from "../shared/store/plan-store.ts";
@@ -33,6 +34,8 @@ export interface ConsoleDeps {
   readonly index: IndexReads;
   readonly audit: AuditRepo;
   readonly lookups: TraceLookups;
+  /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
+  readonly failures: FailureLog;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
   /** A JSON body on the agent-step queue. */
@@ -66,6 +69,7 @@ export function consoleDeps(input: {
     index: new IndexReads(base),
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
+    failures: new FailureLog(base),
     registry: input.registry,
     config: input.config,
     enqueueStep: async (body) => {
