@@ -212,6 +212,8 @@ export class PosternStack extends Stack {
     // snapshot each container loads once (all admin tables) and reuses while the admin version is unchanged.
     tables.grantScan(outbound.fn, ...ADMIN_TABLES);
     tables.grantReadWrite(outbound.fn, ["get"], "messages", "threads", "state");
+    // G19: a send that fails is written to its run's trace and marked on its run's row (writes only, no reads).
+    tables.grant(outbound.fn, ACTIONS.tableWrite, ["runs", "runEvents"]);
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
     this.sending.grantSend(outbound.fn);

@@ -94,5 +94,6 @@ export function runFailedNoticeRequest(
     // A fresh notice, like the budget notice: Auto-Submitted anyway, so it starts no loop (G5).
     inboundHop: 0,
     correlationId: run.correlationId,
+    runId: run.runId,
   });
 }
