@@ -29,7 +29,7 @@ export type StepOutcome =
     };
 
 /** Calls answered with an error before the dispatcher sees them: too many in a turn, a repeated id, bad JSON. */
-type TurnRefusal = "tool-call-limit" | "tool-call-id-duplicate" | "tool-input-malformed";
+export type TurnRefusal = "tool-call-limit" | "tool-call-id-duplicate" | "tool-input-malformed";
 
 /** More calls than this in one turn are answered with an error instead of being run (a runaway model). */
 export const MAX_CALLS_PER_ROUND = 16;
