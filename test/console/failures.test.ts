@@ -338,4 +338,22 @@ describe("G19: every failure ends somewhere a person looks", () => {
     expect(await page("/failures")).toContain("notice-undelivered");
     expect(await cliText(runsFailures)).toMatch(/notice-undelivered\s+ses-rejected:MessageRejected/);
   });
+
+  it("a refusal notice that cannot be delivered: no run, but a failure in the feed, the console and the CLI", async () => {
+    const sender = `ivan@${UNVERIFIED_DOMAIN}`;
+    await stores.admin.putAccessRule({ agent: HELPDESK, pattern: sender, effect: "deny" });
+    await mail(sender, HELPDESK, "Let me in");
+    const entry = await waitFor("the refusal notice's failure", async () =>
+      (await stores.failures.listRecent({ now: new Date(), days: 1 })).find(
+        (f) => f.class === "notice-undelivered" && f.runId === undefined,
+      ),
+    );
+    expect(entry).toMatchObject({ agent: HELPDESK, reason: "ses-rejected:MessageRejected" });
+    expect(entry.detail).toContain(sender);
+    expect(failureLines("outbound", "notice-undelivered")).toContainEqual(
+      expect.objectContaining({ requestId: entry.requestId, agent: HELPDESK }),
+    );
+    expect(await page("/failures")).toContain(`<code>${entry.requestId}</code>`);
+    expect(await cliText(runsFailures)).toContain(String(entry.requestId));
+  });
 });
