@@ -19,6 +19,12 @@ export function renderRunTree(
     `run ${run.runId}`,
     `  agent ${run.agent}  kind ${run.kind}  state ${run.state}${run.finishReason ? ` (${run.finishReason})` : ""}`,
     `  sender ${run.sender ?? "(scheduled)"}  created ${run.createdAt}  correlation ${run.correlationId}`,
+    // G19: a failure of the run or of mail it caused, in the header, not only somewhere in the tree.
+    ...(run.failure
+      ? [
+          `  FAILURE ${run.failure.class}: ${run.failure.reason}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
+        ]
+      : []),
   ];
   const nodes = timelineTree(timeline(events, ctx));
   nodes.forEach((node, i) => {

@@ -8,6 +8,7 @@ import { AdminRepo } from "../shared/store/admin-repo.ts";
 import { AuditRepo } from "../shared/store/audit-repo.ts";
 import { BlobStore } from "../shared/store/blob-store.ts";
 import { DeliveryEventReads } from "../shared/store/delivery-event-reads.ts";
+import { FailureLog } from "../shared/store/failure-log.ts";
 import { IndexReads } from "../shared/store/index-reads.ts";
 import { MessageRepo } from "../shared/store/message-repo.ts";
 import { PlanStore } from "../shared/store/plan-store.ts";
@@ -38,6 +39,8 @@ export interface ConsoleDeps {
   readonly lookups: TraceLookups;
   /** SES's bounces, complaints, rejects and delivery delays, per agent (issue 21). */
   readonly deliveryEvents: DeliveryEventReads;
+  /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
+  readonly failures: FailureLog;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
   /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
@@ -74,6 +77,7 @@ export function consoleDeps(input: {
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
+    failures: new FailureLog(base),
     registry: input.registry,
     config: input.config,
     catalog: adminCatalog(input.config, grantableNames(input.registry)),

@@ -1,4 +1,5 @@
 import { type Command, Option } from "commander";
+import { FailureLog } from "../../shared/store/failure-log.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
 import { RunRepo } from "../../shared/store/run-repo.ts";
@@ -15,6 +16,7 @@ interface Flags {
   resources?: string;
   json?: boolean;
   limit?: string;
+  days?: string;
 }
 
 async function withTarget(flags: Flags, io: AdminIo, body: (t: Target) => Promise<void>): Promise<number> {
@@ -43,7 +45,7 @@ export async function runsList(flags: Flags, io: AdminIo = processIo): Promise<n
     if (flags.json) return io.out(json(runs));
     io.out(
       table(
-        ["RUN", "AGENT", "KIND", "STATE", "ROUND", "CREATED"],
+        ["RUN", "AGENT", "KIND", "STATE", "ROUND", "CREATED", "FAILURE"],
         runs.map((r) => [
           r.runId,
           r.agent,
@@ -51,6 +53,10 @@ export async function runsList(flags: Flags, io: AdminIo = processIo): Promise<n
           `${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}`,
           String(r.round),
           r.createdAt,
+          // G19: the latest failure of the run, or of mail it caused (a refused reply, an unsent card).
+          r.failure
+            ? `${r.failure.class}: ${r.failure.reason}${(r.failureCount ?? 1) > 1 ? ` (+${(r.failureCount ?? 1) - 1})` : ""}`
+            : "",
         ]),
       ),
     );
@@ -73,6 +79,38 @@ export async function runsShow(runId: string, flags: Flags, io: AdminIo = proces
   });
 }
 
+/**
+ * G19: every failure that must reach a person, newest first (the failure feed: a refused send, an unsent card or
+ * notice, a failed run), including those that belong to no run (a refusal notice from verify).
+ */
+export async function runsFailures(flags: Flags, io: AdminIo = processIo): Promise<number> {
+  return withTarget(flags, io, async (t) => {
+    const items = await new FailureLog({ dynamo: t.clients.dynamo, tables: t.resources.tables }).listRecent({
+      now: new Date(),
+      days: Number(flags.days ?? 7),
+      limit: Number(flags.limit ?? 50),
+    });
+    if (flags.json) return io.out(json(items));
+    if (items.length === 0) return io.out(`no failures in the last ${flags.days ?? 7} day(s)\n`);
+    io.out(
+      table(
+        ["AT", "CLASS", "REASON", "AGENT", "RUN", "REQUEST", "SENDER TOLD", "MESSAGE"],
+        items.map((f) => [
+          f.at,
+          f.class,
+          f.reason,
+          f.agent,
+          f.runId ?? "",
+          f.requestId ?? "",
+          f.senderNotice ?? "",
+          f.detail ?? "",
+        ]),
+      ),
+    );
+    io.out("each reason code is explained in docs/reasons.md\n");
+  });
+}
+
 export function registerRunsCommands(program: Command): void {
   const runs = program
     .command("runs")
@@ -87,6 +125,16 @@ export function registerRunsCommands(program: Command): void {
     .option("--limit <n>", "how many", "20")
     .action(async (o: Flags) => {
       process.exitCode = await runsList(o);
+    });
+  common(
+    runs
+      .command("failures")
+      .description("recent failures: refused sends, unsent cards and notices, failed runs"),
+  )
+    .option("--days <n>", "how many days back", "7")
+    .option("--limit <n>", "how many", "50")
+    .action(async (o: Flags) => {
+      process.exitCode = await runsFailures(o);
     });
   common(runs.command("show <runId>").description("one run as a readable tree")).action(
     async (id: string, o: Flags) => {

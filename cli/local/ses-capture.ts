@@ -40,6 +40,26 @@ export interface SesCapture {
   stop(): Promise<void>;
 }
 
+/**
+ * Recipients at this domain are refused as the SES sandbox refuses an unverified recipient: HTTP 400
+ * `MessageRejected` with SES's own message. It lets the local stack (and its tests) show what happens to a send SES
+ * refuses for good (G19); `.test` is reserved (RFC 2606), so no real address is ever refused by it.
+ */
+export const UNVERIFIED_DOMAIN = "unverified.postern.test";
+
+/** SES's sandbox message for a recipient that is not a verified identity (as SESv2 SendEmail words it). */
+export function sandboxRejection(recipients: readonly string[], region: string): string {
+  return `Email address is not verified. The following identities failed the check in region ${region.toUpperCase()}: ${recipients.join(", ")}`;
+}
+
+function unverifiedRecipients(destination: unknown): string[] {
+  const d = (destination ?? {}) as Record<string, unknown>;
+  const all = ["ToAddresses", "CcAddresses", "BccAddresses"].flatMap((k) =>
+    Array.isArray(d[k]) ? (d[k] as unknown[]).filter((a): a is string => typeof a === "string") : [],
+  );
+  return all.filter((a) => a.toLowerCase().endsWith(`@${UNVERIFIED_DOMAIN}`));
+}
+
 /** SES's own limit for a raw message (SESv2 SendEmail), base64 inflates it by a third on the wire. */
 const MAX_RAW_BYTES = 40 * 1024 * 1024;
 const MAX_BODY_BYTES = Math.ceil((MAX_RAW_BYTES * 4) / 3) + 1024 * 1024;
@@ -85,6 +105,9 @@ export async function startSesCapture(opts: SesCaptureOptions): Promise<SesCaptu
     const raw = Buffer.from(data, "base64");
     if (raw.length > MAX_RAW_BYTES)
       return sendError(res, 400, "MessageRejected", "Message length exceeds the limit");
+    const unverified = unverifiedRecipients(input.Destination);
+    if (unverified.length > 0)
+      return sendError(res, 400, "MessageRejected", sandboxRejection(unverified, opts.region ?? "us-east-1"));
     const messageId = newId();
     const emlPath = join(opts.outboxDir, `${messageId}.eml`);
     const mail: CapturedMail = {

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
+import { failuresView } from "../views/failures.ts";
 import { page } from "../views/layout.ts";
 import { refusalsView } from "../views/refusals.ts";
 import { ctxOf } from "./context.ts";
@@ -18,6 +19,13 @@ export function mailPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       today: deps.now(),
     });
     return c.html(page("Refused and dropped mail", ctxOf(c), refusalsView(p, reason)));
+  });
+
+  // G19: every failure of the last week, one Query per day (the failure feed in `state`).
+  app.get("/failures", async (c) => {
+    const days = 7;
+    const items = await deps.failures.listRecent({ now: deps.now(), days, limit: 100 });
+    return c.html(page("Failures", ctxOf(c), failuresView(items, days)));
   });
 
   // Attachments: admins only, always as a download of opaque bytes, never rendered in our origin.

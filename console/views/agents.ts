@@ -162,12 +162,19 @@ ${threads.map(
 
 export function runsTable(runs: readonly RunRecord[]): Html {
   if (runs.length === 0) return html`<p>No runs yet.</p>`;
-  return html`<table><thead><tr><th>Created</th><th>Run</th><th>Kind</th><th>State</th><th>Round</th><th>Sender</th></tr></thead><tbody>
+  return html`<table><thead><tr><th>Created</th><th>Run</th><th>Kind</th><th>State</th><th>Round</th><th>Sender</th><th>Failure</th></tr></thead><tbody>
 ${runs.map(
   (
     r,
   ) => html`<tr><td>${time(r.createdAt)}</td><td><a href="/runs/${seg(r.runId)}"><code>${r.runId}</code></a></td><td>${r.kind}</td>
 <td>${statusBadge(r.state === "completed" ? "ok" : r.state === "running" ? "info" : "failed")} ${r.state}${r.finishReason ? html` <span class="note">(${r.finishReason})</span>` : ""}</td>
-<td>${r.round}</td><td>${r.sender ?? "(scheduled)"}</td></tr>`,
+<td>${r.round}</td><td>${r.sender ?? "(scheduled)"}</td><td>${failureCell(r)}</td></tr>`,
 )}</tbody></table>`;
+}
+
+/** G19: the run's latest failure (a failed run, or mail it caused that was not sent), and how many there were. */
+export function failureCell(r: RunRecord): Html | string {
+  if (!r.failure) return "";
+  const more = (r.failureCount ?? 1) > 1 ? html` <span class="note">(${r.failureCount} failures)</span>` : "";
+  return html`${statusBadge("failed")} ${r.failure.class}: <code>${r.failure.reason}</code>${more}`;
 }

@@ -26,6 +26,7 @@ export function page(title: string, ctx: PageContext, body: Html): Html {
   <nav>
     <a href="/">Agents</a>
     <a href="/refusals">Refused mail</a>
+    <a href="/failures">Failures</a>
     <a href="/plans">Pending plans</a>
     <a href="/admin">Admin</a>
     <a href="/audit">Audit log</a>

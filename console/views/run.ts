@@ -2,6 +2,7 @@ import type { PlanRecord } from "../../shared/ports/plans.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
 import type { SendSummary } from "../../shared/store/trace-lookups.ts";
 import { type TimelineItem, timelineTree } from "../../shared/trace/timeline.ts";
+import { failureCell } from "./agents.ts";
 import { type Html, html, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 
@@ -22,6 +23,7 @@ export function runView(v: RunView): Html {
 <tr><th>Agent</th><td><a href="/agents/${seg(r.agent)}">${r.agent}</a></td></tr>
 <tr><th>Kind</th><td>${r.kind}${r.responsibilityId ? ` (responsibility ${r.responsibilityId})` : ""}</td></tr>
 <tr><th>State</th><td>${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}, round ${r.round} of at most ${r.maxRounds}</td></tr>
+${r.failure ? html`<tr><th>Failure</th><td>${failureCell(r)} <span class="note">(docs/reasons.md; every failure: <a href="/failures">Failures</a>)</span></td></tr>` : ""}
 <tr><th>Sender</th><td>${r.sender ?? "(scheduled: no sender)"}</td></tr>
 <tr><th>Created</th><td>${time(r.createdAt)}</td></tr>
 <tr><th>Correlation</th><td><code>${r.correlationId}</code></td></tr>
@@ -57,5 +59,10 @@ function sendLine(s: SendSummary, agent: string): Html {
     s.threadId && s.mailboxId
       ? html` <a href="/agents/${seg(agent)}/threads/${seg(s.threadId)}#m-${s.mailboxId}">the sent mail</a>`
       : "";
-  return html`outbound mail <code>${s.requestId}</code>: ${s.state}${s.sentAt ? html`, sent ${time(s.sentAt)}` : ""}, ${s.recipients} recipient(s).${link}`;
+  // The detail may name an address the model wrote: inline untrusted text. A request refused before it was prepared has no plan, so no recipient count: its reason says why (G19).
+  const why = s.reason
+    ? html` (<code>${s.reason}</code>${s.detail ? html`: ${untrusted(s.detail, { inline: true, max: 500 })}` : ""}; see docs/reasons.md)`
+    : "";
+  const count = s.state === "failed" && s.recipients === 0 ? "" : html`, ${s.recipients} recipient(s)`;
+  return html`outbound mail <code>${s.requestId}</code>: ${s.state}${why}${s.sentAt ? html`, sent ${time(s.sentAt)}` : ""}${count}.${link}`;
 }

@@ -11,12 +11,26 @@ import {
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
-import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
+import { FilterPattern, type IFilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
 import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
+import {
+  FAILURE_CLASSES,
+  FAILURE_LOG,
+  FAILURE_METRICS,
+  type FailureClass,
+} from "../../shared/ports/failures.ts";
 import type { PipelineFunction } from "./pipeline-function.ts";
 import type { WorkQueue } from "./work-queue.ts";
+
+/** What a failure class's metric counts: the one line `logFailure` writes, with its class (G19). */
+export function failureFilterPattern(cls: FailureClass): IFilterPattern {
+  return FilterPattern.all(
+    FilterPattern.stringValue("$.message", "=", FAILURE_LOG),
+    FilterPattern.stringValue("$.failureClass", "=", cls),
+  );
+}
 
 export interface OperationsProps {
   readonly steps: Readonly<Record<string, { fn: PipelineFunction; queue: WorkQueue }>>;
@@ -138,6 +152,23 @@ export class Operations extends Construct {
         1,
         "Postern outbound: a send's outcome is uncertain (crash after SES accepted); run `postern outbound unknown`",
       );
+    }
+    // G19: one metric per failure class, from the one log line every failure writes, each alarmed on at >= 1.
+    for (const cls of FAILURE_CLASSES) {
+      const { metric, source, alarm: description } = FAILURE_METRICS[cls];
+      const step = props.steps[source];
+      if (!step) continue;
+      const filter = new MetricFilter(this, `${metric}Filter`, {
+        logGroup: step.fn.logGroup,
+        filterPattern: failureFilterPattern(cls),
+        metricNamespace: "Postern",
+        metricName: metric,
+        metricValue: "1",
+        defaultValue: 0,
+      });
+      const sum = filter.metric({ period: Duration.minutes(5), statistic: "Sum" });
+      alarm(`${metric}Alarm`, sum, 1, description);
+      widgets.push(new GraphWidget({ title: `failures: ${cls}`, left: [sum] }));
     }
     const reputation = (name: string) =>
       new Metric({ namespace: "AWS/SES", metricName: name, statistic: "Maximum", period: Duration.hours(1) });

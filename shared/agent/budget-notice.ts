@@ -26,5 +26,6 @@ export function budgetNoticeRequest(
     // A fresh notice: the run's trigger is the sender's own mail, and notices are Auto-Submitted anyway (G5).
     inboundHop: 0,
     correlationId: run.correlationId,
+    runId: run.runId,
   });
 }

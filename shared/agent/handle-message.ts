@@ -68,7 +68,9 @@ async function step(
 ): Promise<RecordOutcome> {
   let failed: boolean;
   try {
-    const outcome = await runStep(msg, deps);
+    const outcome = await runStep(msg, deps, {
+      lastDelivery: isLastDelivery(delivery.receiveCount, how.maxReceives),
+    });
     how.logger.info("agent step", { round: msg.round, ...outcome });
     // busy (another delivery holds the round) and retryable model failures: back to the queue.
     failed = outcome.status === "busy" || outcome.status === "retry";

@@ -2,6 +2,7 @@ import type { AdminSnapshot } from "../admin/schema.ts";
 import { shownDisplayName } from "../gate/fence.ts";
 import type { Logger } from "../logger.ts";
 import type { RunRecord } from "./ports.ts";
+import type { RunFailures } from "./run-failure.ts";
 import type { RunTable, StoredMessage } from "./store-ports.ts";
 
 export interface RunSources {
@@ -9,6 +10,8 @@ export interface RunSources {
   message(agent: string, id: string): Promise<StoredMessage | null>;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly logger: Logger;
+  /** G19: a run whose trigger is gone fails, and that failure is reported like any other. */
+  readonly runFailures: RunFailures;
 }
 
 /**
@@ -31,11 +34,11 @@ export async function loadRun(runId: string, deps: RunSources): Promise<RunRecor
   if (run.kind === "scheduled") {
     const admin = await deps.loadAdmin();
     const responsibility = admin.responsibilities.find((r) => r.id === run.responsibilityId);
-    if (!responsibility) return failMissing(run.runId, "responsibility-missing", deps);
+    if (!responsibility) return failMissing(run, "responsibility-missing", deps);
     return { ...base, trigger: { kind: "responsibility", responsibility }, sender: null };
   }
   const msg = run.messageId ? await deps.message(run.agent, run.messageId) : null;
-  if (!msg || !run.sender) return failMissing(run.runId, "message-missing", deps);
+  if (!msg || !run.sender) return failMissing(run, "message-missing", deps);
   return {
     ...base,
     trigger: {
@@ -53,11 +56,24 @@ export async function loadRun(runId: string, deps: RunSources): Promise<RunRecor
 }
 
 async function failMissing(
-  runId: string,
+  run: {
+    readonly runId: string;
+    readonly agent: string;
+    readonly correlationId: string;
+    readonly state: string;
+  },
   reason: "responsibility-missing" | "message-missing",
   deps: RunSources,
 ): Promise<null> {
+  const { runId } = run;
   deps.logger.error("run trigger missing; run failed", { runId, reason });
+  // Only a running run is failed here (and reported once): every later delivery reads it again.
+  if (run.state !== "running") return null;
   await deps.runs.finish(runId, "failed", reason);
+  // The mail is gone (or there was none): nobody to tell, and no proven address to tell it to.
+  await deps.runFailures.failed(
+    { runId, agent: run.agent, correlationId: run.correlationId, sender: null, messageId: null },
+    reason,
+  );
   return null;
 }

@@ -8,6 +8,7 @@ import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
+import type { RunFailures } from "./run-failure.ts";
 
 export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
 
@@ -188,6 +189,8 @@ export interface StepDeps {
   /** Called once when a run ends (e.g. to mail the confirm card for its plan). */
   afterRun?(run: RunRecord, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
   readonly logger: Logger;
+  /** G19: a run that ends `failed` is reported, and its proven sender told at most once a day. */
+  readonly runFailures: RunFailures;
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;
 }

@@ -10,6 +10,7 @@ import type {
 import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import type { RunEndReason, RunRecord, StepDeps, Transcript } from "./ports.ts";
+import { failedRunOf } from "./run-failure.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
 
@@ -28,7 +29,7 @@ export type StepOutcome =
     };
 
 /** Calls answered with an error before the dispatcher sees them: too many in a turn, a repeated id, bad JSON. */
-type TurnRefusal = "tool-call-limit" | "tool-call-id-duplicate" | "tool-input-malformed";
+export type TurnRefusal = "tool-call-limit" | "tool-call-id-duplicate" | "tool-input-malformed";
 
 /** More calls than this in one turn are answered with an error instead of being run (a runaway model). */
 export const MAX_CALLS_PER_ROUND = 16;
@@ -46,6 +47,8 @@ interface Round {
   readonly known: Pick<StepMessage, "fresh" | "noPlan" | "channelOpen">;
   /** Set when this delivery proposed an operation (G14): the run then has a plan. */
   readonly proposals: { made: boolean };
+  /** The queue's last delivery of this message: a retryable failure now ends the run instead (issue 21). */
+  readonly lastDelivery: boolean;
   record(type: string, data: Record<string, unknown>): Promise<void>;
 }
 
@@ -65,7 +68,16 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
  * they reach the next round in its message (or, too large or with media, saved with this round); the next round
  * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
-export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOutcome> {
+export interface StepOptions {
+  /** This delivery is the queue's last (its redrive maxReceiveCount): nothing will retry a retryable failure. */
+  readonly lastDelivery?: boolean;
+}
+
+export async function runStep(
+  msg: StepMessage,
+  deps: StepDeps,
+  opts: StepOptions = {},
+): Promise<StepOutcome> {
   deps.beginDelivery?.();
   const run = await deps.runs.get(msg.runId);
   if (!run) return skip(deps, msg, "run-missing");
@@ -74,6 +86,12 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
   if (!agent) {
     await deps.runs.finish(run.runId, "failed", "agent-missing");
+    await deps.events.append(run.runId, {
+      type: "run-finished",
+      round: msg.round,
+      data: { state: "failed", reason: "agent-missing" },
+    });
+    await deps.runFailures.failed(failedRunOf(run), "agent-missing");
     return skip(deps, msg, "agent-missing");
   }
   const maxRounds = Math.min(deps.config.maxToolTurns, agent.maxToolTurns ?? Number.POSITIVE_INFINITY);
@@ -91,6 +109,7 @@ export async function runStep(msg: StepMessage, deps: StepDeps): Promise<StepOut
     cache: claim.first ? nothingCachedYet(deps.cache) : deps.cache,
     known: claim.first ? msg : {},
     proposals: { made: false },
+    lastDelivery: opts.lastDelivery === true,
     gate: {
       agent: agent.address,
       sender: run.sender,
@@ -179,17 +198,21 @@ async function takeTurn(
     maxTokens: deps.config.models.find((m) => m.id === agent.model)?.maxTokens ?? 4096,
   });
   if (!result.ok) {
+    // On the queue's last delivery nothing retries: the trace must not promise it, and the run ends with the
+    // model's own reason (not the generic step-retries-exhausted).
+    const retry = result.retryable && !r.lastDelivery;
     await r.record("model-failure", {
       reason: result.reason,
       detail: result.detail,
-      retryable: result.retryable,
+      retryable: retry,
+      ...(result.retryable && r.lastDelivery ? { lastTry: true } : {}),
     });
-    if (result.retryable) {
+    if (retry) {
       // Let the redelivery take the round at once instead of waiting out the lease.
       await deps.ledger.release(run.runId, r.round);
       return { status: "retry", reason: result.reason };
     }
-    return finish(r, "failed", result.reason);
+    return finish(r, "failed", result.reason, result.detail);
   }
   await deps.budgets.afterInference(run, agent, result.turn.usage);
   const turn: AssistantMessage = {
@@ -429,6 +452,8 @@ async function finish(
   r: Round,
   state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
   reason: RunEndReason,
+  /** For a failed run: the provider's own message, kept with the failure (G19). */
+  detail?: string,
 ): Promise<StepOutcome> {
   const { deps, run, agent, round } = r;
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent). A run
@@ -438,6 +463,8 @@ async function finish(
   // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
   // it claims one (runStep's first check), a crash right after this included (issue 13: one write less per run).
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
+  // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
+  if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);
   return { status: "finished", state, reason };
 }
 

@@ -10,6 +10,7 @@ import type { SecretSource } from "../model/secret-source.ts";
 import type { ModelProvider } from "../model/types.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import { createFactStore } from "../store/fact-store.ts";
+import { failureReporter } from "../store/failure-reporter.ts";
 import { PlanStore } from "../store/plan-store.ts";
 import { DynamoRoundLedger } from "../store/round-ledger.ts";
 import type { RunRepo } from "../store/run-repo.ts";
@@ -36,6 +37,7 @@ import type { StepDeps, Transcript, TranscriptStore } from "./ports.ts";
 import { proposeOperation } from "./propose-operation.ts";
 import { resolveContext } from "./resolve-context.ts";
 import { createRunEventSink } from "./run-event-sink.ts";
+import { type RunFailures, runFailures } from "./run-failure.ts";
 import { startDueRuns } from "./start-scheduled.ts";
 import type { RunTable } from "./store-ports.ts";
 import { toolContextFactory } from "./tool-context.ts";
@@ -179,11 +181,35 @@ function wire(opts: StepWiringOptions): Wired {
   };
 }
 
+/** The once-a-day mark of the run-failure notice: kept two days, past the day it is for. */
+const NOTICE_MARK_TTL_SECONDS = 2 * 24 * 3600;
+
+/** G19 for runs over the store: the failure reporter, the once-a-day notice mark, the run's own mail. */
+function failureDeps(w: Wired): RunFailures {
+  const { stores, now, opts } = w;
+  return runFailures({
+    failures: failureReporter({
+      log: stores.failures,
+      runs: stores.runs,
+      events: stores.runEvents,
+      logger: opts.logger,
+      now,
+    }),
+    firstNoticeToday: async (agent, sender, day) =>
+      (await stores.state.putIfAbsent(`runfailnotice#${agent}#${sender}`, day, {}, NOTICE_MARK_TTL_SECONDS))
+        .ok,
+    isAutomatic: async (agent, id) => (await w.message(agent, id))?.automatic === true,
+    sendOutbound: w.sendOutbound,
+    now,
+  });
+}
+
 /** The step loop's ports (StepDeps) over the store. */
 function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   const { opts, stores, clients, now, runs, loadAdmin } = w;
   const { config } = opts.loaded;
   const { logger, resources } = opts;
+  const failures = failureDeps(w);
   // The step reads its run each delivery; the trace's thread log needs only the run's agent and thread, which never
   // change: it takes them from the step's read instead of reading the run again (issue 13).
   const lastRead = new Map<string, Awaited<ReturnType<RunTable["get"]>>>();
@@ -212,7 +238,8 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {
       // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
-      get: (runId) => loadRun(runId, { runs: stepRuns, message: w.message, loadAdmin, logger }),
+      get: (runId) =>
+        loadRun(runId, { runs: stepRuns, message: w.message, loadAdmin, logger, runFailures: failures }),
       finish: (runId, state, reason) => runs.finish(runId, state, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
       noteTranscript: (runId) => runs.noteTranscript(runId),
@@ -272,6 +299,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     }),
     checks: runCallChecks({ config, registry: opts.registry, channel }),
     logger,
+    runFailures: failures,
     leaseMs: opts.leaseMs ?? ROUND_LEASE_MS,
   };
 }

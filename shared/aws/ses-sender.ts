@@ -58,7 +58,12 @@ export function sesSender(client: SESv2Client): SesPort {
         return { kind: "accepted", messageId: r.MessageId };
       } catch (err) {
         if (err instanceof SESv2ServiceException && err.$fault === "client") {
-          return { kind: "rejected", retryable: RETRYABLE.has(err.name), code: err.name };
+          return {
+            kind: "rejected",
+            retryable: RETRYABLE.has(err.name),
+            code: err.name,
+            ...(err.message ? { message: err.message } : {}),
+          };
         }
         throw err;
       }

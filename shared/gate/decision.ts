@@ -47,6 +47,11 @@ export type Decision =
       readonly reason: "accepted";
       readonly sender: ProvenSender;
       readonly hop: number;
+      /**
+       * Automatic mail (G5) to an agent that opted in to it: it may start a run, but the engine never writes to
+       * its sender unasked (G6: no notice when that run fails). Absent on a decision made before issue 21.
+       */
+      readonly automatic?: boolean;
     }
   | {
       readonly verdict: "refuse" | "drop";
@@ -114,7 +119,7 @@ export function drop(known: Known, recipient: string, agent: AgentItem | null, r
   return { ...refusal(known, recipient, agent, reason), verdict: "drop", notify: false };
 }
 
-export function accepted(route: LiveRoute, sender: ProvenSender): Decision {
+export function accepted(route: LiveRoute, sender: ProvenSender, automatic = false): Decision {
   return {
     verdict: "accept",
     recipient: route.recipient,
@@ -122,6 +127,7 @@ export function accepted(route: LiveRoute, sender: ProvenSender): Decision {
     reason: "accepted",
     sender,
     hop: route.hop,
+    ...(automatic ? { automatic: true } : {}),
   };
 }
 

@@ -130,7 +130,9 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
       accessRefusal(sender.routingKey, l.agent, config.inboundAccess, admin.accessRules) ??
       addressingRefusal(sender, l.agent);
     decisions.push(
-      reason === null ? accepted(l, sender) : refusal(known, l.recipient, l.agent, reason, l.hop),
+      reason === null
+        ? accepted(l, sender, known.automatic)
+        : refusal(known, l.recipient, l.agent, reason, l.hop),
     );
   }
   return finish();

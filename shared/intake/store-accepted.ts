@@ -103,6 +103,8 @@ export async function storeAccepted(
     attachments,
     hop: decision.hop,
     sesMessageId: event.sesMessageId,
+    // G6: a run this mail starts never mails its sender unasked (no failure notice, issue 21).
+    ...(decision.automatic ? { automatic: true } : {}),
   };
   // touch() counts messages: only the first delivery may count this one.
   if ((await stores.messages.put(record)).ok) {

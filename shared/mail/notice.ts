@@ -18,6 +18,7 @@ export const NOTICE_REASONS = [
   "confirm-several-codes",
   "confirm-expired",
   "confirm-already-decided",
+  "run-failed",
 ] as const;
 export type NoticeReason = (typeof NOTICE_REASONS)[number];
 
@@ -78,6 +79,11 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "confirm-already-decided": {
     subject: "Nothing changed: already decided",
     line: "The operations for the code in your reply were already approved, cancelled or closed, so your reply changed nothing.",
+  },
+  // G19: short, engine-written, and never saying why (the reason is the operator's to read, not the sender's).
+  "run-failed": {
+    subject: "Your message could not be answered",
+    line: "This address could not answer your message; the operator has been told. You will get at most one such notice a day.",
   },
 };
 

@@ -129,6 +129,8 @@ export function noticeRequest(input: {
   readonly inboundHop: number;
   readonly correlationId: string;
   readonly code?: string;
+  /** The run the notice is about (a budget or run-failure notice): a notice that fails is reported on it (G19). */
+  readonly runId?: string;
 }): OutboundMessage {
   if (!isNoticeReason(input.reason)) throw new Error(`unknown notice reason ${String(input.reason)}`);
   return {
@@ -141,6 +143,7 @@ export function noticeRequest(input: {
     body: "",
     attachmentIds: [],
     correlationId: input.correlationId,
+    ...(input.runId === undefined ? {} : { runId: input.runId }),
     kind: "notice",
     notice: {
       reason: input.reason,

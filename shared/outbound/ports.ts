@@ -1,6 +1,7 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
+import type { FailureSink } from "../ports/failures.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
 import type { SendStateReason } from "./reasons.ts";
 
@@ -53,6 +54,8 @@ export interface SendRecord {
   readonly headerMessageId?: string;
   readonly sentAt?: string;
   readonly reason?: SendStateReason;
+  /** With `failed`: SES's own message for an SES refusal, or the engine's detail (which address, which limit). */
+  readonly detail?: string;
 }
 
 export type SendRecordFields = Partial<Omit<SendRecord, "requestId" | "state" | "claimedAt" | "updatedAt">>;
@@ -86,7 +89,14 @@ export interface SesSendInput {
  */
 export type SesOutcome =
   | { readonly kind: "accepted"; readonly messageId: string }
-  | { readonly kind: "rejected"; readonly retryable: boolean; readonly code: string };
+  | {
+      readonly kind: "rejected";
+      readonly retryable: boolean;
+      /** SES's error code (`MessageRejected`, ...): the stable part, in the send state's reason. */
+      readonly code: string;
+      /** SES's own message ("Email address is not verified. ..."): what tells the operator which fix. */
+      readonly message?: string;
+    };
 
 export interface SesPort {
   send(input: SesSendInput): Promise<SesOutcome>;
@@ -172,6 +182,8 @@ export interface OutboundDeps {
   readonly config: DeploymentConfig;
   readonly clock: () => Date;
   readonly logger: Logger;
+  /** G19: a request that ends `failed` is reported here (a metric, an alarm, the run's trace and row). */
+  readonly failures: FailureSink;
   /** SES message id → the Message-ID header recipients received (see ses-message-id.ts). */
   headerMessageId(sesMessageId: string): string;
   /**

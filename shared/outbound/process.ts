@@ -1,5 +1,6 @@
 import type { MailOrigin } from "../mail/compose.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
+import type { FailureClass } from "../ports/failures.ts";
 import type { OutboundDeps, SendPlan, SendRecord, SesOutcome, SesSendInput } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
@@ -98,7 +99,7 @@ async function sendClaimed(
   const { requestId } = message;
   const now = (): string => deps.clock().toISOString();
   const prepared = await prepareSend(message, deps, origin);
-  if (!prepared.ok) return refusePrepared(message, prepared, deps);
+  if (!prepared.ok) return refusePrepared(message, prepared, deps, origin);
   const { plan, raw } = prepared;
   // Evidence first: what we are about to hand to SES, byte for byte (PREFIXES.outbound).
   await deps.blobs.put(plan.rawKey, raw, "message/rfc822");
@@ -121,7 +122,7 @@ async function sendClaimed(
     await markUnknown(requestId, deps, "ses-no-answer", err);
     return { status: "unknown", requestId };
   }
-  if (outcome.kind === "rejected") return settleRejected(requestId, plan, outcome, deps);
+  if (outcome.kind === "rejected") return settleRejected(message, plan, outcome, deps, origin);
 
   const fields = {
     sesMessageId: outcome.messageId,
@@ -141,22 +142,61 @@ async function sendClaimed(
   return resume(sent, message, deps, origin);
 }
 
-/** A request that can never be sent: failed for good before SES is called, and logged with its reason. */
+/** A request that can never be sent: failed for good before SES is called, logged and reported (G19). */
 async function refusePrepared(
   message: OutboundMessage,
   refused: { readonly reason: PrepareFailureReason; readonly detail?: string },
   deps: OutboundDeps,
+  origin: MailOrigin,
 ): Promise<OutboundOutcome> {
   const { requestId } = message;
   const { reason, detail } = refused;
-  await deps.state.transition(requestId, ["claimed"], "failed", { reason }, deps.clock().toISOString());
+  const moved = await deps.state.transition(
+    requestId,
+    ["claimed"],
+    "failed",
+    { reason, ...(detail === undefined ? {} : { detail }) },
+    deps.clock().toISOString(),
+  );
   deps.logger.warn("outbound: request refused", {
     requestId,
     agent: message.agent,
     reason,
     ...(detail === undefined ? {} : { detail }),
   });
+  // Only the delivery that moved the item reports: a copy that lost the race must not count it twice.
+  if (moved) await reportFailed(message, reason, detail, deps, origin);
   return { status: "failed", requestId, reason };
+}
+
+/**
+ * Which failure a request's end is (G19): an engine notice, a confirm card (the engine chose its recipients from
+ * the approvers), or mail an agent asked for.
+ */
+export function failureClassOf(message: OutboundMessage): FailureClass {
+  if (message.kind === "notice") return "notice-undelivered";
+  if (message.recipientsFrom === "approvers") return "card-undelivered";
+  return "send-failed";
+}
+
+async function reportFailed(
+  message: OutboundMessage,
+  reason: string,
+  detail: string | undefined,
+  deps: OutboundDeps,
+  origin: MailOrigin,
+): Promise<void> {
+  // Operator mail (`postern send`) fails on the operator's own terminal, with the reason: nobody else to tell.
+  if (origin === "operator") return;
+  await deps.failures.report({
+    class: failureClassOf(message),
+    reason,
+    agent: message.agent,
+    requestId: message.requestId,
+    correlationId: message.correlationId,
+    ...(detail === undefined ? {} : { detail }),
+    ...(message.runId === undefined ? {} : { runId: message.runId }),
+  });
 }
 
 /** What SES is handed: the prepared bytes and the plan's envelope, whose From is the plan's, never the request's. */
@@ -171,30 +211,39 @@ function sesRequest(raw: Buffer, plan: SendPlan, configurationSet: string | unde
   };
 }
 
-/** SES refused: throttled goes back to `claimed` for the queue's redelivery; anything else fails for good. */
+/**
+ * SES refused: throttled goes back to `claimed` for the queue's redelivery; anything else fails for good, with SES's
+ * own message kept beside its code (in the SES sandbox, "Email address is not verified" names the fix) and
+ * reported (G19).
+ */
 async function settleRejected(
-  requestId: string,
+  message: OutboundMessage,
   plan: SendPlan,
   outcome: Extract<SesOutcome, { kind: "rejected" }>,
   deps: OutboundDeps,
+  origin: MailOrigin,
 ): Promise<OutboundOutcome> {
+  const { requestId } = message;
   const now = deps.clock().toISOString();
   if (outcome.retryable) {
     await deps.state.transition(requestId, ["sending"], "claimed", {}, now);
     return { status: "retry", requestId, reason: "ses-throttled" };
   }
-  await deps.state.transition(
+  const reason = `ses-rejected:${outcome.code}` as const;
+  const moved = await deps.state.transition(
     requestId,
     ["sending"],
     "failed",
-    { reason: `ses-rejected:${outcome.code}` },
+    { reason, ...(outcome.message === undefined ? {} : { detail: outcome.message }) },
     now,
   );
   deps.logger.error("outbound: SES rejected the message", {
     requestId,
     agent: plan.agent,
     code: outcome.code,
+    ...(outcome.message === undefined ? {} : { sesMessage: outcome.message }),
   });
+  if (moved) await reportFailed(message, reason, outcome.message, deps, origin);
   return { status: "failed", requestId, reason: "ses-rejected", code: outcome.code };
 }
 

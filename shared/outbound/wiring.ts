@@ -5,6 +5,7 @@ import { routingKey } from "../mail/routing-key.ts";
 import { perDelivery } from "../messages/per-delivery.ts";
 import { type DeliveryEventLog, deliveryEventsPk } from "../ports/delivery-events.ts";
 import type { MessageRecord } from "../ports/messages.ts";
+import { failureReporter } from "../store/failure-reporter.ts";
 import { sendStateStore } from "../store/send-state-store.ts";
 import type { Stores } from "../store/stores.ts";
 import { normalizeMessageId } from "../store/thread-repo.ts";
@@ -93,6 +94,7 @@ export function outboundDeps(input: {
   // version per send, not a scan and not a second read for the agent (issue 13). Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
   const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
+  const clock = input.clock ?? (() => new Date());
   return {
     state: sendStateStore(stores.state),
     ses: input.ses,
@@ -111,8 +113,15 @@ export function outboundDeps(input: {
       files: stores.state,
     }),
     config: input.config,
-    clock: input.clock ?? (() => new Date()),
+    clock,
     logger: input.logger,
+    failures: failureReporter({
+      log: stores.failures,
+      runs: stores.runs,
+      events: stores.runEvents,
+      logger: input.logger,
+      now: clock,
+    }),
     headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
   };
 }

@@ -46,6 +46,8 @@ export interface MessageRecord {
   /** X-Postern-Recursion value carried (in) or stamped (out) (G5). */
   readonly hop: number;
   readonly sesMessageId?: string;
+  /** Inbound only: automatic mail (G5) an agent opted in to; the engine never writes to its sender unasked. */
+  readonly automatic?: boolean;
 }
 
 export type MessagePutResult = { readonly ok: true } | { readonly ok: false; readonly reason: "duplicate" };

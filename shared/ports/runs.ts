@@ -34,11 +34,33 @@ export interface RunRecord {
    */
   readonly transcriptSaved?: boolean;
   readonly finishReason: string | null;
+  /**
+   * The latest failure that belongs to this run (G19): a failed run, or mail it caused that was never sent (its
+   * reply, its confirm card, its notice). Absent when nothing failed. `failureCount` counts them all.
+   */
+  readonly failure?: RunFailureMark;
+  readonly failureCount?: number;
+}
+
+/** What a run's row says about its latest failure (shared/ports/failures.ts has the classes). */
+export interface RunFailureMark {
+  readonly class: string;
+  readonly reason: string;
+  readonly at: string;
+  readonly requestId?: string;
 }
 
 export type NewRun = Omit<
   RunRecord,
-  "state" | "round" | "claimedRound" | "updatedAt" | "finishReason" | "createdAt" | "transcriptSaved"
+  | "state"
+  | "round"
+  | "claimedRound"
+  | "updatedAt"
+  | "finishReason"
+  | "createdAt"
+  | "transcriptSaved"
+  | "failure"
+  | "failureCount"
 > & { readonly createdAt?: string };
 
 export type CreateRunResult =

@@ -5,6 +5,7 @@ import type {
   FinalRunState,
   NewRun,
   RunCreator,
+  RunFailureMark,
   RunRecord,
   RunState,
 } from "../ports/runs.ts";
@@ -194,6 +195,28 @@ export class RunRepo implements RunCreator {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       return { ok: false, reason: (await this.get(runId)) ? "not-running" : "missing" };
+    }
+  }
+
+  /**
+   * Mark the run's row with a failure that belongs to it (G19), and count it: the latest one shows in `postern runs`
+   * and the console's run lists. Unconditional but for the run's existence: a failure of mail a run caused may
+   * arrive after the run ended. A missing run is not an error (the mark is for display; the failure is reported
+   * elsewhere too).
+   */
+  async markFailure(runId: string, mark: RunFailureMark): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { runId },
+          UpdateExpression: "SET failure = :f ADD failureCount :one",
+          ConditionExpression: "attribute_exists(runId)",
+          ExpressionAttributeValues: { ":f": mark, ":one": 1 },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
     }
   }
 

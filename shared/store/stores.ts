@@ -4,6 +4,7 @@ import type { Logger } from "../logger.ts";
 import { SqsQueue } from "../queue/sqs-queue.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { BlobStore } from "./blob-store.ts";
+import { FailureLog } from "./failure-log.ts";
 import { InboundRepo } from "./inbound-repo.ts";
 import { MessageRepo } from "./message-repo.ts";
 import { RunEventRepo } from "./run-event-repo.ts";
@@ -21,6 +22,8 @@ export interface Stores {
   readonly state: StateRepo;
   readonly blobs: BlobStore;
   readonly queue: SqsQueue;
+  /** G19: every failure that must reach a person, per day (shared/store/failure-log.ts). */
+  readonly failures: FailureLog;
 }
 
 /** Every repository over one set of clients: what a handler builds once at module scope. */
@@ -41,5 +44,6 @@ export function makeStores(
     state: new StateRepo(base),
     blobs: new BlobStore({ s3: clients.s3, bucket: resources.bucket }),
     queue: new SqsQueue({ sqs: clients.sqs }),
+    failures: new FailureLog(base),
   };
 }

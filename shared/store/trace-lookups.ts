@@ -37,6 +37,8 @@ export class TraceLookups {
       mailboxId: typeof plan.mailboxId === "string" ? plan.mailboxId : null,
       recipients: list(plan.to) + list(plan.cc) + list(plan.bcc),
       sentAt: typeof item.sentAt === "string" ? item.sentAt : null,
+      reason: typeof item.reason === "string" ? item.reason : null,
+      detail: typeof item.detail === "string" ? item.detail : null,
     };
   }
 
@@ -58,4 +60,8 @@ export interface SendSummary {
   readonly mailboxId: string | null;
   readonly recipients: number;
   readonly sentAt: string | null;
+  /** Why it ended `failed` or `unknown` (docs/reasons.md); null otherwise. */
+  readonly reason: string | null;
+  /** SES's own message, or the engine's detail, for a failed send. */
+  readonly detail: string | null;
 }

@@ -1,4 +1,5 @@
 import type { Usage } from "../model/types.ts";
+import { FAILURE_EVENT } from "../ports/failures.ts";
 import type { StoredRunEvent } from "../store/run-event-repo.ts";
 
 /**
@@ -73,7 +74,11 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
       };
     }
     case "model-failure":
-      return { status: "failed", text: `model failure ${s(d.reason)}${d.retryable ? " (will retry)" : ""}` };
+      // `lastTry`: the queue will not deliver the round again, so a retryable failure ends the run (issue 21).
+      return {
+        status: "failed",
+        text: `model failure ${s(d.reason)}${d.lastTry ? " (last try: the run fails)" : d.retryable ? " (will retry)" : ""}`,
+      };
     case "tool-call":
       return proposal()
         ? { status: "proposed", text: `tool ${s(d.name)} proposed [${list(d.toolkits)}]` }
@@ -97,10 +102,13 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         text: `run finished: ${s(d.state)} (${s(d.reason)})`,
       };
     case "plan-card-sent":
+      // Queued, not delivered: the outbound may still refuse it, and then a `failure` event follows (G19).
       return {
         status: "info",
-        text: `plan: confirm card sent to ${s(d.approvers)} approver(s) for ${s(d.operations)} operation(s)`,
+        text: `plan: confirm card queued for ${s(d.approvers)} approver(s), ${s(d.operations)} operation(s)`,
       };
+    case FAILURE_EVENT:
+      return { status: "failed", text: failureText(d) };
     case "plan-unconfirmable":
       return { status: "failed", text: `plan: cannot be confirmed (${s(d.reason)})` };
     case "confirm-refused":
@@ -128,8 +136,32 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
   }
 }
 
+const FAILURE_WHAT: Record<string, string> = {
+  "send-failed": "mail NOT sent",
+  "card-undelivered": "confirm card NOT sent",
+  "notice-undelivered": "notice NOT sent",
+  "run-failed": "run failed, the sender got no answer",
+};
+
+const NOTICE_TEXT: Record<string, string> = {
+  sent: "the sender is told",
+  "already-today": "the sender was already told today",
+  "no-sender": "no sender to tell",
+  "automatic-mail": "automatic mail: the sender is not told",
+};
+
+/** A failure (G19): what did not happen, its reason code, and SES's or the provider's message. */
+function failureText(d: Record<string, unknown>): string {
+  const what = FAILURE_WHAT[s(d.class)] ?? s(d.class);
+  const detail = typeof d.detail === "string" ? `: ${d.detail}` : "";
+  const notice =
+    typeof d.senderNotice === "string" ? `; ${NOTICE_TEXT[d.senderNotice] ?? d.senderNotice}` : "";
+  const request = typeof d.requestId === "string" ? ` [${d.requestId}]` : "";
+  return `FAILURE: ${what} (${s(d.reason)}${detail})${request}${notice}; operator alerted`;
+}
+
 const scopeOf = (e: StoredRunEvent): TimelineItem["scope"] =>
-  e.type === "run-finished" ? "run" : e.round === 0 ? "plan" : "round";
+  e.type === "run-finished" || e.type === FAILURE_EVENT ? "run" : e.round === 0 ? "plan" : "round";
 
 /** Events in time order (by `seq`), each described. */
 export function timeline(events: readonly StoredRunEvent[], ctx: TimelineContext = {}): TimelineItem[] {

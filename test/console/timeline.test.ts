@@ -94,8 +94,8 @@ describe("a run's timeline", () => {
     expect(at("round 1")).toBeGreaterThan(-1);
     expect(at("round 1")).toBeLessThan(at("tool issue_refund proposed"));
     expect(at("tool issue_refund proposed")).toBeLessThan(at("round 2"));
-    expect(at("round 2")).toBeLessThan(at("plan: confirm card sent"));
-    expect(at("plan: confirm card sent")).toBeLessThan(at("run finished"));
+    expect(at("round 2")).toBeLessThan(at("plan: confirm card queued"));
+    expect(at("plan: confirm card queued")).toBeLessThan(at("run finished"));
     expect(at("run finished")).toBeLessThan(at("plan: operation 0 issue_refund applied"));
     expect(text).not.toMatch(/round 0/);
     expect(text).not.toContain("issue_refund ok");

@@ -21,6 +21,7 @@ import { sendPlanCard } from "../../shared/agent/plan-card.ts";
 import type { StepDeps } from "../../shared/agent/ports.ts";
 import { proposeOperation } from "../../shared/agent/propose-operation.ts";
 import { createRunEventSink } from "../../shared/agent/run-event-sink.ts";
+import { runFailures } from "../../shared/agent/run-failure.ts";
 import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
 import { toolContextFactory } from "../../shared/agent/tool-context.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
@@ -40,6 +41,7 @@ import {
   NOW,
   SENDER,
 } from "../fakes/builders.ts";
+import { recordingFailures } from "../fakes/failures.ts";
 import { memoryMessages } from "../fakes/messages.ts";
 import { recordingModel } from "../fakes/model.ts";
 import { memoryPlanStore } from "../fakes/plan-store.ts";
@@ -87,6 +89,7 @@ function fakeStores(clock: { now: Date }, turns: readonly unknown[]) {
     queue: recordingQueue(),
     model: recordingModel(turns),
     logger: recordingLogger(),
+    failures: recordingFailures(),
   };
 }
 type Fakes = ReturnType<typeof fakeStores>;
@@ -120,6 +123,15 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   const { config, registry, loadAdmin, now, sendOutbound } = c;
   const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
   const channel = egressChannel({ state, events, logger, now });
+  // As failureDeps in shared/agent/wiring.ts: the once-a-day mark in `state`, the notice on the outbound queue.
+  const failed = runFailures({
+    failures: f.failures,
+    firstNoticeToday: async (a, sender, day) =>
+      (await state.putIfAbsent(`runfailnotice#${a}#${sender}`, day, {}, 2 * 24 * 3600)).ok,
+    isAutomatic: async (a, id) => (await messages.get(a, id))?.automatic === true,
+    sendOutbound,
+    now,
+  });
   return {
     config,
     registry,
@@ -127,7 +139,14 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     loadAdmin,
     model: (id) => (id === "demo" ? f.model : null),
     runs: {
-      get: (runId) => loadRun(runId, { runs, message: (a, id) => messages.get(a, id), loadAdmin, logger }),
+      get: (runId) =>
+        loadRun(runId, {
+          runs,
+          message: (a, id) => messages.get(a, id),
+          loadAdmin,
+          logger,
+          runFailures: failed,
+        }),
       finish: (runId, s, reason) => runs.finish(runId, s, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
       noteTranscript: (runId) => runs.noteTranscript(runId),
@@ -173,6 +192,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     propose: proposeOperation({ plans, registry }),
     afterRun: sendPlanCard({ plans, loadAdmin, events, sendOutbound, now }),
     logger,
+    runFailures: failed,
     leaseMs,
   };
 }

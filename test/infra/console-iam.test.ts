@@ -107,6 +107,8 @@ async function drive(cs: ConsoleStack): Promise<void> {
     `/agents/${helpdesk}/threads`,
     "/refusals",
     "/refusals?reason=unknown-address",
+    // G19: the failure feed, one Query of `state` per day.
+    "/failures",
     "/plans",
     `/plans/${runId}`,
     "/admin",

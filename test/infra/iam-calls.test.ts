@@ -10,6 +10,7 @@ import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
+import { UNVERIFIED_DOMAIN } from "../../cli/local/ses-capture.ts";
 import type { CallIssuer } from "../../cli/local/stack.ts";
 import { type ObservedCall, observeCalls } from "../../shared/aws/observe.ts";
 import { loadConfigFile } from "../../shared/config/load.ts";
@@ -34,6 +35,7 @@ const FUNCTIONS: readonly Fn[] = ["verify", "agent-step", "outbound"];
 const CONFIG = join(FIXTURES, "iam.config.json");
 const AGENT = "shop@agents.example.com";
 const APPROVER = "boss@approvers.example";
+const GONE = "gone@agents.example.com";
 
 let s: Synthesized;
 let deployed: DeployedTemplate;
@@ -188,6 +190,14 @@ beforeAll(async () => {
     });
     if (!again.ok) throw new Error(again.reason);
     await waitFor("the answer in the thread", async () => (sends() > before ? true : undefined));
+    // G19: a run that fails (its agent's model is not in the catalog) is reported by agent-step, and its notice,
+    // to a recipient SES refuses (the local capture's sandbox domain), is reported by outbound on the run.
+    await stores.admin.putAgent({ address: GONE, name: "Gone", model: "not-in-catalog" });
+    await send(`dave@${UNVERIFIED_DOMAIN}`, [GONE], "Hello?", "Anyone there");
+    await waitFor("the refused notice's failure", async () => {
+      const failures = await stores.failures.listRecent({ now: new Date(), days: 1 });
+      return failures.some((f) => f.class === "notice-undelivered") ? true : undefined;
+    });
   } finally {
     await stack.stop();
   }

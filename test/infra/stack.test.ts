@@ -8,6 +8,7 @@ import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
 import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
+import { FAILURE_CLASSES, FAILURE_LOG, FAILURE_METRICS } from "../../shared/ports/failures.ts";
 import {
   actionsOf,
   arnText,
@@ -535,6 +536,37 @@ describe("sending and operations", () => {
         { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["delivery#*"] } },
       ],
     ]);
+  });
+
+  it("G19: one metric per failure class, counted from that class's log line in its function's logs, alarmed on", () => {
+    const filters = Object.values(s.template.findResources("AWS::Logs::MetricFilter")).map(
+      (f) =>
+        f.Properties as {
+          LogGroupName: unknown;
+          FilterPattern: string;
+          MetricTransformations: { MetricName: string; MetricNamespace: string }[];
+        },
+    );
+    const alarms = Object.values(s.template.findResources("AWS::CloudWatch::Alarm")).map(
+      (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
+    );
+    const topic = logicalId(
+      s.stack,
+      s.stack.node.findChild("Operations").node.findChild("AlarmTopic") as never,
+    );
+    for (const cls of FAILURE_CLASSES) {
+      const { metric, source } = FAILURE_METRICS[cls];
+      const filter = filters.find((f) => f.MetricTransformations[0]?.MetricName === metric);
+      expect(filter, metric).toBeDefined();
+      expect(filter?.FilterPattern).toBe(`{ ($.message = "${FAILURE_LOG}") && ($.failureClass = "${cls}") }`);
+      expect(filter?.MetricTransformations[0]?.MetricNamespace).toBe("Postern");
+      // The log group of the function that reports the class (a filter elsewhere would never count).
+      const logs = s.stack.functions[source].logGroup;
+      expect(JSON.stringify(filter?.LogGroupName)).toContain(logicalId(s.stack, logs as never));
+      const alarm = alarms.filter((a) => a.MetricName === metric && a.Namespace === "Postern");
+      expect(alarm, metric).toHaveLength(1);
+      expect(JSON.stringify(alarm[0]?.AlarmActions)).toContain(topic);
+    }
   });
 
   it("outputs the DNS records (MX to SES inbound, DKIM CNAMEs) and the resources file for the CLI", () => {

@@ -32,7 +32,7 @@ const event = (body: unknown, receives: number): SQSEvent => ({
 });
 
 describe("agent-step handler", () => {
-  it("a step that fails on its last delivery ends the run failed instead of leaving it running", async () => {
+  it("a retryable model failure on the last delivery ends the run failed with the model's reason (issue 21)", async () => {
     const throttled = {
       name: "demo",
       capabilities: { supportsImages: false, supportsDocuments: false },
@@ -50,11 +50,31 @@ describe("agent-step handler", () => {
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
     expect((await h.deps.stores.runs.get(runId))?.state).toBe("running");
+    // The last delivery: nothing will retry, so the run ends now, with the model's own reason, and the failure is
+    // reported (G19) instead of the message going to the DLQ to be marked step-retries-exhausted.
+    expect(await handler(event({ runId, round: 1 }, 3))).toEqual({ batchItemFailures: [] });
+    const run = await h.deps.stores.runs.get(runId);
+    expect(run).toMatchObject({ state: "failed", finishReason: "model-throttled" });
+    expect(run?.failure).toMatchObject({ class: "run-failed", reason: "model-throttled" });
+  });
+
+  it("a step that throws on its last delivery ends the run failed instead of leaving it running", async () => {
+    const broken = {
+      name: "demo",
+      capabilities: { supportsImages: false, supportsDocuments: false },
+      generate: async (): Promise<never> => {
+        throw new Error("a bug in the adapter");
+      },
+    };
+    h = await startHarness({ tools: [], toolkits: [], model: broken });
+    const runId = await h.startReplyRun();
+    const handler = agentStepSqsHandler(h.deps, quietLogger(), 3);
     expect(await handler(event({ runId, round: 1 }, 3))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
     const run = await h.deps.stores.runs.get(runId);
     expect(run).toMatchObject({ state: "failed", finishReason: "step-retries-exhausted" });
+    expect(run?.failure).toMatchObject({ class: "run-failed", reason: "step-retries-exhausted" });
   });
 
   it("an unusable message is failed to the DLQ, not thrown", async () => {

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SesCapture, startSesCapture } from "../../cli/local/ses-capture.ts";
+import { type SesCapture, startSesCapture, UNVERIFIED_DOMAIN } from "../../cli/local/ses-capture.ts";
+import { sesSender } from "../../shared/aws/ses-sender.ts";
 
 /** The outbound capture, driven by the real SESv2 client exactly as the outbound handler will drive SES. */
 let dir: string;
@@ -72,5 +73,25 @@ describe("SES capture", () => {
       .catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).name).toBe("BadRequestException");
+  });
+
+  it("refuses an unverified recipient as the SES sandbox does: MessageRejected, SES's message naming it", async () => {
+    const before = readdirSync(join(dir, "outbox")).length;
+    const unverified = `carol@${UNVERIFIED_DOMAIN}`;
+    // Through the outbound's own SES port: the refusal arrives as a permanent rejection with SES's words.
+    const outcome = await sesSender(ses).send({
+      raw: RAW,
+      from: "helpdesk@demo.postern.test",
+      to: ["you@sender.example"],
+      cc: [unverified],
+      bcc: [],
+    });
+    expect(outcome).toEqual({
+      kind: "rejected",
+      retryable: false,
+      code: "MessageRejected",
+      message: `Email address is not verified. The following identities failed the check in region US-EAST-1: ${unverified}`,
+    });
+    expect(readdirSync(join(dir, "outbox")).length).toBe(before);
   });
 });

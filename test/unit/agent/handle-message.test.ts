@@ -56,6 +56,11 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
     enqueue: unused("enqueue"),
     makeToolContext: unused("makeToolContext"),
     logger: recordingLogger(),
+    runFailures: {
+      async failed(run, reason) {
+        calls.push(`failed ${run.runId} ${reason}`);
+      },
+    },
     leaseMs: 1000,
     async startDue(tick) {
       calls.push(`startDue ${tick.toISOString()}`);

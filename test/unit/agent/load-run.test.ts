@@ -24,14 +24,20 @@ const responsibility = {
 
 function sources(run: StoredRun, msg: StoredMessage | null = message) {
   const runs = memoryRunTable([run]);
+  const failed: { runId: string; reason: string }[] = [];
   const logger = recordingLogger();
   const deps: RunSources = {
     runs,
     message: async (agent, id) => (agent === AGENT && id === msg?.id ? msg : null),
     loadAdmin: async () => admin({ responsibilities: [responsibility] }),
     logger,
+    runFailures: {
+      async failed(r, reason) {
+        failed.push({ runId: r.runId, reason });
+      },
+    },
   };
-  return { deps, runs, logger };
+  return { deps, runs, logger, failed };
 }
 
 describe("loadRun", () => {
@@ -69,10 +75,14 @@ describe("loadRun", () => {
         "responsibility-missing",
       ],
     ] as const) {
-      const { deps, runs, logger } = sources(run, msg);
+      const { deps, runs, logger, failed } = sources(run, msg);
       expect(await loadRun("run-1", deps)).toBeNull();
       expect(runs.rows.get("run-1")).toMatchObject({ state: "failed", finishReason: reason });
       expect(logger.lines[0]).toMatchObject({ level: "error", extra: { runId: "run-1", reason } });
+      // G19: reported once; a later delivery finds the run failed and reports nothing more.
+      expect(failed).toEqual([{ runId: "run-1", reason }]);
+      expect(await loadRun("run-1", deps)).toBeNull();
+      expect(failed).toHaveLength(1);
     }
   });
 

@@ -188,7 +188,13 @@ describe("gateMessage", () => {
       reason: "bounce",
     });
     const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })] });
-    expect((await run(auto, ["helpdesk@agents.example.net"], { admin: a }))[0]?.verdict).toBe("accept");
+    // Accepted, and marked automatic: the run it starts never mails its sender unasked (G6, issue 21).
+    expect((await run(auto, ["helpdesk@agents.example.net"], { admin: a }))[0]).toMatchObject({
+      verdict: "accept",
+      automatic: true,
+    });
+    const person = await run(await signed(), ["helpdesk@agents.example.net"], { admin: a });
+    expect(person[0]?.verdict === "accept" && person[0].automatic).toBeFalsy();
   });
 
   it("G5: list mail starts no run unless the agent sets acceptListMail, and is never notified (G6)", async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { formatCode } from "../../../shared/mail/confirm-reading.ts";
-import { AGENT, APPROVER, signedMail } from "../../fakes/builders.ts";
+import { AGENT, APPROVER, agent, signedMail } from "../../fakes/builders.ts";
 import { buildMessage, type MessageParts } from "../../helpers/dkim-test-keys.ts";
 import { QUEUES } from "../../helpers/step-world.ts";
 import { verifyWorld } from "../../helpers/verify-world.ts";
@@ -55,6 +55,16 @@ describe("processInbound", () => {
       verdict: "accept",
       messageId: stored?.id,
     });
+  });
+
+  it("automatic mail an agent opted in to is stored marked automatic (its sender is never written to unasked)", async () => {
+    const w = verifyWorld({ resolver, admin: { agents: [agent({ acceptAutoSubmitted: true })] } });
+    const [auto] = await w.receive(await sign({ headers: ["Auto-Submitted: auto-replied"] }));
+    const [person] = await w.receive(await sign({ body: "A person wrote this." }));
+    const stored = async (runId: string | null | undefined) =>
+      w.messages.get(AGENT, String(w.runs.rows.get(runId ?? "")?.messageId));
+    expect((await stored(auto?.runId))?.automatic).toBe(true);
+    expect((await stored(person?.runId))?.automatic).toBeUndefined();
   });
 
   it("a body over 2 KiB goes to S3 under the record's bodyKey, and only there", async () => {

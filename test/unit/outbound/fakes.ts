@@ -10,6 +10,7 @@ import type {
   SesSendInput,
 } from "../../../shared/outbound/ports.ts";
 import { sesHeaderMessageId } from "../../../shared/outbound/ses-message-id.ts";
+import { recordingFailures } from "../../fakes/failures.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryStateStore } from "../../fakes/send-state.ts";
 
@@ -93,6 +94,7 @@ export interface TestWorld {
   blobs: Map<string, Uint8Array>;
   recorded: SentMessage[];
   clock: { now: Date };
+  failures: ReturnType<typeof recordingFailures>;
 }
 
 export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): TestWorld {
@@ -100,6 +102,7 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
   const recorded: SentMessage[] = [];
   const logger = recordingLogger();
   const clock = { now: new Date("2026-11-29T10:00:00Z") };
+  const failures = recordingFailures();
   const messages = new Map([[`${HELPDESK.address}|${INBOUND.id}`, INBOUND]]);
   const deps: OutboundDeps = {
     state: memoryStateStore(),
@@ -137,8 +140,9 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
     config: CONFIG,
     clock: () => clock.now,
     logger,
+    failures,
     headerMessageId: (id) => sesHeaderMessageId(id, "us-east-1"),
     ...over,
   };
-  return { deps, ses, logger, blobs, recorded, clock };
+  return { deps, ses, logger, blobs, recorded, clock, failures };
 }

@@ -1,0 +1,105 @@
+// G19: no silent failure. What a failure that must reach a person is, and the one port every core reports it to.
+// The adapter (shared/store/failure-reporter.ts) turns a report into a trace event, a mark on the run's row and
+// one log line that a CloudWatch metric filter per class counts and alarms on (infra/constructs/operations.ts).
+
+import type { Logger } from "../logger.ts";
+
+/**
+ * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
+ * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
+ * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
+ * be sent; `run-failed`: a run ended `failed`, so its sender got no answer. A later delivery kind (webhooks,
+ * issue 25) adds its class here and reports through the same port.
+ */
+export const FAILURE_CLASSES = [
+  "send-failed",
+  "card-undelivered",
+  "notice-undelivered",
+  "run-failed",
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** The pipeline function whose log group carries a class's line (the metric filter is per log group). */
+export type FailureSource = "agentStep" | "outbound";
+
+/** Per class: the CloudWatch metric (namespace `Postern`), the function that reports it, what the alarm says. */
+export const FAILURE_METRICS: Readonly<
+  Record<FailureClass, { readonly metric: string; readonly source: FailureSource; readonly alarm: string }>
+> = {
+  "send-failed": {
+    metric: "SendFailed",
+    source: "outbound",
+    alarm:
+      "Postern: mail an agent sent was refused (SES or the outbound); `postern runs failures`, docs/reasons.md",
+  },
+  "card-undelivered": {
+    metric: "ConfirmCardUndelivered",
+    source: "outbound",
+    alarm:
+      "Postern: a confirm card could not be sent to its approvers; `postern runs failures`, docs/reasons.md",
+  },
+  "notice-undelivered": {
+    metric: "NoticeUndelivered",
+    source: "outbound",
+    alarm: "Postern: an engine notice could not be sent; `postern runs failures`, docs/reasons.md",
+  },
+  "run-failed": {
+    metric: "RunFailed",
+    source: "agentStep",
+    alarm: "Postern: a run failed and its sender got no answer; `postern runs failures`, docs/reasons.md",
+  },
+};
+
+/** The message of the one log line every failure writes; the metric filters match it and `failureClass`. */
+export const FAILURE_LOG = "postern-failure";
+
+/** The trace event a failure adds to its run (shared/trace/timeline.ts renders it). */
+export const FAILURE_EVENT = "failure";
+
+export interface FailureReport {
+  readonly class: FailureClass;
+  /** A stable reason code (docs/reasons.md): the send state's reason, or the run's finish reason. */
+  readonly reason: string;
+  /** The provider's or SES's own message, or the engine's detail (which field, which address). Capped. */
+  readonly detail?: string;
+  readonly agent: string;
+  /** The run the failure belongs to, when there is one (a refusal notice from verify has none). */
+  readonly runId?: string;
+  /** The outbound request, for a send class. */
+  readonly requestId?: string;
+  readonly correlationId?: string;
+  /** When the run-failed notice to the sender was considered: `sent`, `already-today`, or why none (G6). */
+  readonly senderNotice?: SenderNoticeOutcome;
+}
+
+export type SenderNoticeOutcome = "sent" | "already-today" | "no-sender" | "automatic-mail";
+
+/** Where failures go. One call per failure; a crash before it is a crash like any other (the DLQ alarm). */
+export interface FailureSink {
+  report(failure: FailureReport): Promise<void>;
+}
+
+/** Provider and SES messages can be long (and an SDK error's can hold a stack): the trace keeps a line. */
+export const MAX_FAILURE_DETAIL = 500;
+
+export function capDetail(detail: string | undefined): string | undefined {
+  if (detail === undefined) return undefined;
+  const line = detail.replace(/[\r\n\u2028\u2029]+/g, " ").trim();
+  return line.length > MAX_FAILURE_DETAIL ? `${line.slice(0, MAX_FAILURE_DETAIL)}…` : line;
+}
+
+/** The log line itself (what the metric filter counts), for the adapter and for a sink that only logs. */
+export function logFailure(logger: Logger, f: FailureReport): void {
+  const detail = capDetail(f.detail);
+  logger.error(FAILURE_LOG, {
+    failureClass: f.class,
+    reason: f.reason,
+    agent: f.agent,
+    ...(detail === undefined ? {} : { detail }),
+    ...(f.runId === undefined ? {} : { runId: f.runId }),
+    ...(f.requestId === undefined ? {} : { requestId: f.requestId }),
+    ...(f.correlationId === undefined ? {} : { correlationId: f.correlationId }),
+    ...(f.senderNotice === undefined ? {} : { senderNotice: f.senderNotice }),
+    action: "see docs/reasons.md for this reason code; `postern runs failures` lists recent failures",
+  });
+}
