@@ -264,8 +264,9 @@ export class PosternStack extends Stack {
     tables.grant(outbound.fn, update, ["threads"]);
     // The send state machine, the Message-ID index.
     tables.grant(outbound.fn, [...get, ...put, ...update], ["state"]);
-    // G19: a send that fails is written to its run's trace and marked on its run's row (writes only, no reads).
-    tables.grant(outbound.fn, ACTIONS.tableWrite, ["runs", "runEvents"]);
+    // G19: a send that fails is marked on its run's row (update) and written to its trace (put); no reads.
+    tables.grant(outbound.fn, update, ["runs"]);
+    tables.grant(outbound.fn, put, ["runEvents"]);
     store.grantRead(outbound.fn, "files");
     store.grantWrite(outbound.fn, "outbound", "mail");
     this.sending.grantSend(outbound.fn);

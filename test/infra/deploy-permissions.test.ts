@@ -21,6 +21,7 @@ const IAM_PREFIX: Record<string, string> = {
   KMS: "kms",
   SES: "ses",
   Scheduler: "scheduler",
+  Events: "events",
   CloudWatch: "cloudwatch",
   Cognito: "cognito-idp",
   SSM: "ssm",

@@ -68,6 +68,7 @@ describe("the stack's PosternResources output carries what `postern doctor` read
     expect(withConsole.console).toEqual({
       functionName: expect.stringMatching(/^<ConsoleFunction/),
       userPoolId: expect.stringMatching(/^<ConsoleUsers/),
+      reservedConcurrency: 5,
     });
   });
 
