@@ -1,9 +1,16 @@
 import { promises as dns } from "node:dns";
 import { BedrockClient } from "@aws-sdk/client-bedrock";
+import {
+  CognitoIdentityProviderClient,
+  DescribeUserPoolCommand,
+  ListUsersCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { LambdaClient } from "@aws-sdk/client-lambda";
+import { GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { ListServiceQuotasCommand, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import { SESClient } from "@aws-sdk/client-ses";
 import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { SNSClient } from "@aws-sdk/client-sns";
@@ -45,7 +52,7 @@ export interface DoctorPorts {
   readonly resolveMx: (domain: string) => Promise<{ exchange: string; priority: number }[]>;
   /** TXT records of a name, each as its character-strings (node:dns `resolveTxt`). */
   readonly resolveTxt: (name: string) => Promise<string[][]>;
-  /** Null where the service's SDK client is not installed (unbundled-ports.ts): the check is skipped and says so. */
+  /** Null where a caller has no such client (a test of the other checks): the check is skipped and says so. */
   readonly cognito: CognitoPort | null;
   readonly scheduler: SchedulerPort | null;
   /** Service Quotas per region, as Bedrock (a catalog entry may name its own region). */
@@ -58,6 +65,7 @@ export interface DoctorPorts {
 /** The real ports: the SDK's default credential chain and endpoints in `region`. */
 export function awsPorts(region: string): DoctorPorts {
   const bedrock = new Map<string, BedrockClient>();
+  const quotas = new Map<string, ServiceQuotasClient>();
   const lambda = new LambdaClient({ region });
   return {
     ses: new SESv2Client({ region }),
@@ -77,12 +85,31 @@ export function awsPorts(region: string): DoctorPorts {
     ssm: new SSMClient({ region }),
     resolveMx: (domain) => dns.resolveMx(domain),
     resolveTxt: (name) => dns.resolveTxt(name),
-    // Not dependencies yet (unbundled-ports.ts): these checks report `skip` with the command to look by hand.
-    cognito: null,
-    scheduler: null,
-    quotas: null,
+    cognito: cognitoPort(new CognitoIdentityProviderClient({ region })),
+    scheduler: schedulerPort(new SchedulerClient({ region })),
+    quotas: (r) => {
+      const client = quotas.get(r) ?? new ServiceQuotasClient({ region: r });
+      quotas.set(r, client);
+      return quotasPort(client);
+    },
     now: () => new Date(),
     // Every client resolves the same default chain; asking one is asking all.
     credentials: () => lambda.config.credentials(),
   };
+}
+
+/** The one call each check makes, through the service's SDK client (the ports are typed from its API reference). */
+export function cognitoPort(client: Pick<CognitoIdentityProviderClient, "send">): CognitoPort {
+  return {
+    describeUserPool: (input) => client.send(new DescribeUserPoolCommand(input)),
+    listUsers: (input) => client.send(new ListUsersCommand(input)),
+  };
+}
+
+export function schedulerPort(client: Pick<SchedulerClient, "send">): SchedulerPort {
+  return { getSchedule: (input) => client.send(new GetScheduleCommand(input)) };
+}
+
+export function quotasPort(client: Pick<ServiceQuotasClient, "send">): QuotasPort {
+  return { listServiceQuotas: (input) => client.send(new ListServiceQuotasCommand(input)) };
 }

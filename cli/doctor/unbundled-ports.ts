@@ -1,9 +1,8 @@
 /**
- * Ports for the three services whose SDK clients are not dependencies yet (@aws-sdk/client-cognito-identity-provider,
- * @aws-sdk/client-scheduler, @aws-sdk/client-service-quotas). Each is the one call the doctor makes, typed from the
- * service's API reference (the shapes the SDK's `...CommandOutput` carries), so a test hands in a recorded answer and
- * the real adapter, once the client is a dependency, is `(input) => client.send(new XCommand(input))`. Until then
- * `awsPorts` passes null and the check says how to look by hand.
+ * Ports for the three services only the doctor calls (Cognito user pools, EventBridge Scheduler, Service Quotas):
+ * the one call each check makes, typed from the service's API reference (the shapes the SDK's `...CommandOutput`
+ * carries), so a test hands in a recorded answer; the real adapters are in ports.ts. Their SDK clients are CLI
+ * dependencies only: no function bundles them.
  */
 
 /**
