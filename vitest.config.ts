@@ -33,7 +33,13 @@ export default defineConfig({
     setupFiles: [STACK_PORTS_GUARD, "test/setup-fast-check.ts"],
     env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, guardImport].filter(Boolean).join(" ") },
     projects: [
-      project("unit", "unit"),
+      // In memory and independent (no env, cwd or module mocks: test/unit/harness checks the guard still fires
+      // with isolation off): threads without per-file isolation import shared, the SDK, mailauth and zod once per
+      // worker instead of once per file, which was most of this project's time.
+      {
+        ...project("unit", "unit"),
+        test: { ...project("unit", "unit").test, pool: "threads", isolate: false },
+      },
       project("integration", "integration"),
       project("infra", "infra"),
       project("console", "console"),
