@@ -135,8 +135,12 @@ describe("SQS poller", () => {
       const i = polls.push("in flight") - 1;
       const signal = options?.abortSignal;
       sent.then(
-        () => void (polls[i] = "answered"),
-        () => void (polls[i] = signal?.aborted ? "aborted" : "failed"),
+        () => {
+          polls[i] = "answered";
+        },
+        () => {
+          polls[i] = signal?.aborted ? "aborted" : "failed";
+        },
       );
       return sent;
     };
