@@ -1,3 +1,5 @@
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -10,6 +12,14 @@ import { defineConfig } from "vitest/config";
  * - `console`: the console's tests (local stack, a browser): kept apart so they can grow their own setup.
  * Options set here apply to every project (`extends: true`).
  */
+/**
+ * No test may reach the local stack's default ports, where a developer's `npm start` may be running: this guard makes
+ * such a listen or connect throw, in the workers (`setupFiles`) and in every Node process a test spawns
+ * (`NODE_OPTIONS`). test/unit/harness/stack-ports.test.ts proves it fires.
+ */
+const STACK_PORTS_GUARD = "test/harness/stack-ports-guard.mjs";
+const guardImport = `--import=${pathToFileURL(join(import.meta.dirname, STACK_PORTS_GUARD)).href}`;
+
 const project = (name: string, dir: string) => ({
   extends: true,
   test: { name, include: [`test/${dir}/**/*.test.ts`] },
@@ -20,11 +30,22 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    setupFiles: ["test/setup-fast-check.ts"],
+    setupFiles: [STACK_PORTS_GUARD, "test/setup-fast-check.ts"],
+    env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, guardImport].filter(Boolean).join(" ") },
     projects: [
-      project("unit", "unit"),
+      // In memory and independent (no env, cwd or module mocks: test/unit/harness checks the guard still fires
+      // with isolation off): threads without per-file isolation import shared, the SDK, mailauth and zod once per
+      // worker instead of once per file, which was most of this project's time.
+      {
+        ...project("unit", "unit"),
+        test: { ...project("unit", "unit").test, pool: "threads", isolate: false },
+      },
       project("integration", "integration"),
-      project("infra", "infra"),
+      // cfn-lint missing on a developer's machine: one line at the end of the run says so (fails in CI instead)
+      {
+        ...project("infra", "infra"),
+        test: { ...project("infra", "infra").test, globalSetup: ["test/infra/cfn-lint-setup.ts"] },
+      },
       project("console", "console"),
     ],
   },

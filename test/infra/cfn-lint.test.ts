@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../infra/build-app.ts";
 import { NO_FUNCTION_URL_REGIONS } from "../../infra/function-urls.ts";
 import { SES_RECEIVING_REGIONS } from "../../infra/ses-receiving.ts";
+import { CFN_LINT_VERSION, cfnLintOnPath, cfnLintPolicy } from "./cfn-lint-policy.ts";
 import { FIXTURES, ROOT } from "./synth.ts";
 
 // AWS's own linter over every shape the stack takes: cfn-lint checks each template against CloudFormation's
@@ -121,82 +122,92 @@ const CONTROL = {
   },
 };
 
-let dir: string;
-/** Per variant: logical id → resource type. */
-let resources: Map<string, Map<string, string>>;
-let findings: Map<string, Finding[]>;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "postern-cfn-lint-"));
-  resources = new Map();
-  const files = VARIANTS.map((v) => {
-    const template = synthTemplate(v);
-    const types = Object.entries(template.Resources as Record<string, { Type: string }>);
-    resources.set(v.name, new Map(types.map(([id, r]) => [id, r.Type])));
-    // Template-level cfn-lint config: each template is checked in the region(s) it can be deployed to.
-    const regions = v.lintRegions ?? (v.region ? [v.region] : [...SES_RECEIVING_REGIONS]);
-    return writeLintCopy(v.name, { ...template, Metadata: { "cfn-lint": { config: { regions } } } });
-  });
-  files.push(
-    writeLintCopy("control", {
-      ...CONTROL,
-      Metadata: { "cfn-lint": { config: { regions: ["eu-central-2"] } } },
-    }),
+// Without cfn-lint on the PATH: on a developer's machine one test says so and the infra project's global setup
+// prints one line at the end of the run (cfn-lint-setup.ts); in CI (`CI` set, as .ci/run sets it) the test fails.
+const lint = cfnLintPolicy(process.env, cfnLintOnPath());
+if (lint.kind !== "run") {
+  it(
+    lint.kind === "fail"
+      ? "cfn-lint is on the PATH (CI requires it)"
+      : "cfn-lint is missing here: reported, not run",
+    () => {
+      if (lint.kind === "fail") throw new Error(lint.message);
+      expect(lint.message).toContain(`pip install cfn-lint==${CFN_LINT_VERSION}`);
+    },
   );
-  findings = groupByTemplate(runCfnLint(files));
-}, 300_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-describe("cfn-lint over every variant of the stack", () => {
-  it("is live: flags the control's resource type missing from its region and its legacy ACL", () => {
-    const ids = (findings.get("control") ?? []).map((f) => `${f.Rule.Id} ${resourceOf(f)}`);
-    expect(ids).toEqual(expect.arrayContaining(["E3006 RuleSet", "W3045 Logs"]));
-  });
-
-  it.each(VARIANTS.map((v) => [v.name]))("%s: no errors, and no warning outside the allow-list", (name) => {
-    const all = findings.get(name) ?? [];
-    const refused = (f: Finding) => name === "console-every-region" && noFunctionUrl(f);
-    expect(all.filter((f) => f.Level === "Error" && !refused(f)).map(describeFinding)).toEqual([]);
-    const unexplained = all.filter((f) => !refused(f) && !ALLOWED.some((a) => allows(a, f, name)));
-    expect(unexplained.map(describeFinding)).toEqual([]);
-  });
-
-  it("the console's function URL is missing in exactly the SES receiving regions our list names (and the rule refuses)", () => {
-    const flagged = (findings.get("console-every-region") ?? [])
-      .map((f) => noFunctionUrl(f))
-      .flatMap((m) => (m ? [String(m[1])] : []))
-      .sort();
-    const expected = SES_RECEIVING_REGIONS.filter((r) =>
-      (NO_FUNCTION_URL_REGIONS as readonly string[]).includes(r),
+} else {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "postern-cfn-lint-"));
+    resources = new Map();
+    const files = VARIANTS.map((v) => {
+      const template = synthTemplate(v);
+      const types = Object.entries(template.Resources as Record<string, { Type: string }>);
+      resources.set(v.name, new Map(types.map(([id, r]) => [id, r.Type])));
+      // Template-level cfn-lint config: each template is checked in the region(s) it can be deployed to.
+      const regions = v.lintRegions ?? (v.region ? [v.region] : [...SES_RECEIVING_REGIONS]);
+      return writeLintCopy(v.name, { ...template, Metadata: { "cfn-lint": { config: { regions } } } });
+    });
+    files.push(
+      writeLintCopy("control", {
+        ...CONTROL,
+        Metadata: { "cfn-lint": { config: { regions: ["eu-central-2"] } } },
+      }),
     );
-    expect(expected.length).toBeGreaterThan(0);
-    expect(flagged).toEqual([...expected].sort());
-    const template = JSON.parse(readFileSync(join(dir, "console-every-region.template.json"), "utf8")) as {
-      Rules?: Record<string, unknown>;
-    };
-    expect(Object.keys(template.Rules ?? {})).toContain("ConsoleFunctionUrlRegion");
-  });
+    findings = groupByTemplate(runCfnLint(files));
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("every allowance is still needed, on exactly the resources it names (a new or a fixed warning fails)", () => {
-    for (const a of ALLOWED) {
-      expect(a.reason.length, `${a.rule} needs a reason`).toBeGreaterThan(60);
-      let seen = 0;
-      for (const v of VARIANTS) {
-        const named = [...(resources.get(v.name) ?? [])]
-          .filter(([id, type]) => type === a.type && a.resource.test(id))
-          .map(([id]) => id)
-          .sort();
-        const flagged = (findings.get(v.name) ?? [])
-          .filter((f) => allows(a, f, v.name))
-          .map(resourceOf)
-          .sort();
-        expect(flagged, `${a.rule} ${a.resource} in ${v.name}`).toEqual(named);
-        seen += flagged.length;
+  describe("cfn-lint over every variant of the stack", () => {
+    it("is live: flags the control's resource type missing from its region and its legacy ACL", () => {
+      const ids = (findings.get("control") ?? []).map((f) => `${f.Rule.Id} ${resourceOf(f)}`);
+      expect(ids).toEqual(expect.arrayContaining(["E3006 RuleSet", "W3045 Logs"]));
+    });
+
+    it.each(VARIANTS.map((v) => [v.name]))("%s: no errors, and no warning outside the allow-list", (name) => {
+      const all = findings.get(name) ?? [];
+      const refused = (f: Finding) => name === "console-every-region" && noFunctionUrl(f);
+      expect(all.filter((f) => f.Level === "Error" && !refused(f)).map(describeFinding)).toEqual([]);
+      const unexplained = all.filter((f) => !refused(f) && !ALLOWED.some((a) => allows(a, f, name)));
+      expect(unexplained.map(describeFinding)).toEqual([]);
+    });
+
+    it("the console's function URL is missing in exactly the SES receiving regions our list names (and the rule refuses)", () => {
+      const flagged = (findings.get("console-every-region") ?? [])
+        .map((f) => noFunctionUrl(f))
+        .flatMap((m) => (m ? [String(m[1])] : []))
+        .sort();
+      const expected = SES_RECEIVING_REGIONS.filter((r) =>
+        (NO_FUNCTION_URL_REGIONS as readonly string[]).includes(r),
+      );
+      expect(expected.length).toBeGreaterThan(0);
+      expect(flagged).toEqual([...expected].sort());
+      const template = JSON.parse(readFileSync(join(dir, "console-every-region.template.json"), "utf8")) as {
+        Rules?: Record<string, unknown>;
+      };
+      expect(Object.keys(template.Rules ?? {})).toContain("ConsoleFunctionUrlRegion");
+    });
+
+    it("every allowance is still needed, on exactly the resources it names (a new or a fixed warning fails)", () => {
+      for (const a of ALLOWED) {
+        expect(a.reason.length, `${a.rule} needs a reason`).toBeGreaterThan(60);
+        let seen = 0;
+        for (const v of VARIANTS) {
+          const named = [...(resources.get(v.name) ?? [])]
+            .filter(([id, type]) => type === a.type && a.resource.test(id))
+            .map(([id]) => id)
+            .sort();
+          const flagged = (findings.get(v.name) ?? [])
+            .filter((f) => allows(a, f, v.name))
+            .map(resourceOf)
+            .sort();
+          expect(flagged, `${a.rule} ${a.resource} in ${v.name}`).toEqual(named);
+          seen += flagged.length;
+        }
+        expect(seen, `${a.rule} ${a.resource} matches nothing any more: drop it`).toBeGreaterThan(0);
       }
-      expect(seen, `${a.rule} ${a.resource} matches nothing any more: drop it`).toBeGreaterThan(0);
-    }
+    });
   });
-});
+}
 
 /** The allowance covers this finding of the variant's template: its rule, on a resource of its type and name. */
 const allows = (a: Allowance, f: Finding, variant: string) =>

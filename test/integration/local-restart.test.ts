@@ -171,13 +171,20 @@ describe("local stack state", () => {
         "0",
         "--ses-port",
         "0",
+        // the console too: its default port may be a running `npm start`'s (test/unit/harness/stack-ports.test.ts)
+        "--console-port",
+        "0",
       ],
       { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
     child.stdout?.on("data", (d) => (out += d));
     child.stderr?.on("data", (d) => (out += d));
-    await waitFor(child, () => out.includes("Ctrl-C stops the stack"));
+    await waitFor(
+      child,
+      () => out.includes("Ctrl-C stops the stack"),
+      () => out,
+    );
     expect(out).toMatch(/SMTP intake \(SES receiving\)\s+smtp:\/\/127\.0\.0\.1:\d+/);
     expect(out).toMatch(/queue verify: polled/);
     expect(out).toMatch(
@@ -193,11 +200,16 @@ describe("local stack state", () => {
   });
 });
 
-async function waitFor(child: ChildProcess, cond: () => boolean, ms = 45_000): Promise<void> {
+async function waitFor(
+  child: ChildProcess,
+  cond: () => boolean,
+  output: () => string,
+  ms = 45_000,
+): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (child.exitCode !== null) throw new Error(`postern start exited with ${child.exitCode}`);
-    if (Date.now() > end) throw new Error("postern start did not come up");
+    if (child.exitCode !== null) throw new Error(`postern start exited with ${child.exitCode}:\n${output()}`);
+    if (Date.now() > end) throw new Error(`postern start did not come up:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { headerValueAsUtf8, readHeaderBlock, sameFields } from "../../../shared/gate/header-block.ts";
+import { crRunHeader } from "../../helpers/hostile-inputs.ts";
 
 const read = (s: string) => readHeaderBlock(Buffer.from(s, "latin1"));
 
@@ -80,13 +81,11 @@ describe("sameFields", () => {
 });
 
 describe("readHeaderBlock on hostile sizes", () => {
-  it("reads only the header section of a large message, and stays linear on runs of CRs", () => {
+  it("reads only the header section of a large message, and refuses runs of CRs", () => {
     const big = Buffer.concat([Buffer.from("From: a@b.example\r\n\r\n"), Buffer.alloc(20_000_000, 0x41)]);
     expect(readHeaderBlock(big)).toMatchObject({ ok: true, fields: [{ name: "from" }] });
-    const crs = Buffer.from(`X: ${"\r".repeat(200_000)}y\r\n\r\n`, "latin1");
-    const started = performance.now();
-    expect(readHeaderBlock(crs)).toEqual({ ok: false, reason: "header-malformed" });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // linear: a quadratic scan of this takes minutes and trips the test timeout; `npm run bench:bounds` times it
+    expect(readHeaderBlock(crRunHeader())).toEqual({ ok: false, reason: "header-malformed" });
   });
 
   it("trims the line ends of a message with no body", () => {

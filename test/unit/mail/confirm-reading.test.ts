@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cardCodes, formatCode, readConfirmation } from "../../../shared/mail/confirm-reading.ts";
+import { LONG_LINE_CODE, longConfirmationLine } from "../../helpers/hostile-inputs.ts";
 
 const CODE = "K7Q2M9XT4Z";
 const OTHER = "ABCDEFGH23";
@@ -95,10 +96,14 @@ describe("readConfirmation (the first line of the approver's fresh words)", () =
     }
   });
 
-  it("reads a long line in linear time", () => {
-    const start = performance.now();
-    readConfirmation(`APPROVE ${CODE}\n${"cancel ".repeat(100_000)}x${" ".repeat(200_000)}y`);
-    expect(performance.now() - start).toBeLessThan(1000);
+  it("reads a long line of cancels (linear: `npm run bench:bounds` times it)", () => {
+    expect(LONG_LINE_CODE).toBe(CODE);
+    expect(readConfirmation(longConfirmationLine)).toEqual({
+      kind: "ambiguous",
+      codes: [CODE],
+      approve: true,
+      cancel: true,
+    });
   });
 });
 

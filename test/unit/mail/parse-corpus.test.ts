@@ -22,11 +22,10 @@ describe("MIME corpus through parseMail", () => {
     expect(files.length).toBe(113);
   });
 
-  it.each(files)("%s parses or is refused with a reason, quickly", async (file) => {
+  // How quickly is `npm run bench:bounds`'s business (every corpus file, against a bound).
+  it.each(files)("%s parses or is refused with a reason", async (file) => {
     const raw = readFileSync(join(root, file));
-    const t0 = performance.now();
     const result = await parseMail(raw, defaults);
-    expect(performance.now() - t0).toBeLessThan(1000);
     if (result.ok) expect(Array.isArray(result.mail.headers)).toBe(true);
     else expect(result.reason).toMatch(/^[a-z-]+$/);
   });

@@ -2,6 +2,7 @@ import type { Email, PostalMimeOptions } from "postal-mime";
 import { describe, expect, it } from "vitest";
 import { attachmentLimits } from "../../../shared/config/schema.ts";
 import { type MimeParser, parseMail } from "../../../shared/mail/parse.ts";
+import { flatMultipart, nestedMultiparts, singleLineHeader } from "../../helpers/hostile-inputs.ts";
 
 const defaults = attachmentLimits.parse({});
 const crlf = (s: string) => s.replaceAll("\n", "\r\n");
@@ -15,28 +16,6 @@ function spyParser(): MimeParser & { calls: PostalMimeOptions[] } {
   }) as MimeParser & { calls: PostalMimeOptions[] };
   fn.calls = calls;
   return fn;
-}
-
-/** `depth` multipart containers nested inside each other around one text part. */
-function nested(depth: number): Buffer {
-  const open: string[] = [];
-  const close: string[] = [];
-  for (let i = 0; i < depth; i++) {
-    open.push(`Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`);
-    close.unshift(`\r\n--b${i}--\r\n`);
-  }
-  return Buffer.from(
-    `From: a@x.org\r\n${open.join("")}Content-Type: text/plain\r\n\r\ndeep${close.join("")}`,
-  );
-}
-
-/** One multipart holding `n` text parts (n + 1 entities). */
-function flat(n: number): Buffer {
-  return Buffer.concat([
-    Buffer.from('From: a@x.org\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n'),
-    Buffer.from("--b\r\n\r\nx\r\n".repeat(n)),
-    Buffer.from("--b--\r\n"),
-  ]);
 }
 
 function withAttachments(sizes: number[]): Buffer {
@@ -83,16 +62,22 @@ describe("parseMail limits (G7)", () => {
 
   it("admits maxMimeDepth nested multiparts and refuses one more", async () => {
     const limits = { ...defaults, maxMimeDepth: 4 };
-    const ok = await parseMail(nested(4), limits);
+    const ok = await parseMail(nestedMultiparts(4), limits);
     expect(ok).toMatchObject({ ok: true });
     if (ok.ok) expect(ok.mail.text?.trim()).toBe("deep");
-    expect(await parseMail(nested(5), limits)).toMatchObject({ ok: false, reason: "mime-too-deep" });
+    expect(await parseMail(nestedMultiparts(5), limits)).toMatchObject({
+      ok: false,
+      reason: "mime-too-deep",
+    });
   });
 
   it("admits maxMimeParts entities and refuses one more", async () => {
     const limits = { ...defaults, maxMimeParts: 10 };
-    expect(await parseMail(flat(9), limits)).toMatchObject({ ok: true });
-    expect(await parseMail(flat(10), limits)).toMatchObject({ ok: false, reason: "mime-too-many-parts" });
+    expect(await parseMail(flatMultipart(9), limits)).toMatchObject({ ok: true });
+    expect(await parseMail(flatMultipart(10), limits)).toMatchObject({
+      ok: false,
+      reason: "mime-too-many-parts",
+    });
   });
 
   it("counts an inline message/rfc822 and its tree toward depth and parts", async () => {
@@ -138,38 +123,31 @@ describe("parseMail limits (G7)", () => {
 describe("hostile MIME is refused before postal-mime runs", () => {
   it("10,000 nested multiparts", async () => {
     const spy = spyParser();
-    const raw = nested(10_000);
-    const t0 = performance.now();
+    const raw = nestedMultiparts(10_000);
     expect(await parseMail(raw, { ...defaults, maxMessageBytes: 64 << 20 }, spy)).toMatchObject({
       ok: false,
       reason: "mime-too-deep",
     });
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(spy.calls).toHaveLength(0);
   });
 
   it("100,000 parts", async () => {
     const spy = spyParser();
-    const raw = flat(100_000);
-    const t0 = performance.now();
+    const raw = flatMultipart(100_000);
     expect(await parseMail(raw, { ...defaults, maxMessageBytes: 64 << 20 }, spy)).toMatchObject({
       ok: false,
       reason: "mime-too-many-parts",
     });
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(spy.calls).toHaveLength(0);
   });
 
   it("a 50 MB single-line header", async () => {
     const spy = spyParser();
-    const raw = Buffer.alloc(50 << 20, 0x61);
-    raw.write("Subject: ", 0, "latin1");
-    const t0 = performance.now();
+    const raw = singleLineHeader(50 << 20);
     expect(await parseMail(raw, { ...defaults, maxMessageBytes: 64 << 20 }, spy)).toMatchObject({
       ok: false,
       reason: "headers-too-large",
     });
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(spy.calls).toHaveLength(0);
   });
 
