@@ -122,6 +122,11 @@ const CONTROL = {
   },
 };
 
+let dir: string;
+/** Per variant: logical id → resource type. */
+let resources: Map<string, Map<string, string>>;
+let findings: Map<string, Finding[]>;
+
 // Without cfn-lint on the PATH: on a developer's machine one test says so and the infra project's global setup
 // prints one line at the end of the run (cfn-lint-setup.ts); in CI (`CI` set, as .ci/run sets it) the test fails.
 const lint = cfnLintPolicy(process.env, cfnLintOnPath());
