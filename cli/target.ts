@@ -5,7 +5,7 @@ import * as z from "zod";
 import { type AwsClients, makeClients } from "../shared/aws/clients.ts";
 import { type Resources, resourcesFromEnv } from "../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
-import { startEmulators } from "./local/emulators.ts";
+import { TargetError } from "./errors.ts";
 import { liveStackFile } from "./local/stack-file.ts";
 
 export type TargetKind = "local-running" | "local-offline" | "aws";
@@ -26,11 +26,6 @@ export interface TargetOptions {
   /** AWS only: JSON file of Resources (without endpoints), as the CDK stack outputs it. */
   readonly resourcesFile?: string;
   readonly env?: NodeJS.ProcessEnv;
-}
-
-/** An expected failure of opening a target (bad file, unreachable stack): the CLI prints it and exits 1. */
-export class TargetError extends Error {
-  override readonly name = "TargetError";
 }
 
 const resourcesFileSchema = z
@@ -94,6 +89,8 @@ export async function openTarget(opts: TargetOptions = {}): Promise<Target> {
       `the local stack (pid ${stack.pid}) holds ${dataDir} but its DynamoDB does not answer; wait for it to finish starting, or stop it`,
     );
   }
+  // Loaded only here: the emulators (dynalite, fauxqs) are heavy, and a running stack does not need them.
+  const { startEmulators } = await import("./local/emulators.ts");
   const emulators = await startEmulators({ dataDir });
   const clients = makeClients(emulators.resources);
   return {

@@ -1,25 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
-import { awsPorts } from "../doctor/ports.ts";
-import { formatReport } from "../doctor/report.ts";
-import { runDoctor } from "../doctor/run.ts";
+import type { DoctorOptions } from "./doctor-actions.ts";
 
 const EXAMPLE_CONFIG = "postern.config.example.json";
 
 /** agent-step's concurrency when neither the option nor the resources file says (PosternStack's default). */
 export const DEFAULT_AGENT_STEP_CONCURRENCY = 10;
-
-interface DoctorOptions {
-  resources?: string;
-  config: string;
-  region?: string;
-  agentStepConcurrency?: number;
-  reserveAgentStepConcurrency?: boolean;
-  json?: boolean;
-}
 
 const count = (v: string): number => {
   const n = Number(v);
@@ -74,42 +61,7 @@ export function registerDoctorCommand(program: Command): void {
     )
     .option("--json", "print the findings as JSON")
     .action(async (o: DoctorOptions) => {
-      const { config } = loadConfigFile(o.config);
-      let resources: Resources | null = null;
-      if (o.resources) {
-        const { openTarget } = await import("../target.ts");
-        const target = await openTarget({ target: "aws", resourcesFile: o.resources });
-        resources = o.region ? { ...target.resources, region: o.region } : target.resources;
-        await target.close();
-      }
-      const region =
-        resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region) {
-        // One line, not the program's help after it (issue 22): the fix is in the message.
-        process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
-        process.exitCode = 1;
-        return;
-      }
-      if (o.config === EXAMPLE_CONFIG && !existsSync("postern.config.json"))
-        process.stderr.write(
-          `postern doctor: no postern.config.json here, so checking ${EXAMPLE_CONFIG} (pass --config FILE)\n`,
-        );
-      const checks = await runDoctor(
-        {
-          config,
-          resources,
-          region,
-          agentStep: {
-            concurrency:
-              o.agentStepConcurrency ??
-              resources?.agentStep?.reservedConcurrency ??
-              DEFAULT_AGENT_STEP_CONCURRENCY,
-            reserve: o.reserveAgentStepConcurrency ?? resources?.agentStep?.reservedConcurrency !== undefined,
-          },
-        },
-        awsPorts(region),
-      );
-      console.log(o.json ? JSON.stringify(checks, null, 2) : formatReport(checks));
-      if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
+      const { doctor } = await import("./doctor-actions.ts");
+      await doctor(o, { exampleConfig: EXAMPLE_CONFIG, concurrency: DEFAULT_AGENT_STEP_CONCURRENCY });
     });
 }

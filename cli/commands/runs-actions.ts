@@ -1,0 +1,81 @@
+import { PlanStore } from "../../shared/store/plan-store.ts";
+import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
+import { RunRepo } from "../../shared/store/run-repo.ts";
+import { StateRepo } from "../../shared/store/state-repo.ts";
+import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
+import { describeError } from "../errors.ts";
+import { renderRunTree } from "../runs-tree.ts";
+import { openTarget, type Target } from "../target.ts";
+import { type AdminIo, json, processIo, table } from "./admin-io.ts";
+
+/** `postern runs list|show`: loaded only when one of them runs (the store pulls in the AWS SDK). */
+export interface RunsFlags {
+  target?: "local" | "aws";
+  dataDir?: string;
+  resources?: string;
+  json?: boolean;
+  limit?: number;
+}
+
+async function withTarget(
+  flags: RunsFlags,
+  io: AdminIo,
+  body: (t: Target) => Promise<void>,
+): Promise<number> {
+  let target: Target | undefined;
+  try {
+    target = await openTarget({
+      target: flags.target ?? (flags.resources ? "aws" : "local"),
+      ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+      ...(flags.resources ? { resourcesFile: flags.resources } : {}),
+    });
+    await body(target);
+    return 0;
+  } catch (err) {
+    const e = describeError(err);
+    io.err(`error: ${e.line}\n`);
+    return e.exitCode;
+  } finally {
+    await target?.close();
+  }
+}
+
+export async function runsList(flags: RunsFlags, io: AdminIo = processIo): Promise<number> {
+  return withTarget(flags, io, async (t) => {
+    const runs = await new RunRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables }).listRecent(
+      flags.limit ?? 20,
+    );
+    if (flags.json) return io.out(json(runs));
+    io.out(
+      table(
+        ["RUN", "AGENT", "KIND", "STATE", "ROUND", "CREATED"],
+        runs.map((r) => [
+          r.runId,
+          r.agent,
+          r.kind,
+          `${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}`,
+          String(r.round),
+          r.createdAt,
+        ]),
+      ),
+    );
+  });
+}
+
+export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = processIo): Promise<number> {
+  return withTarget(flags, io, async (t) => {
+    const deps = { dynamo: t.clients.dynamo, tables: t.resources.tables };
+    const run = await new RunRepo(deps).get(runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    const events = await new RunEventRepo(deps).list(runId);
+    // The run's plan names the calls that were proposals (G14): they read "proposed", not "ok".
+    const plan = await new PlanStore({ ...deps, state: new StateRepo(deps) }).get(runId);
+    // The tool registry loads every tool's module: only `runs show` needs it, so `runs list` stays quick.
+    const { defaultRegistry } = await import("../../tools/index.ts");
+    const ctx = {
+      proposedCallIds: new Set(plan?.ops.map((o) => o.callId) ?? []),
+      isConfirmTool: confirmToolPredicate(defaultRegistry()),
+    };
+    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events, ctx));
+  });
+}
