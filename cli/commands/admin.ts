@@ -2,14 +2,14 @@ import { Command, CommanderError, Option } from "commander";
 import type { AdminCatalog } from "../../shared/admin/catalog.ts";
 import type { AdminRepo } from "../../shared/store/admin-repo.ts";
 import { describeError, UsageError } from "../errors.ts";
-import type { Target, TargetOptions } from "../target.ts";
+import type { TableTarget, TargetOptions } from "../target.ts";
 import type * as Actions from "./admin-actions.ts";
 import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
 
 export interface AdminCliDeps {
   readonly io?: AdminIo;
-  /** Default `openTarget`; tests hand in the emulators they started. */
-  readonly open?: (opts: TargetOptions) => Promise<Target>;
+  /** Default `openTableTarget`; tests hand in the emulators they started. */
+  readonly open?: (opts: TargetOptions) => Promise<TableTarget>;
   /** Default sets `process.exitCode`. */
   readonly setExitCode?: (code: number) => void;
   /** Parse errors: default exits the process with 2 (usage); runAdminCommand throws instead. */
@@ -32,8 +32,8 @@ interface TargetFlags {
  */
 type Body = (act: typeof Actions, repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promise<void>;
 
-const openTarget = async (opts: TargetOptions): Promise<Target> =>
-  (await import("../target.ts")).openTarget(opts);
+const openTableTarget = async (opts: TargetOptions): Promise<TableTarget> =>
+  (await import("../target.ts")).openTableTarget(opts);
 
 /**
  * `postern admin|agents|rules|outbound-rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
@@ -41,7 +41,7 @@ const openTarget = async (opts: TargetOptions): Promise<Target> =>
  */
 export function registerAdminCommands(program: Command, deps: AdminCliDeps = {}): void {
   const io = deps.io ?? processIo;
-  const open = deps.open ?? openTarget;
+  const open = deps.open ?? openTableTarget;
   const setExitCode =
     deps.setExitCode ??
     ((c: number) => {
@@ -51,7 +51,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     deps.onParseError ?? ((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2) as never);
 
   const run = async (flags: TargetFlags, body: Body): Promise<void> => {
-    let target: Target | undefined;
+    let target: TableTarget | undefined;
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
@@ -267,7 +267,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
  */
 export async function runAdminCommand(
   argv: readonly string[],
-  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<Target>; catalog?: AdminCatalog },
+  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<TableTarget>; catalog?: AdminCatalog },
 ): Promise<number> {
   let code = 0;
   const program = new Command("postern")

@@ -4,7 +4,7 @@ import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
 import { defaultRegistry } from "../../tools/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
-import { openTarget } from "../target.ts";
+import { openTableTarget } from "../target.ts";
 import { type AdminIo, ioLogger, json, processIo, table } from "./admin-io.ts";
 
 /** The model catalog as operators may see it (G16): id, label, provider, egress class, default. No key references. */
@@ -67,7 +67,7 @@ export async function toolkitsSync(
   o: { target?: "local" | "aws"; resources?: string },
   io: AdminIo = processIo,
 ): Promise<void> {
-  const target = await openTarget({
+  const target = await openTableTarget({
     target: o.target ?? (o.resources ? "aws" : "local"),
     ...(o.resources ? { resourcesFile: o.resources } : {}),
   });

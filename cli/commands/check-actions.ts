@@ -8,7 +8,7 @@ import { AdminRepo } from "../../shared/store/admin-repo.ts";
 import { describeError, UsageError } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { type CheckResult, checkMessage } from "../mail-check.ts";
-import { openTarget } from "../target.ts";
+import { openTableTarget } from "../target.ts";
 import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
 
 export interface CheckArgs {
@@ -93,7 +93,7 @@ function adminFromFile(path: string): AdminSnapshot {
 }
 
 async function adminFromLocal(io: AdminIo): Promise<AdminSnapshot> {
-  const target = await openTarget({ target: "local" });
+  const target = await openTableTarget({ target: "local" });
   try {
     return await new AdminRepo({
       dynamo: target.clients.dynamo,

@@ -1,5 +1,5 @@
 import { listUncertainSends } from "../../shared/store/send-state-store.ts";
-import { openTarget } from "../target.ts";
+import { openTableTarget } from "../target.ts";
 import { type AdminIo, json, processIo, table } from "./admin-io.ts";
 
 /**
@@ -14,7 +14,7 @@ export interface OutboundFlags {
 }
 
 export async function outboundUnknown(flags: OutboundFlags, io: AdminIo = processIo): Promise<number> {
-  const target = await openTarget({
+  const target = await openTableTarget({
     target: flags.target ?? (flags.resources ? "aws" : "local"),
     ...(flags.resources ? { resourcesFile: flags.resources } : {}),
   });

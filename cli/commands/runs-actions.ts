@@ -5,7 +5,7 @@ import { StateRepo } from "../../shared/store/state-repo.ts";
 import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
 import { describeError } from "../errors.ts";
 import { renderRunTree } from "../runs-tree.ts";
-import { openTarget, type Target } from "../target.ts";
+import { openTableTarget, type TableTarget } from "../target.ts";
 import { type AdminIo, json, processIo, table } from "./admin-io.ts";
 
 /** `postern runs list|show`: loaded only when one of them runs (the store pulls in the AWS SDK). */
@@ -20,11 +20,11 @@ export interface RunsFlags {
 async function withTarget(
   flags: RunsFlags,
   io: AdminIo,
-  body: (t: Target) => Promise<void>,
+  body: (t: TableTarget) => Promise<void>,
 ): Promise<number> {
-  let target: Target | undefined;
+  let target: TableTarget | undefined;
   try {
-    target = await openTarget({
+    target = await openTableTarget({
       target: flags.target ?? (flags.resources ? "aws" : "local"),
       ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
       ...(flags.resources ? { resourcesFile: flags.resources } : {}),
