@@ -41,11 +41,8 @@ export function registerDoctorCommand(program: Command): void {
       "--resources <file>",
       "the stack's PosternResources output saved as JSON (omit before the first deploy)",
     )
-    .option(
-      "--config <file>",
-      "deployment config",
-      existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG,
-    )
+    // The default is chosen when the command runs, not here: the help (and docs/cli.md) reads the same anywhere.
+    .option("--config <file>", `deployment config (default: postern.config.json, else ${EXAMPLE_CONFIG})`)
     .option(
       "--region <region>",
       "AWS region (default: AWS_REGION, AWS_DEFAULT_REGION, then the resources file)",
@@ -60,8 +57,12 @@ export function registerDoctorCommand(program: Command): void {
       "the deploy reserves it (`-c reserveAgentStepConcurrency=true`; default: as the resources file says)",
     )
     .option("--json", "print the findings as JSON")
-    .action(async (o: DoctorOptions) => {
+    .action(async (o: Omit<DoctorOptions, "config"> & { config?: string }) => {
       const { doctor } = await import("./doctor-actions.ts");
-      await doctor(o, { exampleConfig: EXAMPLE_CONFIG, concurrency: DEFAULT_AGENT_STEP_CONCURRENCY });
+      const config = o.config ?? (existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG);
+      await doctor(
+        { ...o, config },
+        { exampleConfig: EXAMPLE_CONFIG, concurrency: DEFAULT_AGENT_STEP_CONCURRENCY },
+      );
     });
 }
