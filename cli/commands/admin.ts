@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import type { AdminCatalog } from "../../shared/admin/catalog.ts";
 import type { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { describeError, UsageError } from "../errors.ts";
+import { CommandFailure, describeError, UsageError } from "../errors.ts";
 import type { TableTarget, TargetOptions } from "../target.ts";
 import type * as Actions from "./admin-actions.ts";
 import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
@@ -87,8 +87,9 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     } catch (err) {
       // Usage errors exit 2, expected failures 1 (cli/errors.ts). Unknown errors (AWS credentials, network) are
       // not ours to interpret: name and message, exit 1.
+      // A refused write lists one line per field it names (issue 21's messages, kept as they are).
       const e = describeError(err);
-      io.err(`error: ${e.line}\n`);
+      io.err(`error: ${err instanceof CommandFailure ? err.message : e.line}\n`);
       setExitCode(e.exitCode);
     } finally {
       await target?.close();
