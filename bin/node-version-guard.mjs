@@ -1,11 +1,11 @@
 // npm scripts must run on the Node 24 that the `node` devDependency installs. `npm ci --ignore-scripts`
 // skips that package's install step and everything silently falls back to the machine's Node 20, where
-// vitest dies with an obscure "Map.groupBy is not a function". Say what is wrong instead.
+// vitest dies with an obscure "Map.groupBy is not a function"; a plain shell's `node bin/postern.mjs` meets the
+// machine's Node too. Say what is wrong and what to do, in one line (issue 22).
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 24) {
   console.error(
-    `postern: running on Node ${process.versions.node}; this project needs Node 24 (the "node" devDependency).\n` +
-      "Fix: run `npm ci` without --ignore-scripts, or `npm rebuild node`.",
+    `postern: this is Node ${process.versions.node}, and Postern needs Node 24: run it through npm (\`npx postern\`, \`npm run postern\`), which uses the "node" devDependency's Node 24; if that fails too, run \`npm rebuild node\` (or \`npm ci\` without --ignore-scripts)`,
   );
   process.exit(1);
 }

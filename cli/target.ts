@@ -1,19 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
-import * as z from "zod";
-import { type AwsClients, makeClients } from "../shared/aws/clients.ts";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { AwsClients } from "../shared/aws/clients.ts";
+import { makeDynamoClient } from "../shared/aws/dynamo-client.ts";
 import { type Resources, resourcesFromEnv } from "../shared/config/resources.ts";
-import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
-import { startEmulators } from "./local/emulators.ts";
+import { TargetError } from "./errors.ts";
 import { liveStackFile } from "./local/stack-file.ts";
 
 export type TargetKind = "local-running" | "local-offline" | "aws";
 
-export interface Target {
+export interface Target<C extends Partial<AwsClients> = AwsClients> {
   readonly kind: TargetKind;
   readonly resources: Resources;
-  readonly clients: AwsClients;
+  readonly clients: C;
   /** The running local stack's deployment config file, when it recorded one (admin writes are checked against it). */
   readonly configFile?: string;
   close(): Promise<void>;
@@ -28,49 +28,8 @@ export interface TargetOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** An expected failure of opening a target (bad file, unreachable stack): the CLI prints it and exits 1. */
-export class TargetError extends Error {
-  override readonly name = "TargetError";
-}
-
-const resourcesFileSchema = z
-  .object({
-    region: z.string().min(1).optional(),
-    tables: z.object(
-      Object.fromEntries(TABLE_KEYS.map((k) => [k, z.string().min(1)])) as Record<TableKey, z.ZodString>,
-    ),
-    bucket: z.string().min(1),
-    queues: z.object({
-      verify: z.string().min(1),
-      agentStep: z.string().min(1),
-      outbound: z.string().min(1),
-    }),
-    // Read by `postern doctor` only; optional so resource files saved from older stacks still load.
-    alarmTopicArn: z.string().min(1).optional(),
-    roles: z
-      .object({ outbound: z.string().min(1), agentStep: z.string().min(1).optional() })
-      .strict()
-      .optional(),
-    agentStep: z
-      .object({ functionName: z.string().min(1), reservedConcurrency: z.number().int().min(0).optional() })
-      .strict()
-      .optional(),
-    configurationSet: z.string().min(1).optional(),
-    notificationTopicArn: z.string().min(1).optional(),
-    schedule: z
-      .object({ name: z.string().min(1), group: z.string().min(1) })
-      .strict()
-      .optional(),
-    console: z
-      .object({
-        functionName: z.string().min(1),
-        userPoolId: z.string().min(1),
-        reservedConcurrency: z.number().int().min(0).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+/** A target whose only client is DynamoDB's: the admin tables, runs and send state. */
+export type TableTarget = Target<{ readonly dynamo: DynamoDBDocumentClient }>;
 
 /**
  * Where the admin CLI talks to. Locally: the running stack when `.postern/stack.json` names a live process whose
@@ -79,70 +38,99 @@ const resourcesFileSchema = z
  * only when no live stack holds it.
  */
 export async function openTarget(opts: TargetOptions = {}): Promise<Target> {
-  if (opts.target === "aws") return openAws(opts);
-  const dataDir = resolve(opts.dataDir ?? join(".postern", "data"));
-  const stack = liveStackFile(join(dirname(dataDir), "stack.json"));
-  if (stack) {
-    const endpoint = stack.resources.endpoints?.dynamodb;
-    if (endpoint && (await answers(endpoint, stack.resources.region))) {
-      const clients = makeClients(stack.resources);
-      return {
-        kind: "local-running",
-        resources: stack.resources,
-        clients,
-        ...(stack.configFile ? { configFile: stack.configFile } : {}),
-        close: async () => destroy(clients),
-      };
-    }
-    throw new TargetError(
-      `the local stack (pid ${stack.pid}) holds ${dataDir} but its DynamoDB does not answer; wait for it to finish starting, or stop it`,
-    );
-  }
-  const emulators = await startEmulators({ dataDir });
-  const clients = makeClients(emulators.resources);
+  const place = await locate(opts);
+  // The S3 and SQS clients are loaded only by the commands that need them (see openTableTarget).
+  const { makeClients } = await import("../shared/aws/clients.ts");
+  const clients = makeClients(place.resources);
+  return withClients(place, clients, () => {
+    clients.s3.destroy();
+    clients.sqs.destroy();
+    clients.dynamo.destroy();
+  });
+}
+
+/** As openTarget, with the DynamoDB client alone: `runs list` and the admin tables start ~0.2 s sooner. */
+export async function openTableTarget(opts: TargetOptions = {}): Promise<TableTarget> {
+  const place = await locate(opts);
+  const dynamo = makeDynamoClient(place.resources);
+  return withClients(place, { dynamo }, () => dynamo.destroy());
+}
+
+interface Place {
+  readonly kind: TargetKind;
+  readonly resources: Resources;
+  readonly configFile?: string;
+  /** Stops what locate started (the in-process emulators). */
+  readonly stop: () => Promise<void>;
+}
+
+function withClients<C extends Partial<AwsClients>>(
+  place: Place,
+  clients: C,
+  destroy: () => void,
+): Target<C> {
   return {
-    kind: "local-offline",
-    resources: emulators.resources,
+    kind: place.kind,
+    resources: place.resources,
     clients,
+    ...(place.configFile ? { configFile: place.configFile } : {}),
     close: async () => {
-      destroy(clients);
-      await emulators.stop();
+      destroy();
+      await place.stop();
     },
   };
 }
 
-function openAws(opts: TargetOptions): Target {
+async function locate(opts: TargetOptions): Promise<Place> {
+  const none = async () => {};
+  if (opts.target === "aws") return { kind: "aws", resources: await awsResources(opts), stop: none };
+  const dataDir = resolve(opts.dataDir ?? join(".postern", "data"));
+  const stack = liveStackFile(join(dirname(dataDir), "stack.json"));
+  if (stack) {
+    const endpoint = stack.resources.endpoints?.dynamodb;
+    if (endpoint && (await answers(endpoint, stack.resources.region)))
+      return {
+        kind: "local-running",
+        resources: stack.resources,
+        ...(stack.configFile ? { configFile: stack.configFile } : {}),
+        stop: none,
+      };
+    throw new TargetError(
+      `the local stack (pid ${stack.pid}) holds ${dataDir} but its DynamoDB does not answer; wait for it to finish starting, or stop it`,
+    );
+  }
+  // Loaded only here: the emulators (dynalite, fauxqs) are heavy, and a running stack does not need them.
+  const { startEmulators } = await import("./local/emulators.ts");
+  const emulators = await startEmulators({ dataDir });
+  return { kind: "local-offline", resources: emulators.resources, stop: () => emulators.stop() };
+}
+
+/** No endpoints: the SDK's default credential chain (AWS_PROFILE, SSO, instance roles) and endpoints apply. */
+async function awsResources(opts: TargetOptions): Promise<Resources> {
   const env = opts.env ?? process.env;
-  let resources: Resources;
-  if (opts.resourcesFile) {
-    const file = resolve(opts.resourcesFile);
-    if (!existsSync(file)) throw new TargetError(`--resources ${file}: no such file`);
-    let json: unknown;
+  if (!opts.resourcesFile) {
     try {
-      json = JSON.parse(readFileSync(file, "utf8"));
-    } catch (err) {
-      throw new TargetError(`--resources ${file}: not valid JSON (${(err as Error).message})`);
-    }
-    const r = resourcesFileSchema.safeParse(json);
-    if (!r.success) {
-      const issues = r.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ");
-      throw new TargetError(`--resources ${file}: ${issues}`);
-    }
-    // Region from the usual AWS environment first, as every AWS tool does; the file's region is the fallback.
-    resources = {
-      ...r.data,
-      region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? r.data.region ?? "us-east-1",
-    };
-  } else {
-    try {
-      resources = resourcesFromEnv(env);
+      return resourcesFromEnv(env);
     } catch (err) {
       throw new TargetError(`${(err as Error).message}; or pass --resources FILE (the stack's outputs)`);
     }
   }
-  // No endpoints: the SDK's default credential chain (AWS_PROFILE, SSO, instance roles) and endpoints apply.
-  const clients = makeClients(resources);
-  return { kind: "aws", resources, clients, close: async () => destroy(clients) };
+  const file = resolve(opts.resourcesFile);
+  if (!existsSync(file)) throw new TargetError(`--resources ${file}: no such file`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new TargetError(`--resources ${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const { resourcesFileSchema } = await import("./resources-file.ts");
+  const r = resourcesFileSchema.safeParse(json);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`).join("; ");
+    throw new TargetError(`--resources ${file}: ${issues}`);
+  }
+  // Region from the usual AWS environment first, as every AWS tool does; the file's region is the fallback.
+  return { ...r.data, region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? r.data.region ?? "us-east-1" };
 }
 
 async function answers(endpoint: string, region: string): Promise<boolean> {
@@ -160,10 +148,4 @@ async function answers(endpoint: string, region: string): Promise<boolean> {
   } finally {
     client.destroy();
   }
-}
-
-function destroy(c: AwsClients): void {
-  c.s3.destroy();
-  c.sqs.destroy();
-  c.dynamo.destroy();
 }

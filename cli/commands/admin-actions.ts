@@ -4,7 +4,8 @@ import type { AdminIssue } from "../../shared/admin/issues.ts";
 import type { AdminList } from "../../shared/admin/raw-input.ts";
 import { checkAdminWrite } from "../../shared/admin/sync.ts";
 import type { AdminRepo, AdminWriteResult } from "../../shared/store/admin-repo.ts";
-import { type AdminIo, CommandFailure, json, list, table } from "./admin-io.ts";
+import { CommandFailure } from "../errors.ts";
+import { type AdminIo, json, list, table } from "./admin-io.ts";
 
 /**
  * The admin commands as plain functions over an AdminRepo: commander wiring lives in admin.ts, so tests and

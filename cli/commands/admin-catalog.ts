@@ -3,9 +3,9 @@ import { dirname, join, resolve } from "node:path";
 import { type AdminCatalog, adminCatalog } from "../../shared/admin/catalog.ts";
 import { ConfigError, loadConfigFile } from "../../shared/config/load.ts";
 import { grantableNames } from "../../tools/index.ts";
+import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import type { Target } from "../target.ts";
-import { CommandFailure } from "./admin-io.ts";
 
 /**
  * Which deployment config an admin write is checked against (issue 21): `--config`, else the config the running

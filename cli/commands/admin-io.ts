@@ -11,16 +11,6 @@ export const processIo: AdminIo = {
   err: (t) => process.stderr.write(t),
 };
 
-/** A wrong invocation the parser could not catch (conflicting options, bad value): exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-/** An expected failure (no such agent, invalid document, duplicate): exit code 1, message printed as is. */
-export class CommandFailure extends Error {
-  override readonly name = "CommandFailure";
-}
-
 /** Repository warnings (invalid items skipped, fail-closed rules) go to stderr so stdout stays clean JSON. */
 export function ioLogger(io: AdminIo): Logger {
   return {

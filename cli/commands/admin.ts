@@ -1,15 +1,15 @@
 import { Command, CommanderError, Option } from "commander";
 import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import { AdminRepo } from "../../shared/store/admin-repo.ts";
-import { openTarget, type Target, TargetError, type TargetOptions } from "../target.ts";
-import * as act from "./admin-actions.ts";
-import { catalogFromFile, configFileFor } from "./admin-catalog.ts";
-import { type AdminIo, CommandFailure, ioLogger, processIo, UsageError } from "./admin-io.ts";
+import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { CommandFailure, describeError, UsageError } from "../errors.ts";
+import type { TableTarget, TargetOptions } from "../target.ts";
+import type * as Actions from "./admin-actions.ts";
+import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
 
 export interface AdminCliDeps {
   readonly io?: AdminIo;
-  /** Default `openTarget`; tests hand in the emulators they started. */
-  readonly open?: (opts: TargetOptions) => Promise<Target>;
+  /** Default `openTableTarget`; tests hand in the emulators they started. */
+  readonly open?: (opts: TargetOptions) => Promise<TableTarget>;
   /** Default sets `process.exitCode`. */
   readonly setExitCode?: (code: number) => void;
   /** Parse errors: default exits the process with 2 (usage); runAdminCommand throws instead. */
@@ -25,8 +25,15 @@ interface TargetFlags {
   config?: string;
 }
 
-/** `catalog()` loads the deployment config on first use: only writes need it, so reads work without one. */
-type Body = (repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promise<void>;
+/**
+ * `act` is admin-actions.ts, loaded when a command runs (the repository pulls in the AWS SDK; `--help` should
+ * not pay for it). `catalog()` loads the deployment config on first use: only writes need it, so reads work
+ * without one.
+ */
+type Body = (act: typeof Actions, repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promise<void>;
+
+const openTableTarget = async (opts: TargetOptions): Promise<TableTarget> =>
+  (await import("../target.ts")).openTableTarget(opts);
 
 /**
  * `postern admin|agents|rules|outbound-rules|toolkits|approvers ...`. Exit codes: 0 ok, 1 failure (invalid document, no such
@@ -34,7 +41,7 @@ type Body = (repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promi
  */
 export function registerAdminCommands(program: Command, deps: AdminCliDeps = {}): void {
   const io = deps.io ?? processIo;
-  const open = deps.open ?? openTarget;
+  const open = deps.open ?? openTableTarget;
   const setExitCode =
     deps.setExitCode ??
     ((c: number) => {
@@ -44,10 +51,15 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     deps.onParseError ?? ((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2) as never);
 
   const run = async (flags: TargetFlags, body: Body): Promise<void> => {
-    let target: Target | undefined;
+    let target: TableTarget | undefined;
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
+      const [act, { AdminRepo }, { catalogFromFile, configFileFor }] = await Promise.all([
+        import("./admin-actions.ts"),
+        import("../../shared/store/admin-repo.ts"),
+        import("./admin-catalog.ts"),
+      ]);
       target = await open({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
         ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
@@ -70,21 +82,15 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         );
         return catalog;
       };
-      await body(repo, io, catalogOnce);
+      await body(act, repo, io, catalogOnce);
       setExitCode(0);
     } catch (err) {
-      const e = err as Error;
-      if (err instanceof UsageError) {
-        io.err(`error: ${e.message}\n`);
-        setExitCode(2);
-      } else if (err instanceof CommandFailure || err instanceof TargetError) {
-        io.err(`error: ${e.message}\n`);
-        setExitCode(1);
-      } else {
-        // Unknown errors (AWS credentials, network) are not ours to interpret: name and message, exit 1.
-        io.err(`error: ${e.name}: ${e.message}\n`);
-        setExitCode(1);
-      }
+      // Usage errors exit 2, expected failures 1 (cli/errors.ts). Unknown errors (AWS credentials, network) are
+      // not ours to interpret: name and message, exit 1.
+      // A refused write lists one line per field it names (issue 21's messages, kept as they are).
+      const e = describeError(err);
+      io.err(`error: ${err instanceof CommandFailure ? err.message : e.line}\n`);
+      setExitCode(e.exitCode);
     } finally {
       await target?.close();
     }
@@ -113,17 +119,19 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
   )
     .option("--replace", "also delete items absent from the document")
     .action((file: string, o: TargetFlags & { replace?: boolean }) =>
-      run(o, (repo, io, catalog) => act.adminImport(repo, io, file, o.replace ?? false, catalog())),
+      run(o, (act, repo, io, catalog) => act.adminImport(repo, io, file, o.replace ?? false, catalog())),
     );
   leaf(admin, "export", "print the admin state as one JSON document")
     .option("--out <file>", "write to a file instead of stdout")
-    .action((o: TargetFlags & { out?: string }) => run(o, (repo, io) => act.adminExport(repo, io, o.out)));
+    .action((o: TargetFlags & { out?: string }) =>
+      run(o, (act, repo, io) => act.adminExport(repo, io, o.out)),
+    );
 
   const agents = program.command("agents").description("agents: an address, a model and instructions");
   leaf(agents, "list", "list agents")
     .option("--json", "JSON output")
     .action((o: TargetFlags & { json?: boolean }) =>
-      run(o, (r, io) => act.agentsList(r, io, o.json ?? false)),
+      run(o, (act, r, io) => act.agentsList(r, io, o.json ?? false)),
     );
   leaf(agents, "add", "add an agent (attached to the default toolkit)")
     .requiredOption(
@@ -134,14 +142,14 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .requiredOption("--model <id>", "a model id of the catalog (postern models list)")
     .option("--instructions <text>", "system instructions")
     .option("--replace", "overwrite an existing agent")
-    .action((o: TargetFlags & act.AgentAddArgs) =>
-      run(o, (r, io, catalog) => act.agentsAdd(r, io, o, catalog())),
+    .action((o: TargetFlags & Actions.AgentAddArgs) =>
+      run(o, (act, r, io, catalog) => act.agentsAdd(r, io, o, catalog())),
     );
   leaf(
     agents,
     "remove <address>",
     "remove an agent with its access and outbound rules and toolkit memberships",
-  ).action((address: string, o: TargetFlags) => run(o, (r, io) => act.agentsRemove(r, io, address)));
+  ).action((address: string, o: TargetFlags) => run(o, (act, r, io) => act.agentsRemove(r, io, address)));
 
   const effect = () =>
     new Option("--effect <effect>", "allow or deny").choices(["allow", "deny"]).makeOptionMandatory();
@@ -150,21 +158,19 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .option("--agent <address>", "only this agent's rules")
     .option("--json", "JSON output")
     .action((o: TargetFlags & { agent?: string; json?: boolean }) =>
-      run(o, (r, io) => act.rulesList(r, io, o.agent, o.json ?? false)),
+      run(o, (act, r, io) => act.rulesList(r, io, o.agent, o.json ?? false)),
     );
   for (const [verb, fn, what] of [
-    ["add", act.rulesAdd, "add an access rule"],
-    [
-      "remove",
-      (r: AdminRepo, io: AdminIo, a: act.RuleArgs) => act.rulesRemove(r, io, a),
-      "remove an access rule",
-    ],
+    ["add", "rulesAdd", "add an access rule"],
+    ["remove", "rulesRemove", "remove an access rule"],
   ] as const) {
     leaf(rules, verb, what)
       .requiredOption("--agent <address>", "the agent")
       .requiredOption("--pattern <pattern>", "an address or one * wildcard, e.g. *@example.com")
       .addOption(effect())
-      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io, catalog) => fn(r, io, o, catalog())));
+      .action((o: TargetFlags & Actions.RuleArgs) =>
+        run(o, (act, r, io, catalog) => act[fn](r, io, o, catalog())),
+      );
   }
 
   const outboundRules = program
@@ -177,15 +183,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .option("--agent <address>", "only this agent's rules")
     .option("--json", "JSON output")
     .action((o: TargetFlags & { agent?: string; json?: boolean }) =>
-      run(o, (r, io) => act.outboundRulesList(r, io, o.agent, o.json ?? false)),
+      run(o, (act, r, io) => act.outboundRulesList(r, io, o.agent, o.json ?? false)),
     );
   for (const [verb, fn, what] of [
-    ["add", act.outboundRulesAdd, "add an outbound rule (any allow rule makes the agent an allow list)"],
-    [
-      "remove",
-      (r: AdminRepo, io: AdminIo, a: act.RuleArgs) => act.outboundRulesRemove(r, io, a),
-      "remove an outbound rule",
-    ],
+    ["add", "outboundRulesAdd", "add an outbound rule (any allow rule makes the agent an allow list)"],
+    ["remove", "outboundRulesRemove", "remove an outbound rule"],
   ] as const) {
     leaf(outboundRules, verb, what)
       .requiredOption("--agent <address>", "the agent")
@@ -194,14 +196,16 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         "a recipient address, one * wildcard (*@partner.example) or *@**.example.com (with subdomains)",
       )
       .addOption(effect())
-      .action((o: TargetFlags & act.RuleArgs) => run(o, (r, io, catalog) => fn(r, io, o, catalog())));
+      .action((o: TargetFlags & Actions.RuleArgs) =>
+        run(o, (act, r, io, catalog) => act[fn](r, io, o, catalog())),
+      );
   }
 
   const toolkits = program.command("toolkits").description("toolkits: tools granted to agents (G11)");
   leaf(toolkits, "list", "list toolkits")
     .option("--json", "JSON output")
     .action((o: TargetFlags & { json?: boolean }) =>
-      run(o, (r, io) => act.toolkitsList(r, io, o.json ?? false)),
+      run(o, (act, r, io) => act.toolkitsList(r, io, o.json ?? false)),
     );
   leaf(toolkits, "add", "add a toolkit")
     .requiredOption("--id <id>", "toolkit id ([a-z0-9._-])")
@@ -219,11 +223,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       "hosts its web tools may still reach once a run's channels are closed (G18); none by default",
     )
     .option("--replace", "overwrite an existing toolkit")
-    .action((o: TargetFlags & act.ToolkitAddArgs) =>
-      run(o, (r, io, catalog) => act.toolkitsAdd(r, io, o, catalog())),
+    .action((o: TargetFlags & Actions.ToolkitAddArgs) =>
+      run(o, (act, r, io, catalog) => act.toolkitsAdd(r, io, o, catalog())),
     );
   leaf(toolkits, "remove <id>", "remove a toolkit and its approvers").action((id: string, o: TargetFlags) =>
-    run(o, (r, io) => act.toolkitsRemove(r, io, id)),
+    run(o, (act, r, io) => act.toolkitsRemove(r, io, id)),
   );
 
   const approvers = program
@@ -233,7 +237,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     .option("--toolkit <id>", "only this toolkit's approvers")
     .option("--json", "JSON output")
     .action((o: TargetFlags & { toolkit?: string; json?: boolean }) =>
-      run(o, (r, io) => act.approversList(r, io, o.toolkit, o.json ?? false)),
+      run(o, (act, r, io) => act.approversList(r, io, o.toolkit, o.json ?? false)),
     );
   leaf(approvers, "add", "add an approver")
     .requiredOption("--toolkit <id>", "toolkit id")
@@ -243,13 +247,13 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         "never an agent's",
     )
     .action((o: TargetFlags & { toolkit: string; address: string }) =>
-      run(o, (r, io, catalog) => act.approversAdd(r, io, o.toolkit, o.address, catalog())),
+      run(o, (act, r, io, catalog) => act.approversAdd(r, io, o.toolkit, o.address, catalog())),
     );
   leaf(approvers, "remove", "remove an approver")
     .requiredOption("--toolkit <id>", "toolkit id")
     .requiredOption("--address <address>", "approver's address")
     .action((o: TargetFlags & { toolkit: string; address: string }) =>
-      run(o, (r, io) => act.approversRemove(r, io, o.toolkit, o.address)),
+      run(o, (act, r, io) => act.approversRemove(r, io, o.toolkit, o.address)),
     );
 
   // Usage errors anywhere in these commands exit 2 (commander's default is 1, which we keep for failures).
@@ -264,7 +268,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
  */
 export async function runAdminCommand(
   argv: readonly string[],
-  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<Target>; catalog?: AdminCatalog },
+  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<TableTarget>; catalog?: AdminCatalog },
 ): Promise<number> {
   let code = 0;
   const program = new Command("postern")

@@ -1,25 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
-import { awsPorts } from "../doctor/ports.ts";
-import { formatReport } from "../doctor/report.ts";
-import { runDoctor } from "../doctor/run.ts";
+import type { DoctorOptions } from "./doctor-actions.ts";
 
 const EXAMPLE_CONFIG = "postern.config.example.json";
 
 /** agent-step's concurrency when neither the option nor the resources file says (PosternStack's default). */
 export const DEFAULT_AGENT_STEP_CONCURRENCY = 10;
-
-interface DoctorOptions {
-  resources?: string;
-  config: string;
-  region?: string;
-  agentStepConcurrency?: number;
-  reserveAgentStepConcurrency?: boolean;
-  json?: boolean;
-}
 
 const count = (v: string): number => {
   const n = Number(v);
@@ -54,11 +41,8 @@ export function registerDoctorCommand(program: Command): void {
       "--resources <file>",
       "the stack's PosternResources output saved as JSON (omit before the first deploy)",
     )
-    .option(
-      "--config <file>",
-      "deployment config",
-      existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG,
-    )
+    // The default is chosen when the command runs, not here: the help (and docs/cli.md) reads the same anywhere.
+    .option("--config <file>", `deployment config (default: postern.config.json, else ${EXAMPLE_CONFIG})`)
     .option(
       "--region <region>",
       "AWS region (default: AWS_REGION, AWS_DEFAULT_REGION, then the resources file)",
@@ -73,43 +57,12 @@ export function registerDoctorCommand(program: Command): void {
       "the deploy reserves it (`-c reserveAgentStepConcurrency=true`; default: as the resources file says)",
     )
     .option("--json", "print the findings as JSON")
-    .action(async (o: DoctorOptions) => {
-      const { config } = loadConfigFile(o.config);
-      let resources: Resources | null = null;
-      if (o.resources) {
-        const { openTarget } = await import("../target.ts");
-        const target = await openTarget({ target: "aws", resourcesFile: o.resources });
-        resources = o.region ? { ...target.resources, region: o.region } : target.resources;
-        await target.close();
-      }
-      const region =
-        resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-      if (!region) {
-        // One line, not the program's help after it (issue 22): the fix is in the message.
-        process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
-        process.exitCode = 1;
-        return;
-      }
-      if (o.config === EXAMPLE_CONFIG && !existsSync("postern.config.json"))
-        process.stderr.write(
-          `postern doctor: no postern.config.json here, so checking ${EXAMPLE_CONFIG} (pass --config FILE)\n`,
-        );
-      const checks = await runDoctor(
-        {
-          config,
-          resources,
-          region,
-          agentStep: {
-            concurrency:
-              o.agentStepConcurrency ??
-              resources?.agentStep?.reservedConcurrency ??
-              DEFAULT_AGENT_STEP_CONCURRENCY,
-            reserve: o.reserveAgentStepConcurrency ?? resources?.agentStep?.reservedConcurrency !== undefined,
-          },
-        },
-        awsPorts(region),
+    .action(async (o: Omit<DoctorOptions, "config"> & { config?: string }) => {
+      const { doctor } = await import("./doctor-actions.ts");
+      const config = o.config ?? (existsSync("postern.config.json") ? "postern.config.json" : EXAMPLE_CONFIG);
+      await doctor(
+        { ...o, config },
+        { exampleConfig: EXAMPLE_CONFIG, concurrency: DEFAULT_AGENT_STEP_CONCURRENCY },
       );
-      console.log(o.json ? JSON.stringify(checks, null, 2) : formatReport(checks));
-      if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
     });
 }

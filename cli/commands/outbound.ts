@@ -1,39 +1,5 @@
-import type { Command } from "commander";
-import { listUncertainSends } from "../../shared/store/send-state-store.ts";
-import { openTarget } from "../target.ts";
-import { type AdminIo, json, processIo, table } from "./admin-io.ts";
-
-/**
- * `postern outbound unknown`: the sends whose outcome is uncertain — the one window exactly-once cannot close (a
- * crash after SES accepted, before we recorded it; see docs/outbound.md). They are never re-sent automatically:
- * an operator checks the evidence in `outbound/<requestId>.eml` and the SES logs, and decides.
- */
-export async function outboundUnknown(
-  flags: { target?: "local" | "aws"; resources?: string; json?: boolean },
-  io: AdminIo = processIo,
-): Promise<number> {
-  const target = await openTarget({
-    target: flags.target ?? (flags.resources ? "aws" : "local"),
-    ...(flags.resources ? { resourcesFile: flags.resources } : {}),
-  });
-  try {
-    const sends = await listUncertainSends(target.clients.dynamo, target.resources.tables.state, {
-      now: new Date(),
-    });
-    if (flags.json) io.out(json(sends));
-    else if (sends.length === 0) io.out("no sends with an uncertain outcome\n");
-    else
-      io.out(
-        table(
-          ["REQUEST", "STATE", "SINCE", "REASON"],
-          sends.map((s) => [s.requestId, s.state, s.sendingAt ?? s.updatedAt, s.reason ?? ""]),
-        ),
-      );
-    return 0;
-  } finally {
-    await target.close();
-  }
-}
+import { type Command, Option } from "commander";
+import type { OutboundFlags } from "./outbound-actions.ts";
 
 export function registerOutboundCommands(program: Command): void {
   program
@@ -43,10 +9,11 @@ export function registerOutboundCommands(program: Command): void {
     .description(
       "sends whose outcome is uncertain (crash after SES accepted, before it was recorded): check, never re-sent",
     )
-    .option("--target <where>", "local (default) or aws")
+    .addOption(new Option("--target <where>", "local (default) or aws").choices(["local", "aws"]))
     .option("--resources <file>", "AWS resource names as JSON (the stack outputs)")
     .option("--json", "JSON output")
-    .action(async (o: { target?: "local" | "aws"; resources?: string; json?: boolean }) => {
+    .action(async (o: OutboundFlags) => {
+      const { outboundUnknown } = await import("./outbound-actions.ts");
       process.exitCode = await outboundUnknown(o);
     });
 }

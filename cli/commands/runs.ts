@@ -1,115 +1,6 @@
 import { type Command, Option } from "commander";
-import { FailureLog } from "../../shared/store/failure-log.ts";
-import { PlanStore } from "../../shared/store/plan-store.ts";
-import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
-import { RunRepo } from "../../shared/store/run-repo.ts";
-import { StateRepo } from "../../shared/store/state-repo.ts";
-import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
-import { defaultRegistry } from "../../tools/index.ts";
-import { renderRunTree } from "../runs-tree.ts";
-import { openTarget, type Target } from "../target.ts";
-import { type AdminIo, json, processIo, table } from "./admin-io.ts";
-
-interface Flags {
-  target?: "local" | "aws";
-  dataDir?: string;
-  resources?: string;
-  json?: boolean;
-  limit?: string;
-  days?: string;
-}
-
-async function withTarget(flags: Flags, io: AdminIo, body: (t: Target) => Promise<void>): Promise<number> {
-  let target: Target | undefined;
-  try {
-    target = await openTarget({
-      target: flags.target ?? (flags.resources ? "aws" : "local"),
-      ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-      ...(flags.resources ? { resourcesFile: flags.resources } : {}),
-    });
-    await body(target);
-    return 0;
-  } catch (err) {
-    io.err(`error: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    await target?.close();
-  }
-}
-
-export async function runsList(flags: Flags, io: AdminIo = processIo): Promise<number> {
-  return withTarget(flags, io, async (t) => {
-    const runs = await new RunRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables }).listRecent(
-      Number(flags.limit ?? 20),
-    );
-    if (flags.json) return io.out(json(runs));
-    io.out(
-      table(
-        ["RUN", "AGENT", "KIND", "STATE", "ROUND", "CREATED", "FAILURE"],
-        runs.map((r) => [
-          r.runId,
-          r.agent,
-          r.kind,
-          `${r.state}${r.finishReason ? ` (${r.finishReason})` : ""}`,
-          String(r.round),
-          r.createdAt,
-          // G19: the latest failure of the run, or of mail it caused (a refused reply, an unsent card).
-          r.failure
-            ? `${r.failure.class}: ${r.failure.reason}${(r.failureCount ?? 1) > 1 ? ` (+${(r.failureCount ?? 1) - 1})` : ""}`
-            : "",
-        ]),
-      ),
-    );
-  });
-}
-
-export async function runsShow(runId: string, flags: Flags, io: AdminIo = processIo): Promise<number> {
-  return withTarget(flags, io, async (t) => {
-    const deps = { dynamo: t.clients.dynamo, tables: t.resources.tables };
-    const run = await new RunRepo(deps).get(runId);
-    if (!run) throw new Error(`no run ${runId}`);
-    const events = await new RunEventRepo(deps).list(runId);
-    // The run's plan names the calls that were proposals (G14): they read "proposed", not "ok".
-    const plan = await new PlanStore({ ...deps, state: new StateRepo(deps) }).get(runId);
-    const ctx = {
-      proposedCallIds: new Set(plan?.ops.map((o) => o.callId) ?? []),
-      isConfirmTool: confirmToolPredicate(defaultRegistry()),
-    };
-    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events, ctx));
-  });
-}
-
-/**
- * G19: every failure that must reach a person, newest first (the failure feed: a refused send, an unsent card or
- * notice, a failed run), including those that belong to no run (a refusal notice from verify).
- */
-export async function runsFailures(flags: Flags, io: AdminIo = processIo): Promise<number> {
-  return withTarget(flags, io, async (t) => {
-    const items = await new FailureLog({ dynamo: t.clients.dynamo, tables: t.resources.tables }).listRecent({
-      now: new Date(),
-      days: Number(flags.days ?? 7),
-      limit: Number(flags.limit ?? 50),
-    });
-    if (flags.json) return io.out(json(items));
-    if (items.length === 0) return io.out(`no failures in the last ${flags.days ?? 7} day(s)\n`);
-    io.out(
-      table(
-        ["AT", "CLASS", "REASON", "AGENT", "RUN", "REQUEST", "SENDER TOLD", "MESSAGE"],
-        items.map((f) => [
-          f.at,
-          f.class,
-          f.reason,
-          f.agent,
-          f.runId ?? "",
-          f.requestId ?? "",
-          f.senderNotice ?? "",
-          f.detail ?? "",
-        ]),
-      ),
-    );
-    io.out("each reason code is explained in docs/reasons.md\n");
-  });
-}
+import { positiveInt } from "../options.ts";
+import type { RunsFlags } from "./runs-actions.ts";
 
 export function registerRunsCommands(program: Command): void {
   const runs = program
@@ -122,23 +13,26 @@ export function registerRunsCommands(program: Command): void {
       .option("--resources <file>", "AWS resource names as JSON (the stack outputs)")
       .option("--json", "JSON output");
   common(runs.command("list").description("recent runs, newest first"))
-    .option("--limit <n>", "how many", "20")
-    .action(async (o: Flags) => {
+    .option("--limit <n>", "how many", positiveInt, 20)
+    .action(async (o: RunsFlags) => {
+      const { runsList } = await import("./runs-actions.ts");
       process.exitCode = await runsList(o);
     });
+  common(runs.command("show <runId>").description("one run as a readable tree")).action(
+    async (id: string, o: RunsFlags) => {
+      const { runsShow } = await import("./runs-actions.ts");
+      process.exitCode = await runsShow(id, o);
+    },
+  );
   common(
     runs
       .command("failures")
       .description("recent failures: refused sends, unsent cards and notices, failed runs"),
   )
-    .option("--days <n>", "how many days back", "7")
-    .option("--limit <n>", "how many", "50")
-    .action(async (o: Flags) => {
+    .option("--days <n>", "how many days back", positiveInt, 7)
+    .option("--limit <n>", "how many", positiveInt, 50)
+    .action(async (o: RunsFlags) => {
+      const { runsFailures } = await import("./runs-actions.ts");
       process.exitCode = await runsFailures(o);
     });
-  common(runs.command("show <runId>").description("one run as a readable tree")).action(
-    async (id: string, o: Flags) => {
-      process.exitCode = await runsShow(id, o);
-    },
-  );
 }

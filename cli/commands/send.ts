@@ -1,75 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import type { Command } from "commander";
-import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { OutboundMessage } from "../../shared/messages/outbound.ts";
-import { processOutboundRequest } from "../../shared/outbound/process.ts";
-import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import { makeStores } from "../../shared/store/stores.ts";
-import { ensureDemoFiles } from "../local/demo.ts";
-import { openTarget } from "../target.ts";
-import { type AdminIo, ioLogger, json, list, processIo } from "./admin-io.ts";
-
-export interface SendArgs {
-  from: string;
-  to?: string;
-  cc?: string;
-  subject?: string;
-  body: string;
-  replyTo?: string;
-  config?: string;
-  target?: "local" | "aws";
-  resources?: string;
-}
-
-/**
- * `postern send`: an operator writes as an agent. It goes through the same outbound path (From forced to the
- * agent, threading from the stored message on a reply, exactly-once send), but as operator mail it carries no
- * X-Postern-Recursion hop count and no Auto-Submitted header: a person wrote it (G5).
- */
-export async function runSend(a: SendArgs, io: AdminIo = processIo): Promise<number> {
-  const config = loadConfigFile(
-    a.config ?? (existsSync("postern.config.json") ? "postern.config.json" : ensureDemoFiles(".postern")),
-  ).config;
-  const target = await openTarget({
-    target: a.target ?? (a.resources ? "aws" : "local"),
-    ...(a.resources ? { resourcesFile: a.resources } : {}),
-  });
-  try {
-    if (target.kind === "local-offline") {
-      io.err(
-        "error: the local stack is not running (its SES capture receives the mail): run `npm start` first\n",
-      );
-      return 1;
-    }
-    const logger = ioLogger(io);
-    const deps = outboundDeps({
-      stores: makeStores(target.clients, target.resources, logger),
-      ses: sesSender(makeSendingSesClient(target.resources)),
-      config,
-      region: target.resources.region,
-      logger: { ...logger, debug() {} },
-    });
-    const message: OutboundMessage = {
-      requestId: `operator-${randomUUID()}`,
-      agent: a.from.toLowerCase(),
-      mode: a.replyTo ? "reply" : "new",
-      to: list(a.to),
-      cc: list(a.cc),
-      bcc: [],
-      body: a.body,
-      attachmentIds: [],
-      correlationId: "postern-send",
-      ...(a.replyTo ? { replyTo: { messageId: a.replyTo } } : { subject: a.subject ?? "" }),
-    };
-    const outcome = await processOutboundRequest(message, deps, { origin: "operator" });
-    io.out(json(outcome));
-    return outcome.status === "done" ? 0 : 1;
-  } finally {
-    await target.close();
-  }
-}
+import { type Command, Option } from "commander";
+import type { SendArgs } from "./send-actions.ts";
 
 export function registerSendCommand(program: Command): void {
   program
@@ -84,9 +14,10 @@ export function registerSendCommand(program: Command): void {
     .requiredOption("--body <text>", "plain-text body")
     .option("--reply-to <messageId>", "mailbox id of a stored inbound message to reply to")
     .option("--config <file>", "deployment config")
-    .option("--target <where>", "local (default) or aws")
+    .addOption(new Option("--target <where>", "local (default) or aws").choices(["local", "aws"]))
     .option("--resources <file>", "AWS resource names as JSON (the stack outputs)")
     .action(async (o: SendArgs) => {
+      const { runSend } = await import("./send-actions.ts");
       process.exitCode = await runSend(o);
     });
 }

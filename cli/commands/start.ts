@@ -1,6 +1,8 @@
 import { relative } from "node:path";
 import type { Command } from "commander";
+import { CommandFailure } from "../errors.ts";
 import type { HandlerContext, LocalStack } from "../local/stack.ts";
+import { portNumber } from "../options.ts";
 
 /** Fixed local ports (configurable), so a restarted stack keeps its addresses. */
 export const START_DEFAULTS = {
@@ -16,11 +18,11 @@ export const START_DEFAULTS = {
 interface StartOptions {
   dir: string;
   config: string;
-  smtpPort: string;
-  awsPort: string;
-  dynamodbPort: string;
-  sesPort: string;
-  consolePort: string;
+  smtpPort: number;
+  awsPort: number;
+  dynamodbPort: number;
+  sesPort: number;
+  consolePort: number;
   consoleEmail: string;
   console: boolean;
 }
@@ -40,14 +42,15 @@ export function registerStartCommand(program: Command): void {
       "deployment config (demo config when the file does not exist)",
       "postern.config.json",
     )
-    .option("--smtp-port <port>", "SMTP intake port", String(START_DEFAULTS.smtpPort))
-    .option("--aws-port <port>", "S3/SQS/SNS emulator port", String(START_DEFAULTS.awsPort))
-    .option("--dynamodb-port <port>", "DynamoDB emulator port", String(START_DEFAULTS.dynamoPort))
-    .option("--ses-port <port>", "SES capture port", String(START_DEFAULTS.sesPort))
+    .option("--smtp-port <port>", "SMTP intake port", portNumber, START_DEFAULTS.smtpPort)
+    .option("--aws-port <port>", "S3/SQS/SNS emulator port", portNumber, START_DEFAULTS.awsPort)
+    .option("--dynamodb-port <port>", "DynamoDB emulator port", portNumber, START_DEFAULTS.dynamoPort)
+    .option("--ses-port <port>", "SES capture port", portNumber, START_DEFAULTS.sesPort)
     .option(
       "--console-port <port>",
       "operator console port (127.0.0.1 only)",
-      String(START_DEFAULTS.consolePort),
+      portNumber,
+      START_DEFAULTS.consolePort,
     )
     .option(
       "--console-email <address>",
@@ -69,21 +72,25 @@ export function registerStartCommand(program: Command): void {
         configPath: o.config,
         persist: true,
         handlers,
-        smtpPort: port(o.smtpPort, "--smtp-port"),
-        awsPort: port(o.awsPort, "--aws-port"),
-        dynamoPort: port(o.dynamodbPort, "--dynamodb-port"),
-        sesPort: port(o.sesPort, "--ses-port"),
+        smtpPort: o.smtpPort,
+        awsPort: o.awsPort,
+        dynamoPort: o.dynamodbPort,
+        sesPort: o.sesPort,
         logger: consoleLogger,
         demoOperator: o.consoleEmail,
+      }).catch((err: unknown) => {
+        throw portInUse(err, o) ?? err;
       });
       const { startScheduleTimer } = await import("../local/schedule-timer.ts");
       const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
       const consoleApp = o.console
-        ? await (await import("../local/console.ts")).startStackConsole(stack, {
-            port: port(o.consolePort, "--console-port"),
-            email: o.consoleEmail,
-            logger: consoleLogger,
-          })
+        ? await (await import("../local/console.ts"))
+            .startStackConsole(stack, { port: o.consolePort, email: o.consoleEmail, logger: consoleLogger })
+            .catch(async (err: unknown) => {
+              timer.stop();
+              await stack.stop();
+              throw portInUse(err, o) ?? err;
+            })
         : undefined;
       console.log(describeStack(stack, demo, o.consoleEmail));
       if (consoleApp) console.log(consoleApp.banner);
@@ -147,11 +154,30 @@ export function describeStack(
   return lines.join("\n");
 }
 
-function port(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new Error(`${flag} must be a port number, got ${value}`);
-  return n;
+/**
+ * A port another process holds: name the option that moves it (issue 22: "port 2525 is in use; pass --smtp-port
+ * or stop the process using it"). Undefined when `err` is something else.
+ */
+export function portInUse(
+  err: unknown,
+  o: Omit<StartOptions, "dir" | "config" | "consoleEmail" | "console">,
+) {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e?.code !== "EADDRINUSE") return undefined;
+  const flags: [number, string][] = [
+    [o.smtpPort, "--smtp-port"],
+    [o.awsPort, "--aws-port"],
+    [o.dynamodbPort, "--dynamodb-port"],
+    [o.sesPort, "--ses-port"],
+    [o.consolePort, "--console-port (or --no-console)"],
+  ];
+  const flag = flags.find(([p]) => p === e.port)?.[1];
+  const port = e.port ?? /:(\d+)$/.exec(e.message)?.[1] ?? "?";
+  return new CommandFailure(
+    flag
+      ? `port ${port} is in use; pass ${flag} or stop the process using it`
+      : `port ${port} is in use; stop the process using it, or move the stack with --smtp-port, --aws-port, --dynamodb-port, --ses-port and --console-port`,
+  );
 }
 
 function untilSignal(): Promise<void> {

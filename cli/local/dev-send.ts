@@ -1,6 +1,7 @@
 import { dkimSign } from "mailauth/lib/dkim/sign.js";
 import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
+import { type FailWithDetail, fail, type Ok, ok } from "../../shared/result.ts";
 import { type DevKey, type DevKeyRefusal, ensureDevKey } from "./dev-keys.ts";
 import { DEFAULT_SMTP_PORT } from "./smtp-intake.ts";
 
@@ -36,7 +37,17 @@ export type DevSendResult =
       readonly raw: Buffer;
     }
   | DevKeyRefusal
-  | { readonly ok: false; readonly reason: "invalid-from" };
+  | { readonly ok: false; readonly reason: "invalid-from" }
+  | DevSendFailure;
+
+/**
+ * What stops a well-formed invocation (issue 22: one line, not nodemailer's error object or mailauth's JSON):
+ * `not-a-mail` the bytes have no From header to sign, `smtp-unreachable` nothing listens where the mail goes,
+ * `smtp-refused` the intake said no (a recipient outside the registered domains, a mail over the size limit).
+ */
+export type DevSendFailure = FailWithDetail<
+  "not-a-mail" | "signing-failed" | "smtp-unreachable" | "smtp-refused"
+>;
 
 export async function composeDevMail(o: {
   from: string;
@@ -57,6 +68,16 @@ export async function composeDevMail(o: {
 
 /** Prepend a DKIM-Signature (relaxed/relaxed, rsa-sha256, From/To/Subject/Date/Message-ID signed). */
 export async function signWithDevKey(raw: Uint8Array, key: DevKey, signTime?: Date): Promise<Buffer> {
+  const r = await signDevMail(raw, key, signTime);
+  if (!r.ok) throw new Error(`DKIM signing failed: ${r.detail}`);
+  return r.raw;
+}
+
+async function signDevMail(
+  raw: Uint8Array,
+  key: DevKey,
+  signTime?: Date,
+): Promise<Ok<{ raw: Buffer }> | FailWithDetail<"not-a-mail" | "signing-failed">> {
   const input = Buffer.from(raw);
   const signer = { signingDomain: key.domain, selector: key.selector, privateKey: key.privateKeyPem };
   // mailauth signs nothing unless the key sits inside signatureData (TOOLCHAIN.md); its types want both.
@@ -66,10 +87,37 @@ export async function signWithDevKey(raw: Uint8Array, key: DevKey, signTime?: Da
     signatureData: [signer],
     ...(signTime ? { signTime } : {}),
   });
-  if (result.errors?.length || !result.signatures) {
-    throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
-  }
-  return Buffer.concat([Buffer.from(result.signatures), input]);
+  const codes = (result.errors ?? []).map((e) =>
+    String((e as { err?: { code?: unknown } }).err?.code ?? "?"),
+  );
+  // mailauth signs the first From header: without one (plain text, a binary, a truncated file) nothing is a mail.
+  if (codes.includes("ENOFROM"))
+    return fail(
+      "not-a-mail",
+      "this is not a mail message: it has no From header to sign (an .eml file starts with header lines such as From:, To:, Subject:)",
+    );
+  if (codes.length > 0 || !result.signatures)
+    return fail("signing-failed", `DKIM signing failed (${codes.join(", ") || "no signature produced"})`);
+  return ok({ raw: Buffer.concat([Buffer.from(result.signatures), input]) });
+}
+
+/** nodemailer's error for a refused or failed SMTP transaction, as one line that says what to do. */
+function smtpFailure(err: unknown, host: string, port: number): DevSendFailure {
+  const e = err as NodeJS.ErrnoException & { response?: string; rejected?: string[]; responseCode?: number };
+  if (e.code === "ESOCKET" || e.code === "ECONNECTION" || e.code === "ECONNREFUSED")
+    return fail(
+      "smtp-unreachable",
+      `nothing accepts SMTP at ${host}:${port}; start the local stack with \`npm start\` (or pass --port)`,
+    );
+  if (e.code === "EENVELOPE" && e.rejected?.length)
+    return fail(
+      "smtp-refused",
+      `the local stack refused ${e.rejected.join(", ")}: mail is taken only for its registered domains ` +
+        "(the demo's is demo.postern.test; otherwise postern.config.json's domains)",
+    );
+  if (typeof e.response === "string")
+    return fail("smtp-refused", `the local stack refused the mail: ${e.response}`);
+  throw err;
 }
 
 export async function devSend(o: DevSendOptions): Promise<DevSendResult> {
@@ -87,15 +135,24 @@ export async function devSend(o: DevSendOptions): Promise<DevSendResult> {
         ...(o.body !== undefined ? { body: o.body } : {}),
         date: clock(),
       });
-  const raw = await signWithDevKey(unsigned, keyed.key, clock());
+  const signed = await signDevMail(unsigned, keyed.key, clock());
+  if (!signed.ok) return signed;
+  const raw = signed.raw;
+  const host = o.host ?? "127.0.0.1";
+  const port = o.port ?? DEFAULT_SMTP_PORT;
   const transport = nodemailer.createTransport({
-    host: o.host ?? "127.0.0.1",
-    port: o.port ?? DEFAULT_SMTP_PORT,
+    host,
+    port,
     secure: false,
     ignoreTLS: true,
   });
   try {
-    const info = await transport.sendMail({ envelope: { from: o.from, to: [...o.to] }, raw });
+    let info: { response: string };
+    try {
+      info = await transport.sendMail({ envelope: { from: o.from, to: [...o.to] }, raw });
+    } catch (err) {
+      return smtpFailure(err, host, port);
+    }
     const messageId = /^message-id:\s*(<[^>\r\n]*>)/im.exec(unsigned.toString("latin1"))?.[1];
     return {
       ok: true,

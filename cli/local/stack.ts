@@ -12,6 +12,7 @@ import type { Resources } from "../../shared/config/resources.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
 import { grantableNames } from "../../tools/index.ts";
+import { CommandFailure } from "../errors.ts";
 import { DEMO_DOMAIN, DEMO_OPERATOR, type DemoSeed, ensureDemoFiles, seedDemo } from "./demo.ts";
 import { ensureDevKey } from "./dev-keys.ts";
 import { ensureZoneFile } from "./dns-zone.ts";
@@ -106,7 +107,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const running = liveStackFile(stackFile);
   if (running && running.pid !== process.pid) {
     // Two processes on one LevelDB/SQLite directory corrupt state; say which process holds it.
-    throw new Error(`a local stack is already running from ${dir} (pid ${running.pid}); stop it first`);
+    throw new CommandFailure(
+      `a local stack is already running from ${dir} (pid ${running.pid}); stop it with Ctrl-C in its terminal or \`kill ${running.pid}\``,
+    );
   }
   const zoneFile = resolve(opts.zoneFile ?? join(dir, "dns.json"));
   ensureZoneFile(zoneFile);

@@ -1,8 +1,8 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import { LOCAL_CREDENTIALS, makeDynamoClient } from "./dynamo-client.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 
 /**
@@ -15,17 +15,10 @@ export interface AwsClients {
   readonly dynamo: DynamoDBDocumentClient;
 }
 
-/** Emulators accept any credentials; fixed fake ones keep the SDK from searching the machine for real ones. */
-const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
-
 /** `observe` (tests, the local stack, benchmarks) sees every command these clients send; production passes none. */
 export function makeClients(resources: Resources, observe?: CallObserver): AwsClients {
   const ep = resources.endpoints;
   const base = { region: resources.region, ...(ep ? { credentials: LOCAL_CREDENTIALS } : {}) };
-  const dynamoRaw = observeCalls(
-    new DynamoDBClient({ ...base, ...(ep?.dynamodb ? { endpoint: ep.dynamodb } : {}) }),
-    observe,
-  );
   return {
     // fauxqs serves S3 path-style only; its queue URLs name a host that does not resolve, so the SQS client
     // needs the explicit endpoint too (DESIGN.md §5).
@@ -34,8 +27,6 @@ export function makeClients(resources: Resources, observe?: CallObserver): AwsCl
       observe,
     ),
     sqs: observeCalls(new SQSClient({ ...base, ...(ep?.sqs ? { endpoint: ep.sqs } : {}) }), observe),
-    dynamo: DynamoDBDocumentClient.from(dynamoRaw, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    }),
+    dynamo: makeDynamoClient(resources, observe),
   };
 }

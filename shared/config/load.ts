@@ -5,10 +5,13 @@ import { type DeploymentConfig, deploymentConfig } from "./schema.ts";
 
 /** A config that failed validation: every problem names its field and how to fix it. */
 export class ConfigError extends Error {
+  /** The file (or what stands for it) the problems are in. */
+  readonly source: string;
   readonly problems: readonly string[];
   constructor(source: string, problems: readonly string[]) {
     super(`${source} is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";
+    this.source = source;
     this.problems = problems;
   }
 }
@@ -46,9 +49,18 @@ export function loadConfigFile(path: string): LoadedConfig {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(path, [`not valid JSON: ${(err as Error).message}`]);
+    throw new ConfigError(path, [jsonProblem((err as Error).message)]);
   }
   return { config: parseConfig(raw, path), baseDir: dirname(resolve(path)) };
+}
+
+/**
+ * V8's `Expected ',' ... in JSON at position 45 (line 4 column 9)` → `line 4 column 9: not valid JSON (Expected ',' ...)`:
+ * where to look first, since that is what the operator does with it.
+ */
+function jsonProblem(message: string): string {
+  const at = /^(.*?) in JSON at position \d+ \((line \d+ column \d+)\)$/.exec(message);
+  return at ? `${at[2]}: not valid JSON (${at[1]})` : `not valid JSON: ${message}`;
 }
 
 /** Paths inside the config (e.g. a scripted model's `script`) are relative to the config file. */

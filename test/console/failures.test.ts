@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runsFailures, runsList, runsShow } from "../../cli/commands/runs.ts";
+import { runsFailures, runsList, runsShow } from "../../cli/commands/runs-actions.ts";
 import { devSend } from "../../cli/local/dev-send.ts";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { UNVERIFIED_DOMAIN } from "../../cli/local/ses-capture.ts";

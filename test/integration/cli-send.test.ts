@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSend } from "../../cli/commands/send.ts";
+import { runSend } from "../../cli/commands/send-actions.ts";
 import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";

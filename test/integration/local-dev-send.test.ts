@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -96,6 +96,64 @@ describe("dev send → local stack", () => {
     expect(stored).toMatch(/^DKIM-Signature: /);
     expect(stored.replace(/\r\n[ \t]/g, " ").split("\r\n")[0]).toMatch(/\bd=sender\.postern\.test;/);
     expect((await nextNotification()).mail.messageId).toBe(id);
+  });
+
+  it("a recipient outside the registered domains is one refusal that says why (not nodemailer's error)", async () => {
+    const r = await devSend({
+      dir,
+      zoneFile: stack.zoneFile,
+      from: "you@sender.postern.test",
+      to: ["someone@unregistered.example"],
+      port: stack.smtp.port,
+    });
+    expect(r).toMatchObject({ ok: false, reason: "smtp-refused" });
+    expect(!r.ok && "detail" in r ? r.detail : "").toMatch(
+      /^the local stack refused someone@unregistered\.example: mail is taken only for its registered domains/,
+    );
+  });
+
+  it("`postern dev send` failures are one line on stderr: --file not a mail (2), refused (1), nobody listening (1)", async () => {
+    const notMail = join(dir, "notes.txt");
+    writeFileSync(notMail, "just some notes\nno headers here\n");
+    const cases = [
+      [
+        ["--to", "helpdesk@demo.postern.test", "--file", notMail],
+        2,
+        /^postern dev send: --file .*notes\.txt: this is not a mail message: it has no From header/,
+      ],
+      [
+        ["--to", "x@unregistered.example"],
+        1,
+        /^postern dev send: the local stack refused x@unregistered\.example/,
+      ],
+      [
+        ["--to", "helpdesk@demo.postern.test", "--port", "1"],
+        1,
+        /^postern dev send: nothing accepts SMTP at 127\.0\.0\.1:1; start the local stack/,
+      ],
+    ] as const;
+    for (const [extra, code, line] of cases) {
+      const r = await run(
+        join(ROOT, "node_modules/.bin/node"),
+        [
+          join(ROOT, "bin/postern.mjs"),
+          "dev",
+          "send",
+          "--dir",
+          dir,
+          "--from",
+          "cli@sender.postern.test",
+          ...extra,
+        ],
+        { cwd: dir },
+      ).then(
+        () => ({ code: 0, stderr: "" }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      expect(r.code).toBe(code);
+      expect(r.stderr).toMatch(line);
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    }
   });
 
   it("the stack's SES client reaches the capture (resources.endpoints.ses)", async () => {

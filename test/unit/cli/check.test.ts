@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCheck } from "../../../cli/commands/check.ts";
+import { runCheck } from "../../../cli/commands/check-actions.ts";
 import { buildMessage, signWith, type TestKeys, testKeys, zoneFor } from "../../helpers/dkim-test-keys.ts";
 
 let dir: string;

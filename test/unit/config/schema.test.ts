@@ -145,6 +145,15 @@ describe("deployment config schema", () => {
     const dir = mkdtempSync(join(tmpdir(), "postern-config-"));
     const file = join(dir, "postern.config.json");
     writeFileSync(file, "{ nope");
-    expect(() => loadConfigFile(file)).toThrow(/postern.config.json is invalid:\n {2}- not valid JSON/);
+    expect(() => loadConfigFile(file)).toThrow(/postern.config.json is invalid:\n {2}- .*not valid JSON/);
+  });
+
+  it("says where the JSON breaks: line and column first", () => {
+    const dir = mkdtempSync(join(tmpdir(), "postern-config-"));
+    const file = join(dir, "postern.config.json");
+    writeFileSync(file, '{\n  "domains": ["a.example"],\n  "models" []\n}\n');
+    expect(() => loadConfigFile(file)).toThrow(
+      /postern.config.json is invalid:\n {2}- line 3 column 12: not valid JSON \(Expected ':' after property name\)/,
+    );
   });
 });
