@@ -123,9 +123,9 @@ describe("the top-level handler", () => {
     const busy = await cli(
       ["boom"],
       {},
-      failing(() => new CommandFailure("port 2525 is in use; pass --smtp-port")),
+      failing(() => new CommandFailure("port 12525 is in use; pass --smtp-port")),
     );
-    expect(busy).toMatchObject({ code: 1, err: "postern boom: port 2525 is in use; pass --smtp-port\n" });
+    expect(busy).toMatchObject({ code: 1, err: "postern boom: port 12525 is in use; pass --smtp-port\n" });
     const config = await cli(
       ["boom"],
       {},
@@ -141,13 +141,14 @@ describe("the top-level handler", () => {
 
   it("a port in use names the option that moves it", async () => {
     const { portInUse } = await import("../../../cli/commands/start.ts");
-    const ports = { smtpPort: 2525, awsPort: 4566, dynamodbPort: 4567, sesPort: 4568, consolePort: 4570 };
-    const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:2525"), {
+    // Ports as a user may have moved them (the stack's defaults never appear in a test: harness/stack-ports).
+    const ports = { smtpPort: 12525, awsPort: 14566, dynamodbPort: 14567, sesPort: 14568, consolePort: 14570 };
+    const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:12525"), {
       code: "EADDRINUSE",
-      port: 2525,
+      port: 12525,
     });
     expect(portInUse(inUse, ports)?.message).toBe(
-      "port 2525 is in use; pass --smtp-port or stop the process using it",
+      "port 12525 is in use; pass --smtp-port or stop the process using it",
     );
     expect(portInUse(new Error("other"), ports)).toBeUndefined();
   });
