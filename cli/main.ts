@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerCatalogCommands } from "./commands/catalog.ts";
 import { registerCheckCommand } from "./commands/check.ts";
+import { registerConsoleCommands } from "./commands/console.ts";
 import { registerDevCommands } from "./commands/dev.ts";
 import { registerOutboundCommands } from "./commands/outbound.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
@@ -22,6 +23,7 @@ registerCheckCommand(program);
 registerRunsCommands(program);
 registerSendCommand(program);
 registerOutboundCommands(program);
+registerConsoleCommands(program);
 // Areas still being written: a missing module leaves the rest of the CLI usable.
 await registerOptional("./commands/admin.ts", "registerAdminCommands");
 await registerOptional("./commands/doctor.ts", "registerDoctorCommand");

@@ -60,7 +60,8 @@ export function createConsoleApp(
   app.use("*", async (c, next) => {
     const session = readSession(c, signIn.cookie);
     const principal = session ? await signIn.verifier.verify(session) : null;
-    if (!session || !principal) {
+    // A signed-out session stays out, even where its cookie survived (a copy, a second tab's replay).
+    if (!session || !principal || (await deps.sessions.isRevoked(session))) {
       if (c.req.method === "GET" || c.req.method === "HEAD") return c.redirect(signIn.signInPath, 302);
       return c.text("sign in first", 401);
     }
@@ -84,7 +85,8 @@ export function createConsoleApp(
     await next();
   });
 
-  app.post("/auth/sign-out", (c) => {
+  app.post("/auth/sign-out", async (c) => {
+    await deps.sessions.revoke(c.get("session"));
     c.header(
       "Set-Cookie",
       `${signIn.cookie.name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${signIn.cookie.secure ? "; Secure" : ""}`,
