@@ -211,7 +211,6 @@ function parseRefusalCursor(
   const day = (v as { day?: unknown })?.day;
   if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
   const raw = (v as { key?: unknown }).key;
-  const ix = INDEX.inbound;
   const key = typeof raw === "string" ? decodeCursor(raw, REFUSAL_KEYS, { refusalDay: day }) : undefined;
   return { day, key };
 }
