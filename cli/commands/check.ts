@@ -3,9 +3,11 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { type AdminSnapshot, adminDocument } from "../../shared/admin/schema.ts";
 import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
+import { PREFIXES } from "../../shared/config/tables.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
 import { loadZoneFile, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { BlobStore } from "../../shared/store/blob-store.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { type CheckResult, checkMessage } from "../mail-check.ts";
 import { openTarget } from "../target.ts";
@@ -30,7 +32,7 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
   let result: CheckResult;
   try {
     const dir = args.dir ?? ".postern";
-    const raw = readInput(file);
+    const raw = await readInput(file, dir);
     const now = args.now ? parseNow(args.now) : new Date();
     const loaded = loadConfig(args.config, dir);
     const resolver = args.dns
@@ -60,9 +62,10 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
 export function registerCheckCommand(program: Command): void {
   program
     .command("check <message>")
-    .summary("run the inbound gate on one .eml file and print the verdict as JSON")
+    .summary("run the inbound gate on one .eml file (or a stored mail's id) and print the verdict as JSON")
     .description(
-      "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE.eml for one " +
+      "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE (an .eml " +
+        "file, `-` for stdin, or the id of a mail the local stack stored, e.g. from a refusal) for one " +
         "envelope recipient and print {verdict, reason[, detail], sender, agent, notify[, signedHeaders][, shown]}. Without --config/--admin/--dns " +
         "it reads the local stack's state. Exit 0 for any verdict; 2 for usage or config errors.",
     )
@@ -78,11 +81,32 @@ export function registerCheckCommand(program: Command): void {
     });
 }
 
-function readInput(file: string): Buffer {
+/** An SES message id (as `dev send`, `runs show` and the console's refused-mail page print it). */
+const STORED_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * A file, `-` for stdin, or the id of a stored mail (`inbound/<id>` in the local stack's bucket) when no file of
+ * that name exists: the mail behind a refusal, fetched as it arrived.
+ */
+async function readInput(file: string, dir: string): Promise<Buffer> {
+  if (file !== "-" && !existsSync(file) && STORED_ID.test(file)) return readStored(file, dir);
   try {
     return file === "-" ? readFileSync(0) : readFileSync(file);
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+async function readStored(id: string, dir: string): Promise<Buffer> {
+  const target = await openTarget({ target: "local", dataDir: join(dir, "data") });
+  try {
+    const bytes = await new BlobStore({ s3: target.clients.s3, bucket: target.resources.bucket }).get(
+      `${PREFIXES.inbound}${id}`,
+    );
+    if (!bytes) throw new UsageError(`no file ${id}, and no stored mail inbound/${id}`);
+    return Buffer.from(bytes);
+  } finally {
+    await target.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_SELECTOR, ensureDevKey } from "../local/dev-keys.ts";
 import { liveStackFile } from "../local/stack-file.ts";
@@ -76,6 +76,7 @@ export function registerDevCommands(program: Command): void {
       console.log(`sent, signed d=${r.key.domain} s=${r.key.selector}`);
       if (r.messageId) console.log(`Message-ID: ${r.messageId}`);
       if (r.sesMessageId) console.log(`stored as inbound/${r.sesMessageId}`);
+      console.log(`saved a copy as ${relative(process.cwd(), r.savedAs)}`);
     });
 }
 

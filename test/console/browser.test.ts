@@ -298,7 +298,14 @@ describe.runIf(executablePath)("the console in Chromium", () => {
         // Open every <details> (tool inputs and results) so the screenshot shows them.
         for (const d of await page.locator("details").all())
           await d.evaluate((e) => e.setAttribute("open", ""));
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        // The page's width past the viewport (the test's tsconfig has no DOM types: the browser's globals are typed here).
+        const overflow = await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return g.document.documentElement.scrollWidth - g.innerWidth;
+        });
         expect(overflow, `${name} at ${width} px is ${overflow} px too wide`).toBeLessThanOrEqual(0);
         await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
       }

@@ -1,4 +1,8 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runCheck } from "../../cli/commands/check.ts";
+import { runsShow } from "../../cli/commands/runs.ts";
 import { devSend } from "../../cli/local/dev-send.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
@@ -203,5 +207,43 @@ describe("the raw mail behind a refusal", () => {
     expect(await (await viewer.get("/refusals")).text()).not.toContain(`/raw/${id}`);
     for (const bad of ["..%2Fmail%2Fx", "a%2Fb", ".hidden"])
       expect((await admin.get(`/raw/${bad}`)).status, bad).toBe(404);
+  });
+});
+
+describe("the mail behind a refusal, from the CLI", () => {
+  const io = () => {
+    const out: string[] = [];
+    return { out, io: { out: (t: string) => out.push(t), err: (t: string) => out.push(t) } };
+  };
+
+  it("dev send saves what it sent; check takes the stored id; runs show names the raw mail", async () => {
+    const sent = await mail("nobody@agents.example.net", "Why refused?", "Body", "eve@customer.example");
+    const id = sent.sesMessageId ?? "";
+    expect(sent.savedAs).toBe(join(s.dir, "sent", `${id}.eml`));
+    expect(readFileSync(sent.savedAs)).toEqual(sent.raw);
+    const admin = join(s.dir, "admin-export.json");
+    writeFileSync(admin, JSON.stringify(await s.stores.admin.exportDocument()));
+    const c = io();
+    const args = {
+      rcpt: "nobody@agents.example.net",
+      dir: s.dir,
+      config: join(s.dir, "postern.config.json"),
+      dns: s.stack.zoneFile,
+      admin,
+    };
+    expect(await runCheck(id, args, c.io)).toBe(0);
+    expect(JSON.parse(c.out.join(""))).toMatchObject({ verdict: "refuse", reason: "unknown-recipient" });
+    const missing = io();
+    expect(await runCheck("no-such-id", args, missing.io)).toBe(2);
+    expect(missing.out.join("")).toContain("no stored mail inbound/no-such-id");
+
+    const since = new Date().toISOString();
+    const ok = await mail(HELPDESK, "Raw please", "Hi");
+    const run = await finishedRun(HELPDESK, since);
+    const shown = io();
+    expect(await runsShow(run.runId, { dataDir: join(s.dir, "data") }, shown.io)).toBe(0);
+    expect(shown.out.join("")).toContain(
+      `raw mail: inbound/${ok.sesMessageId}  (npx postern check ${ok.sesMessageId} --rcpt ${HELPDESK} --show)`,
+    );
   });
 });
