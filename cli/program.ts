@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerAdminCommands } from "./commands/admin.ts";
 import { registerCatalogCommands } from "./commands/catalog.ts";
 import { registerCheckCommand } from "./commands/check.ts";
+import { registerConsoleCommands } from "./commands/console.ts";
 import { registerDevCommands } from "./commands/dev.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { registerOutboundCommands } from "./commands/outbound.ts";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerRunsCommands(program);
   registerSendCommand(program);
   registerOutboundCommands(program);
+  registerConsoleCommands(program);
   registerAdminCommands(program);
   registerDoctorCommand(program);
   registerCatalogCommands(program);

@@ -6,11 +6,13 @@ import type { TokenVerifier } from "./auth/verifier.ts";
 import type { ConsoleDeps } from "./deps.ts";
 import type { ConsoleEnv } from "./env.ts";
 import { readRoutes } from "./routes/read.ts";
+import { settingsRoutes, zoneOf } from "./routes/settings.ts";
 import { writeRoutes } from "./routes/write.ts";
 import { ownOriginOnly, sameOrigin, securityHeaders } from "./security.ts";
 import { html } from "./views/html.ts";
 import { barePage } from "./views/layout.ts";
 import { CONSOLE_CSS } from "./views/style.ts";
+import { withTimeView } from "./views/time-view.ts";
 
 /** How people sign in: Cognito's hosted sign-in in AWS, a one-time link locally. */
 export interface SignInProvider {
@@ -33,6 +35,11 @@ export interface ConsoleAppOptions {
    * a state change must carry this Origin.
    */
   readonly origin: string;
+  /**
+   * The zone times are shown in until an operator picks one on /settings. Default: this process's zone (locally the
+   * operator's machine; UTC on Lambda).
+   */
+  readonly defaultTimeZone?: string;
 }
 
 /**
@@ -46,6 +53,7 @@ export function createConsoleApp(
   opts: ConsoleAppOptions,
 ): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
+  const defaultZone = opts.defaultTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   app.use("*", securityHeaders(signIn.formActionOrigins));
   app.use("*", ownOriginOnly(opts.origin));
   app.get("/static/console.css", (c) => {
@@ -60,7 +68,8 @@ export function createConsoleApp(
   app.use("*", async (c, next) => {
     const session = readSession(c, signIn.cookie);
     const principal = session ? await signIn.verifier.verify(session) : null;
-    if (!session || !principal) {
+    // A signed-out session stays out, even where its cookie survived (a copy, a second tab's replay).
+    if (!session || !principal || (await deps.sessions.isRevoked(session))) {
       if (c.req.method === "GET" || c.req.method === "HEAD") return c.redirect(signIn.signInPath, 302);
       return c.text("sign in first", 401);
     }
@@ -81,10 +90,11 @@ export function createConsoleApp(
       if (!csrfMatches(session, body._csrf))
         return c.text("missing or wrong CSRF token: reload the page", 403);
     }
-    await next();
+    await withTimeView({ zone: zoneOf(c, defaultZone), now: deps.now() }, next);
   });
 
-  app.post("/auth/sign-out", (c) => {
+  app.post("/auth/sign-out", async (c) => {
+    await deps.sessions.revoke(c.get("session"));
     c.header(
       "Set-Cookie",
       `${signIn.cookie.name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${signIn.cookie.secure ? "; Secure" : ""}`,
@@ -93,6 +103,7 @@ export function createConsoleApp(
   });
   readRoutes(app, deps);
   writeRoutes(app, deps);
+  settingsRoutes(app, { secureCookies: signIn.cookie.secure });
   app.notFound((c) => c.html(barePage("Not found", html`<p><a href="/">Back to the agents</a></p>`), 404));
   app.onError((err, c) => {
     deps.logger.error("console request failed", { path: c.req.path, error: String(err?.stack ?? err) });

@@ -19,6 +19,7 @@ import { ThreadRepo } from "../shared/store/thread-repo.ts";
 import { TraceLookups } from "../shared/store/trace-lookups.ts";
 import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
 import { grantableNames } from "../tools/index.ts";
+import { type SessionRevocations, stateRevocations } from "./auth/revocations.ts";
 
 /**
  * Everything the console reads and writes, through the same repositories the CLI and the functions use: there is
@@ -41,6 +42,8 @@ export interface ConsoleDeps {
   readonly deliveryEvents: DeliveryEventReads;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
   readonly failures: FailureLog;
+  /** Signed-out sessions, checked on every request. */
+  readonly sessions: SessionRevocations;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
   /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
@@ -78,6 +81,7 @@ export function consoleDeps(input: {
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
     failures: new FailureLog(base),
+    sessions: stateRevocations(state, input.config.console.sessionMinutes * 60),
     registry: input.registry,
     config: input.config,
     catalog: adminCatalog(input.config, grantableNames(input.registry)),

@@ -18,7 +18,8 @@ export function securityHeaders(formActionOrigins: readonly string[]): Middlewar
   ].join("; ");
   return async (c, next) => {
     await next();
-    c.header("Content-Security-Policy", csp);
+    // A route's own, stricter policy stands (a download's `sandbox`); every other response gets this one.
+    if (!c.res.headers.get("Content-Security-Policy")) c.header("Content-Security-Policy", csp);
     c.header("X-Content-Type-Options", "nosniff");
     // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on form posts, and the
     // same-origin check needs the real Origin. Other sites still get no Referer (no ids, no tokens in URLs).

@@ -45,12 +45,15 @@ export async function startLocalConsole(opts: {
   operatorEmail?: string;
   registry?: ToolRegistry;
   now?: () => Date;
+  /** The key sign-in links are signed with; default a fresh random one (see console/auth/link-token.ts). */
+  linkKey?: Uint8Array;
 }): Promise<LocalConsole> {
   const operator = LOCAL_ADMIN((opts.operatorEmail ?? DEFAULT_CONSOLE_EMAIL).toLowerCase());
   const signIn = localSignIn({
     operator,
     sessionMinutes: opts.config.console.sessionMinutes,
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.linkKey ? { linkKey: opts.linkKey } : {}),
   });
   const deps = consoleDeps({
     clients: opts.clients,

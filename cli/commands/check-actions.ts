@@ -30,7 +30,7 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
   let result: CheckResult;
   try {
     const dir = args.dir ?? ".postern";
-    const raw = readInput(file);
+    const raw = await readInput(file, dir);
     const now = args.now ? parseNow(args.now) : new Date();
     const loaded = loadConfig(args.config, dir);
     const resolver = args.dns
@@ -59,11 +59,38 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
   return 0;
 }
 
-function readInput(file: string): Buffer {
+/** An SES message id (as `dev send`, `runs show` and the console's refused-mail page print it). */
+const STORED_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * A file, `-` for stdin, or the id of a stored mail (`inbound/<id>` in the local stack's bucket) when no file of
+ * that name exists: the mail behind a refusal, fetched as it arrived.
+ */
+async function readInput(file: string, dir: string): Promise<Buffer> {
+  if (file !== "-" && !existsSync(file) && STORED_ID.test(file)) return readStored(file, dir);
   try {
     return file === "-" ? readFileSync(0) : readFileSync(file);
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+async function readStored(id: string, dir: string): Promise<Buffer> {
+  // The emulators and S3's client load only here: a file or stdin needs neither.
+  const [{ openTarget }, { BlobStore }, { PREFIXES }] = await Promise.all([
+    import("../target.ts"),
+    import("../../shared/store/blob-store.ts"),
+    import("../../shared/config/tables.ts"),
+  ]);
+  const target = await openTarget({ target: "local", dataDir: join(dir, "data") });
+  try {
+    const bytes = await new BlobStore({ s3: target.clients.s3, bucket: target.resources.bucket }).get(
+      `${PREFIXES.inbound}${id}`,
+    );
+    if (!bytes) throw new UsageError(`no file ${id}, and no stored mail inbound/${id}`);
+    return Buffer.from(bytes);
+  } finally {
+    await target.close();
   }
 }
 

@@ -4,9 +4,10 @@ import type { CheckArgs } from "./check-actions.ts";
 export function registerCheckCommand(program: Command): void {
   program
     .command("check <message>")
-    .summary("run the inbound gate on one .eml file and print the verdict as JSON")
+    .summary("run the inbound gate on one .eml file (or a stored mail's id) and print the verdict as JSON")
     .description(
-      "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE.eml for one " +
+      "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE (an .eml " +
+        "file, `-` for stdin, or the id of a mail the local stack stored, e.g. from a refusal) for one " +
         "envelope recipient and print {verdict, reason[, detail], sender, agent, notify[, signedHeaders][, shown]}. Without --config/--admin/--dns " +
         "it reads the local stack's state. Exit 0 for any verdict; 2 for usage or config errors.",
     )

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { CommandFailure, UsageError } from "../errors.ts";
 import { ensureDevKey } from "../local/dev-keys.ts";
 import { devSend } from "../local/dev-send.ts";
@@ -66,6 +66,7 @@ export async function devSendCommand(o: DevSendFlags): Promise<void> {
   console.log(`sent, signed d=${r.key.domain} s=${r.key.selector}`);
   if (r.messageId) console.log(`Message-ID: ${r.messageId}`);
   if (r.sesMessageId) console.log(`stored as inbound/${r.sesMessageId}`);
+  console.log(`saved a copy as ${relative(process.cwd(), r.savedAs)}`);
 }
 
 function readMail(file: string): Buffer {

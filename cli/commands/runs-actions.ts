@@ -1,4 +1,5 @@
 import { FailureLog } from "../../shared/store/failure-log.ts";
+import { MessageRepo } from "../../shared/store/message-repo.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
 import { RunRepo } from "../../shared/store/run-repo.ts";
@@ -82,7 +83,13 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
       proposedCallIds: new Set(plan?.ops.map((o) => o.callId) ?? []),
       isConfirmTool: confirmToolPredicate(defaultRegistry()),
     };
-    io.out(flags.json ? json({ run, events }) : renderRunTree(run, events, ctx));
+    // The mail that started the run, as stored: `postern check <id>` runs the gate on it again.
+    const message = run.messageId ? await new MessageRepo(deps).get(run.agent, run.messageId) : null;
+    const raw = message?.sesMessageId ? `inbound/${message.sesMessageId}` : null;
+    if (flags.json) return io.out(json({ run, events, rawMail: raw }));
+    io.out(renderRunTree(run, events, ctx));
+    if (raw && message?.sesMessageId)
+      io.out(`raw mail: ${raw}  (npx postern check ${message.sesMessageId} --rcpt ${run.agent} --show)\n`);
   });
 }
 

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { dkimSign } from "mailauth/lib/dkim/sign.js";
 import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
@@ -35,6 +37,8 @@ export type DevSendResult =
       readonly keyCreated: boolean;
       readonly key: DevKey;
       readonly raw: Buffer;
+      /** Where the signed mail was saved (`<dir>/sent/<id>.eml`): what `postern check` can be given. */
+      readonly savedAs: string;
     }
   | DevKeyRefusal
   | { readonly ok: false; readonly reason: "invalid-from" }
@@ -154,14 +158,13 @@ export async function devSend(o: DevSendOptions): Promise<DevSendResult> {
       return smtpFailure(err, host, port);
     }
     const messageId = /^message-id:\s*(<[^>\r\n]*>)/im.exec(unsigned.toString("latin1"))?.[1];
-    return {
-      ok: true,
-      messageId,
-      sesMessageId: /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1],
-      keyCreated: keyed.created,
-      key: keyed.key,
-      raw,
-    };
+    const sesMessageId = /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1];
+    // Keep exactly what was sent (signed), named like its stored copy: "why was this refused?" needs the mail.
+    const sentDir = join(o.dir, "sent");
+    mkdirSync(sentDir, { recursive: true });
+    const savedAs = join(sentDir, `${sesMessageId ?? `unstored-${clock().getTime()}`}.eml`);
+    writeFileSync(savedAs, raw);
+    return { ok: true, messageId, sesMessageId, keyCreated: keyed.created, key: keyed.key, raw, savedAs };
   } finally {
     transport.close();
   }

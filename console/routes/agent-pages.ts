@@ -1,10 +1,12 @@
 import type { Hono } from "hono";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { bodyText } from "../../shared/ports/messages.ts";
+import { recentActivity } from "../activity.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { agentsTable, agentView, runsTable, threadsTable } from "../views/agents.ts";
+import { activityView } from "../views/home.ts";
 import { html, pager, seg } from "../views/html.ts";
 import { page } from "../views/layout.ts";
 import { type ShownMessage, threadView } from "../views/thread.ts";
@@ -15,13 +17,20 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/", async (c) => {
     const agents = await deps.admin.listAgents();
     const day = today(deps.now());
-    const rows = await Promise.all(
-      agents.map(async (agent) => ({
-        agent,
-        today: await deps.lookups.agentBudgetToday(agent.address, day),
-      })),
-    );
-    return c.html(page("Agents", ctxOf(c), agentsTable(rows, deps.config)));
+    const [rows, activity] = await Promise.all([
+      Promise.all(
+        agents.map(async (agent) => ({
+          agent,
+          today: await deps.lookups.agentBudgetToday(agent.address, day),
+        })),
+      ),
+      recentActivity(
+        deps,
+        agents.map((a) => a.address),
+      ),
+    ]);
+    const body = html`<h2>Recent activity</h2>${activityView(activity)}<h2>Agents</h2>${agentsTable(rows, deps.config)}`;
+    return c.html(page("Home", ctxOf(c), body));
   });
 
   app.get("/agents/:agent", async (c) => {
@@ -89,7 +98,11 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       page(
         "Thread",
         ctxOf(c),
-        threadView(agent, thread, shown, { canDownload: canWrite(c.get("principal")), more }),
+        threadView(agent, thread, shown, {
+          canDownload: canWrite(c.get("principal")),
+          more,
+          me: c.get("principal").email,
+        }),
       ),
     );
   });

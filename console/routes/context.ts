@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ConsoleEnv } from "../env.ts";
+import { currentTimeView } from "../views/time-view.ts";
 
 /** Messages after a redirect, from a fixed list: nothing a request can choose the wording of. */
 export const FLASH: Record<string, string> = {
@@ -12,12 +13,14 @@ export const FLASH: Record<string, string> = {
   "not-approver": "Only an approver of this plan can decide it: nothing was done.",
   expired: "This plan has expired: nothing was done.",
   "no-plan": "No such plan.",
+  "not-removed": "Nothing was removed: confirm the removal on its page.",
 };
 
 export const ctxOf = (c: Context<ConsoleEnv>) => ({
   principal: c.get("principal"),
   csrf: c.get("csrf"),
   flash: FLASH[c.req.query("done") ?? ""],
+  zone: currentTimeView()?.zone ?? "UTC",
 });
 
 export const limitOf = (c: Context<ConsoleEnv>) => Number(c.req.query("limit") ?? 25);

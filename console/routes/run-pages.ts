@@ -1,11 +1,13 @@
 import type { Hono } from "hono";
+import { toModelToolResult } from "../../shared/agent/tool-result.ts";
 import type { SendSummary } from "../../shared/store/trace-lookups.ts";
+import type { ToolResult } from "../../shared/tool-framework/tool.ts";
 import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
 import { type TimelineItem, timeline } from "../../shared/trace/timeline.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { page } from "../views/layout.ts";
-import { runView } from "../views/run.ts";
+import { runView, type ShownResult } from "../views/run.ts";
 import { ctxOf } from "./context.ts";
 
 /** A run as a timeline, with its plan, its continuation and the mail it caused. */
@@ -24,27 +26,43 @@ export function runPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       proposedCallIds: new Set(plan?.ops.map((o) => o.callId) ?? []),
       isConfirmTool: confirmToolPredicate(deps.registry),
     });
-    const sends = await outboundOf(runId, items, deps);
-    return c.html(page(`Run ${runId}`, ctxOf(c), runView({ run, items, plan, sends, card, continuation })));
+    const { results, sends } = await resultsOf(runId, items, deps);
+    return c.html(
+      page(`Run ${runId}`, ctxOf(c), runView({ run, items, plan, sends, results, card, continuation })),
+    );
   });
 }
 
-/** The mail a run caused: each successful tool result whose recorded result names an outbound request. */
-async function outboundOf(
+/**
+ * Each tool result as the model read it (the recorded result, mapped the way the agent maps it for the model:
+ * fences, cuts and error shape included), and the mail a run caused: each successful result that names an
+ * outbound request. One GetItem per result (the tool-result cache, kept 30 days; older runs show none).
+ */
+async function resultsOf(
   runId: string,
   items: readonly TimelineItem[],
   deps: ConsoleDeps,
-): Promise<Map<number, SendSummary>> {
-  const out = new Map<number, SendSummary>();
-  const results = items.filter((i) => i.type === "tool-result" && i.data.ok === true && i.status === "ok");
+): Promise<{ results: Map<number, ShownResult>; sends: Map<number, SendSummary> }> {
+  const results = new Map<number, ShownResult>();
+  const sends = new Map<number, SendSummary>();
   await Promise.all(
-    results.map(async (i) => {
-      const cached = await deps.lookups.toolResult(`${runId}:${i.round}:${String(i.data.callId)}`);
-      const requestId = (cached?.data as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof requestId !== "string") return;
-      const send = await deps.lookups.send(requestId);
-      if (send) out.set(i.seq, send);
-    }),
+    items
+      .filter((i) => i.type === "tool-result")
+      .map(async (i) => {
+        const callId = String(i.data.callId);
+        const cached = await deps.lookups.toolResult(`${runId}:${i.round}:${callId}`);
+        if (!cached) return;
+        const seen = toModelToolResult(callId, cached as unknown as ToolResult);
+        results.set(i.seq, {
+          tool: String(i.data.name),
+          text: JSON.stringify(seen.content.type === "json" ? seen.content.value : seen.content, null, 2),
+          attachments: (seen.attachments ?? []).map((a) => a.mediaType),
+        });
+        const requestId = (cached.data as { requestId?: unknown } | undefined)?.requestId;
+        if (i.status !== "ok" || typeof requestId !== "string") return;
+        const send = await deps.lookups.send(requestId);
+        if (send) sends.set(i.seq, send);
+      }),
   );
-  return out;
+  return { results, sends };
 }

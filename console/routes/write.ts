@@ -24,6 +24,9 @@ export function writeRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const k = kind as AdminKind;
     const form = (await c.req.parseBody()) as Form;
     if (op === "delete") {
+      // Only the confirmation page's form carries `confirm=yes`: a bare POST (an old page, a stray click) removes
+      // nothing.
+      if (form.confirm !== "yes") return c.redirect(`/admin?done=not-removed#${k}`, 303);
       const r = await deleteAdminItem(k, keyFromForm(k, form), principal, deps);
       if (!r.ok) return c.notFound();
       return c.redirect(`/admin?done=removed#${k}`, 303);

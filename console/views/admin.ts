@@ -10,12 +10,33 @@ export interface AdminViewOptions {
   readonly issues?: { readonly kind: AdminKind; readonly issues: readonly AdminIssue[] } | undefined;
 }
 
-const del = (csrf: string, kind: AdminKind, fields: Record<string, string>, label = "Remove"): Html =>
-  html`<form class="inline" method="post" action="/admin/${kind}/delete">${csrfField(csrf)}${Object.entries(
+/**
+ * Remove asks first: the button leads to a page that says what goes with the item (an agent's rules, a toolkit's
+ * approvers), and only that page's button removes it (a GET changes nothing).
+ */
+const del = (_csrf: string, kind: AdminKind, fields: Record<string, string>, label = "Remove"): Html =>
+  html`<form class="inline" method="get" action="/admin/${kind}/remove">${Object.entries(fields).map(
+    ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
+  )}<button type="submit">${label}…</button></form>`;
+
+/** The confirmation page of a removal: what will be removed, then the one button that does it. */
+export function removeConfirm(
+  csrf: string,
+  kind: AdminKind,
+  fields: Record<string, string>,
+  what: string,
+  consequences: readonly string[],
+): Html {
+  return html`<p>Remove ${what}?</p>
+${consequences.length > 0 ? html`<p>This also removes:</p><ul>${consequences.map((c) => html`<li>${c}</li>`)}</ul>` : ""}
+<p class="note">The change is recorded in the audit log with the item as it was.</p>
+<form class="inline" method="post" action="/admin/${kind}/delete">${csrfField(csrf)}${Object.entries(
     fields,
   ).map(
     ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
-  )}<button type="submit">${label}</button></form>`;
+  )}<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">Remove</button></form>
+<a href="/admin#${kind}">Keep it</a>`;
+}
 
 const check = (name: string, label: string, on: boolean): Html =>
   html`<label><input type="checkbox" name="${name}" value="on"${on ? html` checked` : ""}> ${label}</label>`;

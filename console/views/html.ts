@@ -1,6 +1,7 @@
 import { html as honoHtml } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { normaliseUntrusted } from "../../shared/gate/unicode.ts";
+import { absoluteTime, currentTimeView, relativeTime } from "./time-view.ts";
 
 /**
  * Every page is built with this tag: interpolated strings are HTML-escaped (`& < > " '`), only values already
@@ -13,17 +14,46 @@ export const html = (strings: TemplateStringsArray, ...values: unknown[]): Html 
   honoHtml(strings, ...values) as Html;
 
 /**
- * Sender-written text (a subject, a body, a display name, a tool argument the model copied from mail): shown as
- * plain text only, escaped by the tag, inside a box that says so. Bidi and invisible characters are made visible
- * (U+FFFD) as the fence does for models (G8), so reordered text cannot disguise itself. Never a link, never HTML.
+ * Who wrote a text the console shows: the box says so, so nobody mistakes a model's words for a sender's, or their
+ * own mail for a stranger's. Every author's text is shown the same safe way (plain text, escaped, invisible
+ * characters made visible): only the label differs.
  */
-export function untrusted(text: string, opts: { inline?: boolean; max?: number } = {}): Html {
+export type Author =
+  | { readonly kind: "sender"; readonly address?: string }
+  | { readonly kind: "you"; readonly address: string }
+  | { readonly kind: "agent"; readonly address?: string }
+  | { readonly kind: "model" }
+  | { readonly kind: "tool"; readonly name: string };
+
+function authorLabel(by: Author): string {
+  switch (by.kind) {
+    case "sender":
+      return `written by the sender${by.address ? ` ${by.address}` : ""}: untrusted, shown as plain text`;
+    case "you":
+      return `written by you (${by.address}), shown as plain text`;
+    case "agent":
+      return `written by the agent${by.address ? ` ${by.address}` : ""} (its model's words, sent as mail), shown as plain text`;
+    case "model":
+      return "written by the model (shaped by the mail it read): untrusted, shown as plain text";
+    case "tool":
+      return `returned by the tool ${by.name}, exactly as the model read it (fences included)`;
+  }
+}
+
+/**
+ * Text someone other than the engine wrote (a subject, a body, a display name, the model's words, a tool's
+ * result): shown as plain text only, escaped by the tag, inside a box that says who wrote it. Bidi and invisible
+ * characters are made visible (U+FFFD) as the fence does for models (G8), so reordered text cannot disguise
+ * itself. Never a link, never HTML.
+ */
+export function untrusted(text: string, opts: { inline?: boolean; max?: number; by?: Author } = {}): Html {
   const max = opts.max ?? 200_000;
+  const by = opts.by ?? { kind: "sender" };
   const shown = normaliseUntrusted(text.length > max ? text.slice(0, max) : text);
   const cut = text.length > max ? html`<span class="note">(cut at ${max} characters)</span>` : "";
-  if (opts.inline)
-    return html`<span class="untrusted" title="sender-written, untrusted">${shown}</span>${cut}`;
-  return html`<div class="untrusted-box"><div class="untrusted-label">sender-written text: untrusted, shown as plain text</div><pre class="untrusted">${shown}</pre>${cut}</div>`;
+  const label = authorLabel(by);
+  if (opts.inline) return html`<span class="untrusted by-${by.kind}" title="${label}">${shown}</span>${cut}`;
+  return html`<div class="untrusted-box by-${by.kind}"><div class="untrusted-label">${label}</div><pre class="untrusted">${shown}</pre>${cut}</div>`;
 }
 
 /** An address as G4 allows it on a refusal: address characters only, whatever the sender wrote. */
@@ -34,8 +64,14 @@ export function addressChars(address: string | null | undefined): string {
 /** A path segment: ids and addresses go into links URL-encoded, never raw. */
 export const seg = (s: string): string => encodeURIComponent(s);
 
-export const time = (iso: string | null | undefined): Html =>
-  iso ? html`<time datetime="${iso}">${iso.replace("T", " ").slice(0, 19)}</time>` : html`-`;
+/** A time in the operator's zone, with how long ago it was; the UTC instant in `datetime` and the tooltip. */
+export function time(iso: string | null | undefined): Html {
+  if (!iso) return html`-`;
+  const view = currentTimeView();
+  const absolute = absoluteTime(iso, view?.zone ?? "UTC");
+  const relative = view ? relativeTime(iso, view.now) : null;
+  return html`<time datetime="${iso}" title="${iso}">${absolute}${relative ? html` <span class="ago">(${relative})</span>` : ""}</time>`;
+}
 
 export const bytes = (n: number): string =>
   n < 1024

@@ -6,6 +6,8 @@ export interface PageContext {
   readonly csrf: string;
   /** A one-line message after a redirect (engine-written, from a fixed list). */
   readonly flash?: string | undefined;
+  /** The zone this page's times are in (the header says so, and links to where it is changed). */
+  readonly zone?: string;
 }
 
 /** The page shell: no inline script or style anywhere (the CSP forbids both); one stylesheet from 'self'. */
@@ -24,14 +26,14 @@ export function page(title: string, ctx: PageContext, body: Html): Html {
 <header>
   <strong>Postern</strong>
   <nav>
-    <a href="/">Agents</a>
+    <a href="/">Home</a>
     <a href="/refusals">Refused mail</a>
     <a href="/failures">Failures</a>
     <a href="/plans">Pending plans</a>
     <a href="/admin">Admin</a>
     <a href="/audit">Audit log</a>
   </nav>
-  <span class="who">${ctx.principal.email} (${role})
+  <span class="who">${ctx.principal.email} (${role}) · <a href="/settings" title="change the time zone">${ctx.zone ?? "UTC"}</a>
     <form class="inline" method="post" action="/auth/sign-out">${csrfField(ctx.csrf)}<button type="submit">Sign out</button></form>
   </span>
 </header>

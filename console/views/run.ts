@@ -12,8 +12,18 @@ export interface RunView {
   readonly plan: PlanRecord | null;
   /** Outbound mail the run caused, keyed by the event seq of the tool result that queued it. */
   readonly sends: ReadonlyMap<number, SendSummary>;
+  /** Tool results as the model read them, keyed by the event seq of their `tool-result` event. */
+  readonly results: ReadonlyMap<number, ShownResult>;
   readonly card: SendSummary | null;
   readonly continuation: RunRecord | null;
+}
+
+export interface ShownResult {
+  readonly tool: string;
+  /** The JSON the model was given, pretty-printed. */
+  readonly text: string;
+  /** Media types of images or documents that went with it (not shown here). */
+  readonly attachments: readonly string[];
 }
 
 export function runView(v: RunView): Html {
@@ -32,7 +42,7 @@ ${v.plan ? html`<tr><th>Plan</th><td><a href="/plans/${seg(r.runId)}">${v.plan.s
 ${v.continuation ? html`<tr><th>Continued by</th><td><a href="/runs/${seg(v.continuation.runId)}"><code>${v.continuation.runId}</code></a> (after the plan was applied)</td></tr>` : ""}
 </table>
 <h2>Timeline</h2>
-<p class="note">In the order it happened. Model text and tool arguments derive from mail the agent read: shown as untrusted text.</p>
+<p class="note">In the order it happened. Each box says who wrote its text: the model (its words and the tool inputs it chose, shaped by the mail it read) or a tool (its result, exactly as the model read it).</p>
 <ol class="timeline">
 ${timelineTree(v.items).map((node) =>
   node.kind === "item"
@@ -46,9 +56,11 @@ ${v.card ? html`<h2>Confirm card</h2><p>${sendLine(v.card, r.agent)}</p>` : ""}`
 function itemView(item: TimelineItem, v: RunView): Html {
   const d = item.data;
   const send = v.sends.get(item.seq);
+  const result = v.results.get(item.seq);
   return html`<li data-type="${item.type}">${time(item.at)} ${statusBadge(item.status)} ${item.text}
-${item.type === "model-turn" && typeof d.text === "string" && d.text ? untrusted(d.text, { max: 2000 }) : ""}
-${item.type === "tool-call" && d.input !== undefined ? html`<details><summary>input</summary>${untrusted(JSON.stringify(d.input, null, 2), { max: 8000 })}</details>` : ""}
+${item.type === "model-turn" && typeof d.text === "string" && d.text ? untrusted(d.text, { max: 2000, by: { kind: "model" } }) : ""}
+${item.type === "tool-call" && d.input !== undefined ? html`<details><summary>input</summary>${untrusted(JSON.stringify(d.input, null, 2), { max: 8000, by: { kind: "model" } })}</details>` : ""}
+${result ? html`<details><summary>result</summary>${untrusted(result.text, { max: 70_000, by: { kind: "tool", name: result.tool } })}${result.attachments.length > 0 ? html`<p class="note">with ${result.attachments.join(", ")} (not shown)</p>` : ""}</details>` : ""}
 ${item.type === "model-failure" && typeof d.detail === "string" ? html`<div class="note">${d.detail}</div>` : ""}
 ${send ? html`<div>→ ${sendLine(send, v.run.agent)}</div>` : ""}
 </li>`;

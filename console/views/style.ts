@@ -31,4 +31,27 @@ label { display:block; margin:.3rem 0; } input[type=text], textarea, select { wi
 .issues { color: var(--bad); } .flash { padding:.4rem .6rem; border:1px solid var(--line); background:#f6f8fa; }
 .pager { margin: .5rem 0 1.5rem; }
 button { cursor: pointer; }
+button.danger { color: var(--bad); border:1px solid var(--bad); }
+td, th { overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; }
+time .ago, .ago { color: var(--muted); }
+.kind { font-size: 12px; padding: 0 .35rem; border-radius: 3px; border:1px solid var(--line); white-space: nowrap; }
+.k-refused, .k-dropped { color: var(--bad); border-color: var(--bad); }
+.k-accepted, .k-sent { color: var(--ok); border-color: var(--ok); }
+.k-plan { color: var(--warn); border-color: var(--warn); }
+/* Who wrote a box's text: the sender (dashed amber), the model (dashed violet), a tool (dashed teal), the agent's
+   sent mail and your own mail (dashed grey). */
+.by-model { border-color:#6a3fb5; } .by-model .untrusted-label { color:#6a3fb5; border-color:#6a3fb5; }
+.by-tool { border-color:#0a6b73; } .by-tool .untrusted-label { color:#0a6b73; border-color:#0a6b73; }
+.by-agent, .by-you { border-color: var(--muted); } .by-agent .untrusted-label, .by-you .untrusted-label { color: var(--muted); border-color: var(--muted); }
+/* A phone (390 px): the header wraps, wide tables scroll inside themselves, the page never scrolls sideways. */
+@media (max-width: 700px) {
+  header { flex-wrap: wrap; gap: .4rem .8rem; padding: .5rem .7rem; }
+  header nav { display:flex; flex-wrap: wrap; gap: .2rem .9rem; } header nav a { margin-right: 0; }
+  header .who { margin-left: 0; flex-wrap: wrap; }
+  main { padding: .7rem; }
+  table { display: block; overflow-x: auto; }
+  input[type=text], textarea, select { max-width: 100%; }
+  pre, code { overflow-wrap: anywhere; }
+}
 `;

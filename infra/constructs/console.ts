@@ -263,16 +263,18 @@ export class PosternConsole extends Construct {
     // Indexes are queried, never read by key: they are named only where the table is queried.
     for (const r of READS)
       allow(r.actions, [arn(r.table), ...(r.actions.includes("dynamodb:Query") ? indexArns(r.table) : [])]);
-    // The only runtime write: a plan's one console decision (`consoledecision#<runId>`), a conditional put.
+    // The only runtime writes: a plan's one console decision (`consoledecision#<runId>`), a conditional put, and
+    // a signed-out session's marker (`consolesession#<hash>`, console/auth/revocations.ts).
     allow(["dynamodb:PutItem"], [arn("state")], {
-      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*"] },
+      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*", "consolesession#*"] },
     });
     // Every admin write bumps the admin version (shared/store/admin-repo.ts), so the functions' cached snapshots
     // reload: one item, by its exact key.
     allow(["dynamodb:UpdateItem"], [arn("state")], {
       "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": ["admin#version"] },
     });
-    store.grantRead(this.role, "mail", "files");
+    // Raw inbound mail too: admins download it (never rendered: an attachment of opaque bytes, console/routes).
+    store.grantRead(this.role, "mail", "files", "inbound");
     props.agentStepQueue.grantSend(this.role);
     allow(
       ACTIONS.parameterRead,

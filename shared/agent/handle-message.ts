@@ -48,7 +48,9 @@ export async function handleAgentStepMessage(
     return "reject";
   }
   if ("tick" in message) {
-    logger.info("schedule tick", { tick: message.tick, ...(await deps.startDue(new Date(message.tick))) });
+    // Debug, not info: a tick comes every minute, and locally its line would scroll the console's sign-in link
+    // away; a run it starts has its own trace.
+    logger.debug("schedule tick", { tick: message.tick, ...(await deps.startDue(new Date(message.tick))) });
     return "done";
   }
   if ("confirm" in message) {

@@ -94,7 +94,7 @@ export const TABLE_KEYS = Object.keys(TABLES) as TableKey[];
 
 /** S3 key prefixes in the mail bucket. Least privilege in CDK is expressed over these prefixes. */
 export const PREFIXES = {
-  /** Raw inbound mail as SES wrote it. Never deleted by the pipeline; only verify reads it. */
+  /** Raw inbound mail as SES wrote it. Never deleted by the pipeline; verify reads it, console admins download it. */
   inbound: "inbound/",
   /** Accepted message bodies (parsed text) per agent: `mail/<agent>/<messageId>/...`. */
   mail: "mail/",

@@ -82,7 +82,7 @@ export class AuditRepo {
         ExpressionAttributeValues: { ":s": AUDIT_STREAM },
         ScanIndexForward: false,
       },
-      { limit: clampLimit(req.limit), start },
+      { limit: clampLimit(req.limit), start, keys: ["stream", "at"] },
     );
     return { items: items as unknown as AuditEntry[], next: last ? encodeCursor(last) : null };
   }

@@ -43,7 +43,8 @@ export class IndexReads {
   /** An agent's runs, newest first. */
   async runsByAgent(agent: string, req: PageRequest): Promise<Page<RunRecord>> {
     const ix = INDEX.runs;
-    const start = decodeCursor(req.cursor, [ix.partitionKey, ix.sortKey, "runId"], { agent });
+    const keys = [ix.partitionKey, ix.sortKey, "runId"];
+    const start = decodeCursor(req.cursor, keys, { agent });
     const { items, last } = await queryPage(
       this.#dynamo,
       {
@@ -54,7 +55,7 @@ export class IndexReads {
         ExpressionAttributeValues: { ":pk": agent },
         ScanIndexForward: false,
       },
-      { limit: clampLimit(req.limit), start },
+      { limit: clampLimit(req.limit), start, keys },
     );
     return { items: items as unknown as RunRecord[], next: last ? encodeCursor(last) : null };
   }
@@ -62,7 +63,8 @@ export class IndexReads {
   /** An agent's threads, most recently active first. */
   async threadsByActivity(agent: string, req: PageRequest): Promise<Page<ThreadRecord>> {
     const ix = INDEX.threads;
-    const start = decodeCursor(req.cursor, ["agent", "threadId", ix.sortKey], { agent });
+    const keys = ["agent", "threadId", ix.sortKey];
+    const start = decodeCursor(req.cursor, keys, { agent });
     const { items, last } = await queryPage(
       this.#dynamo,
       {
@@ -73,7 +75,7 @@ export class IndexReads {
         ExpressionAttributeValues: { ":pk": agent },
         ScanIndexForward: false,
       },
-      { limit: clampLimit(req.limit), start },
+      { limit: clampLimit(req.limit), start, keys },
     );
     return { items: items as unknown as ThreadRecord[], next: last ? encodeCursor(last) : null };
   }
@@ -84,7 +86,8 @@ export class IndexReads {
    */
   async threadMessages(agent: string, threadId: string, req: PageRequest): Promise<Page<MessageRecord>> {
     const ix = INDEX.messages;
-    const start = decodeCursor(req.cursor, ["agent", "id", ix.partitionKey], { threadId });
+    const keys = ["agent", "id", ix.partitionKey];
+    const start = decodeCursor(req.cursor, keys, { threadId });
     const { items, last } = await queryPage(
       this.#dynamo,
       {
@@ -96,7 +99,7 @@ export class IndexReads {
         ExpressionAttributeValues: { ":pk": threadId, ":agent": agent },
         ScanIndexForward: true,
       },
-      { limit: clampLimit(req.limit), start },
+      { limit: clampLimit(req.limit), start, keys },
     );
     return { items: items as unknown as MessageRecord[], next: last ? encodeCursor(last) : null };
   }
@@ -108,48 +111,59 @@ export class IndexReads {
   async refusals(
     req: PageRequest & { reason?: string | undefined; today: Date; days?: number },
   ): Promise<Page<RefusalRecord>> {
-    const ix = INDEX.inbound;
     const limit = clampLimit(req.limit);
     const cursor = parseRefusalCursor(req.cursor);
     const oldest = dayOf(new Date(req.today.getTime() - ((req.days ?? 90) - 1) * 86_400_000));
-    let day = cursor?.day ?? dayOf(req.today);
     let start: Record<string, unknown> | undefined = cursor?.key;
     const out: RefusalRecord[] = [];
-    // Bounded work per page view: at most 40 day partitions (empty ones cost one small query each).
-    for (let visited = 0; visited < 40 && day >= oldest; visited++) {
-      const { items, last } = await queryPage(
-        this.#dynamo,
-        {
-          TableName: this.#tables.inbound,
-          IndexName: ix.name,
-          KeyConditionExpression: "#pk = :pk",
-          ExpressionAttributeNames: {
-            "#pk": ix.partitionKey,
-            ...(req.reason ? { "#reason": "reason" } : {}),
-          },
-          ExpressionAttributeValues: { ":pk": day, ...(req.reason ? { ":reason": req.reason } : {}) },
-          ...(req.reason ? { FilterExpression: "#reason = :reason" } : {}),
-          ScanIndexForward: false,
-        },
-        { limit: limit - out.length, start },
-      );
-      out.push(...(items as unknown as RefusalRecord[]));
-      if (last) {
-        if (out.length >= limit) return { items: out, next: encodeRefusalCursor(day, last) };
-        start = last;
+    // Day by day, newest first, until the page is full and one more refusal is known to exist (then there is a
+    // next page), or the window ends (then there is none). A next page is never empty. Bounded: at most one Query
+    // per day of the window (90), which only a page of a rare reason in a quiet quarter comes near.
+    for (
+      let day = cursor?.day ?? dayOf(req.today);
+      day >= oldest;
+      day = previousDay(day), start = undefined
+    ) {
+      const room = limit - out.length;
+      const { items, last } = await this.#refusalsOn(day, req.reason, Math.max(room, 1), start);
+      if (room === 0) {
+        if (items.length > 0 || last) return { items: out, next: encodeRefusalCursor(day, start) };
         continue;
       }
-      start = undefined;
-      day = dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000));
-      if (out.length >= limit) return { items: out, next: day >= oldest ? encodeRefusalCursor(day) : null };
+      out.push(...(items as unknown as RefusalRecord[]));
+      // More in this day (queryPage looked one beyond), or the call budget ran out inside it: continue there.
+      if (last) return { items: out, next: encodeRefusalCursor(day, last) };
     }
-    return { items: out, next: day >= oldest ? encodeRefusalCursor(day, start) : null };
+    return { items: out, next: null };
+  }
+
+  #refusalsOn(
+    day: string,
+    reason: string | undefined,
+    limit: number,
+    start: Record<string, unknown> | undefined,
+  ) {
+    const ix = INDEX.inbound;
+    return queryPage(
+      this.#dynamo,
+      {
+        TableName: this.#tables.inbound,
+        IndexName: ix.name,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": ix.partitionKey, ...(reason ? { "#reason": "reason" } : {}) },
+        ExpressionAttributeValues: { ":pk": day, ...(reason ? { ":reason": reason } : {}) },
+        ...(reason ? { FilterExpression: "#reason = :reason" } : {}),
+        ScanIndexForward: false,
+      },
+      { limit, start, keys: REFUSAL_KEYS },
+    );
   }
 
   /** Plans in one state (pending: waiting for an approver), newest first. */
   async plansByState(state: PlanState, req: PageRequest): Promise<Page<PlanListItem>> {
     const ix = INDEX.state;
-    const start = decodeCursor(req.cursor, ["pk", "sk", ix.partitionKey, ix.sortKey], { planState: state });
+    const keys = ["pk", "sk", ix.partitionKey, ix.sortKey];
+    const start = decodeCursor(req.cursor, keys, { planState: state });
     const { items, last } = await queryPage(
       this.#dynamo,
       {
@@ -160,7 +174,7 @@ export class IndexReads {
         ExpressionAttributeValues: { ":pk": state },
         ScanIndexForward: false,
       },
-      { limit: clampLimit(req.limit), start },
+      { limit: clampLimit(req.limit), start, keys },
     );
     const plans = items.map((i) => ({
       runId: String(i.pk).replace(/^plan#/, ""),
@@ -177,6 +191,8 @@ export class IndexReads {
 }
 
 const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+const previousDay = (day: string): string => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000));
+const REFUSAL_KEYS = ["sesMessageId", "recipient", INDEX.inbound.partitionKey, INDEX.inbound.sortKey];
 
 function encodeRefusalCursor(day: string, key?: Record<string, unknown>): string {
   return encodeCursor({ day, ...(key ? { key: encodeCursor(key) } : {}) });
@@ -195,10 +211,6 @@ function parseRefusalCursor(
   const day = (v as { day?: unknown })?.day;
   if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
   const raw = (v as { key?: unknown }).key;
-  const ix = INDEX.inbound;
-  const key =
-    typeof raw === "string"
-      ? decodeCursor(raw, ["sesMessageId", "recipient", ix.partitionKey, ix.sortKey], { refusalDay: day })
-      : undefined;
+  const key = typeof raw === "string" ? decodeCursor(raw, REFUSAL_KEYS, { refusalDay: day }) : undefined;
   return { day, key };
 }

@@ -55,24 +55,37 @@ export const clampLimit = (limit: number): number =>
   Number.isInteger(limit) && limit > 0 ? Math.min(limit, MAX_PAGE) : 20;
 
 /**
- * One page of a query: up to `limit` items and the cursor after the last one. DynamoDB may stop early (1 MB, or a
- * filter), so it follows LastEvaluatedKey until the page is full; at most `maxCalls` calls, then the page is short
- * and the cursor continues where it stopped.
+ * One page of a query: up to `limit` items and the cursor after the last one, or none when nothing follows. It asks
+ * for one item more than the page, so "is there a next page" is known, not guessed: DynamoDB returns a
+ * LastEvaluatedKey whenever it stops at its Limit, even on the very last item, and a cursor built from that led to
+ * an empty page with another "Older" link. `keys` names the table's and the index's key attributes, from which the
+ * cursor after the page's last item is built. DynamoDB may stop early (1 MB, or a filter), so it follows
+ * LastEvaluatedKey until the page is full; at most `maxCalls` calls, then the page is short and the cursor
+ * continues where it stopped.
  */
 export async function queryPage(
   dynamo: DynamoDBDocumentClient,
   input: QueryCommandInput,
-  req: { limit: number; start?: Record<string, unknown> | undefined; maxCalls?: number },
+  req: {
+    limit: number;
+    start?: Record<string, unknown> | undefined;
+    maxCalls?: number;
+    keys: readonly string[];
+  },
 ): Promise<{ items: Item[]; last: Record<string, unknown> | undefined }> {
   const items: Item[] = [];
+  const want = req.limit + 1;
   let start = req.start;
   for (let calls = 0; calls < (req.maxCalls ?? 5); calls++) {
     const page = await dynamo.send(
-      new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: req.limit - items.length }),
+      new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: want - items.length }),
     );
     items.push(...((page.Items ?? []) as Item[]));
     start = page.LastEvaluatedKey;
-    if (!start || items.length >= req.limit) break;
+    if (!start || items.length >= want) break;
   }
-  return { items, last: start };
+  if (items.length <= req.limit) return { items, last: start };
+  const shown = items.slice(0, req.limit);
+  const lastItem = shown[shown.length - 1] ?? {};
+  return { items: shown, last: Object.fromEntries(req.keys.map((k) => [k, lastItem[k]])) };
 }

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mintLinkToken } from "../../console/auth/link-token.ts";
 import { signIdToken } from "../../console/auth/local-issuer.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
 import {
@@ -101,6 +102,52 @@ describe("tokens are verified on every request", () => {
     expect(await noGroup.text()).not.toContain(HELPDESK);
     const unverified = issuer.mint({ ...claims(ADMIN), emailVerified: false }, 600);
     expect((await withToken(unverified).get("/")).status).toBe(302);
+  });
+});
+
+describe("sign-in links and sign-out", () => {
+  const linkWith = (key: Uint8Array, expiresAt = Date.now() + 600_000) =>
+    `${s.console.url}/auth/local?token=${mintLinkToken(key, { email: ADMIN, groups: [GROUPS.admins] }, expiresAt)}`;
+
+  it("a link minted with the stack's key (as `postern console link` does) signs in once", async () => {
+    const link = linkWith(s.console.signIn.linkKey);
+    const first = new ConsoleClient(s.console.url);
+    expect((await first.signIn(link)).status).toBe(303);
+    expect((await first.get("/")).status).toBe(200);
+    const again = new ConsoleClient(s.console.url);
+    expect((await again.signIn(link)).status).toBe(401);
+    expect(again.cookie).toBe("");
+  });
+
+  it("a link signed with another key, an expired link and a tampered link sign nobody in", async () => {
+    const foreign = linkWith(new Uint8Array(32).fill(7));
+    const expired = linkWith(s.console.signIn.linkKey, Date.now() - 1000);
+    const good = new URL(linkWith(s.console.signIn.linkKey));
+    const [body, mac] = (good.searchParams.get("token") ?? "").split(".");
+    const claims = JSON.parse(Buffer.from(body ?? "", "base64url").toString("utf8"));
+    const raised = Buffer.from(JSON.stringify({ ...claims, email: "mallory@operators.example" })).toString(
+      "base64url",
+    );
+    const tampered = `${s.console.url}/auth/local?token=${raised}.${mac}`;
+    for (const link of [foreign, expired, tampered]) {
+      const c = new ConsoleClient(s.console.url);
+      expect((await c.signIn(link)).status, link).toBe(401);
+      expect(c.cookie, link).toBe("");
+    }
+  });
+
+  it("sign-out revokes the session on the server: a copy of the cookie is signed out too", async () => {
+    const c = new ConsoleClient(s.console.url);
+    await c.signIn(s.console.link());
+    const copy = new ConsoleClient(s.console.url);
+    copy.cookie = c.cookie;
+    expect((await copy.get("/")).status).toBe(200);
+    const out = await c.post("/auth/sign-out", { _csrf: await c.csrf("/") });
+    expect(out.status).toBe(303);
+    const r = await copy.get("/");
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/auth/sign-in");
+    expect((await copy.post("/admin/accessRules/add", { _csrf: "x" })).status).toBe(401);
   });
 });
 

@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
@@ -107,7 +109,7 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(link);
-    expect(await page.locator("h1").textContent()).toBe("Agents");
+    expect(await page.locator("h1").textContent()).toBe("Home");
     expect(await page.locator("header .who").textContent()).toContain("(admin)");
     const other = await (await browser.newContext()).newPage();
     await other.goto(link);
@@ -251,6 +253,65 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     expect(violations).toEqual([]);
     await context.close();
   });
+
+  it("every page holds at 390 px (a phone): no sideways scrolling; a screenshot of each page", async () => {
+    const since = Date.now() - 1000;
+    await mail(
+      HELPDESK,
+      "A long subject that a phone must wrap without scrolling the whole page sideways",
+      "Hi",
+    );
+    await mail("nobody@agents.example.net", "x", "y", "eve@customer.example");
+    await mail(SHOP, "Refund A-1002", "Order A-1002 arrived broken.");
+    const run = await runOf(HELPDESK, since);
+    const plan = await waitFor("a run with a plan", async () => {
+      for (const r of await s.stores.runs.listRecent(50))
+        if (r.agent === SHOP && (await s.stores.state.get(`plan#${r.runId}`, "plan"))) return r;
+      return undefined;
+    });
+    const dir = join(import.meta.dirname, "screenshots");
+    mkdirSync(dir, { recursive: true });
+    const pages: [string, string][] = [
+      ["home", "/"],
+      ["agent", `/agents/${encodeURIComponent(HELPDESK)}`],
+      ["thread", `/agents/${encodeURIComponent(HELPDESK)}/threads/${encodeURIComponent(run.threadId ?? "")}`],
+      ["run", `/runs/${run.runId}`],
+      ["refusals", "/refusals"],
+      ["failures", "/failures"],
+      ["plans", "/plans"],
+      ["plan", `/plans/${plan.runId}`],
+      ["admin", "/admin"],
+      ["remove", `/admin/agents/remove?address=${encodeURIComponent(SHOP)}`],
+      ["audit", "/audit"],
+      ["settings", "/settings"],
+    ];
+    for (const [width, height, suffix] of [
+      [390, 844, "390"],
+      [1280, 900, "1280"],
+    ] as const) {
+      const context = await browser.newContext({ viewport: { width, height } });
+      const page = await context.newPage();
+      await page.goto(s.console.link());
+      for (const [name, path] of pages) {
+        await page.goto(`${s.console.url}${path}`);
+        expect(await page.locator("h1").count(), name).toBe(1);
+        // Open every <details> (tool inputs and results) so the screenshot shows them.
+        for (const d of await page.locator("details").all())
+          await d.evaluate((e) => e.setAttribute("open", ""));
+        // The page's width past the viewport (the test's tsconfig has no DOM types: the browser's globals are typed here).
+        const overflow = await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return g.document.documentElement.scrollWidth - g.innerWidth;
+        });
+        expect(overflow, `${name} at ${width} px is ${overflow} px too wide`).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
+      }
+      await context.close();
+    }
+  }, 120_000);
 
   async function latestRunId(agent: string): Promise<string> {
     const runs = await s.stores.runs.listRecent(20);

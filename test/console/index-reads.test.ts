@@ -68,6 +68,12 @@ describe("the console's paged lists read through indexes, never scanning runtime
     const ids = pages.flat().map((r) => r.runId);
     expect(ids).toEqual(Array.from({ length: 23 }, (_, i) => `run-a-${22 - i}`));
     expect(scans()).toEqual([]);
+    // Paging is exact: a list that ends on a page's last item has no "Older" link to an empty page.
+    const whole = await reads.runsByAgent(A, { limit: 23 });
+    expect([whole.items.length, whole.next]).toEqual([23, null]);
+    expect((await all((cursor) => reads.runsByAgent(A, { limit: 1, cursor }))).map((p) => p.length)).toEqual(
+      Array(23).fill(1),
+    );
     // A cursor from agent B's list is not a way into it from agent A's: it is ignored (first page again).
     const bFirst = await reads.runsByAgent(B, { limit: 5 });
     const tampered = await reads.runsByAgent(A, { limit: 5, cursor: bFirst.next ?? "" });
@@ -101,6 +107,14 @@ describe("the console's paged lists read through indexes, never scanning runtime
     const pages = await all((cursor) => reads.refusals({ limit: 7, cursor, today }));
     const items = pages.flat();
     expect(items).toHaveLength(30 - 5);
+    // Exact paging across day partitions: no empty page behind an "Older" link, whatever the page size (25
+    // refusals: 5 pages of 5, and nothing after the fifth).
+    expect(pages.map((p) => p.length)).toEqual([7, 7, 7, 4]);
+    for (const limit of [5, 25, 1])
+      expect(
+        (await all((cursor) => reads.refusals({ limit, cursor, today }))).map((p) => p.length),
+        `limit ${limit}`,
+      ).toEqual(Array(25 / limit).fill(limit));
     expect(items.every((r) => r.verdict === "refuse")).toBe(true);
     const times = items.map((r) => r.refusalAt);
     expect(times).toEqual([...times].sort().reverse());
@@ -110,6 +124,10 @@ describe("the console's paged lists read through indexes, never scanning runtime
     expect(denied.length).toBeGreaterThan(0);
     expect(denied.every((r) => r.reason === "access-denied")).toBe(true);
     expect(denied).toHaveLength(items.filter((r) => r.reason === "access-denied").length);
+    const deniedPages = await all((cursor) =>
+      reads.refusals({ limit: denied.length, cursor, today, reason: "access-denied" }),
+    );
+    expect(deniedPages.map((p) => p.length)).toEqual([denied.length]);
     expect(scans()).toEqual([]);
     // Nothing sender-written is in the verdict record (G4): only codes, addresses and times.
     expect(Object.keys(items[0] ?? {}).sort()).toEqual(

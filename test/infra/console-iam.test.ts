@@ -183,7 +183,7 @@ describe("the console's AWS calls", () => {
     expect(denied).toEqual([]);
   });
 
-  it("read the client id and origin parameters, and nothing denied is reachable: raw mail, other state writes, sending mail", async () => {
+  it("read the client id and origin parameters, and nothing denied is reachable: writing mail, other state writes, sending mail", async () => {
     const tables = (k: (typeof TABLE_KEYS)[number]) =>
       deployed.getAtt(logicalId(s.stack, s.stack.tables.tables[k]), "Arn");
     const bucket = deployed.physicalName(logicalId(s.stack, s.stack.store.bucket));
@@ -197,7 +197,9 @@ describe("the console's AWS calls", () => {
         name,
       ).toBe(true);
     const never: IamRequest[] = [
-      { action: "s3:GetObject", resource: `arn:aws:s3:::${bucket}/inbound/abc`, context: {} },
+      // Raw inbound mail is read (admins download it), never written or deleted.
+      { action: "s3:PutObject", resource: `arn:aws:s3:::${bucket}/inbound/abc`, context: {} },
+      { action: "s3:DeleteObject", resource: `arn:aws:s3:::${bucket}/inbound/abc`, context: {} },
       { action: "s3:PutObject", resource: `arn:aws:s3:::${bucket}/mail/x`, context: {} },
       {
         action: "dynamodb:PutItem",

@@ -110,7 +110,7 @@ describe("console sign-in", () => {
 });
 
 describe("console role: least privilege", () => {
-  it("writes only the admin tables, the audit log and the plan-decision marker", () => {
+  it("writes only the admin tables, the audit log, the plan-decision and signed-out-session markers", () => {
     const admin = [
       "agents",
       "accessRules",
@@ -130,7 +130,7 @@ describe("console role: least privilege", () => {
     );
     expect(actionsOf(statePut as Statement)).toEqual(["dynamodb:PutItem"]);
     expect(statePut?.Condition).toEqual({
-      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*"] },
+      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["consoledecision#*", "consolesession#*"] },
     });
     expect(granted("dynamodb:UpdateItem").sort()).toEqual(
       [...admin.map(tableRef), tableRef("audit"), tableRef("state")].sort(),
@@ -162,10 +162,11 @@ describe("console role: least privilege", () => {
     expect(granted("dynamodb:GetItem")).not.toContain(tableRef("inbound"));
   });
 
-  it("reads mail bodies and attachments but never raw inbound mail, sends only to agent-step, sends no mail", () => {
+  it("reads mail bodies, attachments and raw inbound mail (admins' download), never writes, sends only to agent-step, sends no mail", () => {
     const reads = granted("s3:GetObject");
     expect(reads.sort()).toEqual([
       "<MailStoreMailA2DAC336.Arn>/files/*",
+      "<MailStoreMailA2DAC336.Arn>/inbound/*",
       "<MailStoreMailA2DAC336.Arn>/mail/*",
     ]);
     expect(granted("s3:PutObject")).toEqual([]);
