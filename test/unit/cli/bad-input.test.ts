@@ -142,7 +142,13 @@ describe("the top-level handler", () => {
   it("a port in use names the option that moves it", async () => {
     const { portInUse } = await import("../../../cli/commands/start.ts");
     // Ports as a user may have moved them (the stack's defaults never appear in a test: harness/stack-ports).
-    const ports = { smtpPort: 12525, awsPort: 14566, dynamodbPort: 14567, sesPort: 14568, consolePort: 14570 };
+    const ports = {
+      smtpPort: 12525,
+      awsPort: 14566,
+      dynamodbPort: 14567,
+      sesPort: 14568,
+      consolePort: 14570,
+    };
     const inUse = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:12525"), {
       code: "EADDRINUSE",
       port: 12525,
