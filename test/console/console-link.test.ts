@@ -20,7 +20,8 @@ function stackDir(): { dir: string; key: Buffer } {
   writeFileSync(join(dir, "stack.json"), JSON.stringify({ pid: process.pid }));
   writeConsoleFile(join(dir, "console.json"), {
     pid: process.pid,
-    url: "http://127.0.0.1:4570",
+    // a console the operator moved off the default port (test sources never name the defaults)
+    url: "http://127.0.0.1:14570",
     email: "operator@postern.test",
     linkKey: key.toString("base64url"),
   });
@@ -35,7 +36,7 @@ describe("postern console link", () => {
     const now = new Date("2030-01-01T00:00:00Z");
     expect(consoleLink({ dir }, c.io, now)).toBe(0);
     const link = new URL(c.out.join("").trim());
-    expect(link.origin).toBe("http://127.0.0.1:4570");
+    expect(link.origin).toBe("http://127.0.0.1:14570");
     expect(link.pathname).toBe("/auth/local");
     const read = readLinkToken(key, link.searchParams.get("token") ?? "", now.getTime());
     expect(read).toMatchObject({ ok: true, claims: { email: "operator@postern.test", groups: ["admins"] } });
