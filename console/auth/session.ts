@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie, setCookie } from "hono/cookie";
 import type { ConsoleEnv } from "../env.ts";
 
 /** The session cookie holds the ID token itself: HttpOnly (no script reads it), SameSite=Lax, Secure in AWS. */
@@ -32,10 +32,6 @@ export function writeSession(
     path: "/",
     maxAge: Math.max(0, Math.floor(maxAge)),
   });
-}
-
-export function clearSession(c: Context<ConsoleEnv>, cookie: SessionCookie): void {
-  deleteCookie(c, cookie.name, { path: "/", secure: cookie.secure });
 }
 
 /**

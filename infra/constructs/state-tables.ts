@@ -14,7 +14,6 @@ export interface StateTablesProps {
 export const ADMIN_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "admin");
 export const RUNTIME_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "runtime");
 /** The console's audit log: no pipeline function reads or writes it. */
-export const AUDIT_TABLES = TABLE_KEYS.filter((k) => TABLES[k].kind === "audit");
 
 /**
  * Every table of shared/config/tables.ts: on-demand, point-in-time recovery, encrypted with an AWS managed key,

@@ -40,5 +40,3 @@ export const ACTIONS = {
   /** The custom resource that activates Postern's own receipt rule set, and deactivates it only if still active. */
   ruleSetActivate: ["ses:DescribeActiveReceiptRuleSet", "ses:SetActiveReceiptRuleSet"],
 } as const;
-
-export type ActionList = keyof typeof ACTIONS;

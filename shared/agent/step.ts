@@ -12,7 +12,7 @@ import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import type { RunEndReason, RunRecord, StepDeps, Transcript } from "./ports.ts";
 import { failedRunOf } from "./run-failure.ts";
 import { toModelToolResult } from "./tool-result.ts";
-import { checkToolCall, type RunGateInput, toolsForRun } from "./toolkits.ts";
+import { type RunGateInput, toolsForRun } from "./toolkits.ts";
 
 export type StepOutcome =
   | {
@@ -364,11 +364,6 @@ async function runToolCalls(
     results.push(toModelToolResult(call.id, outcome));
   }
   return results;
-}
-
-/** True when the gate would still admit `name` for this run (used by replays and by plan application). */
-export function stillAllowed(gate: RunGateInput, name: string): boolean {
-  return checkToolCall(gate, name).allowed;
 }
 
 /**

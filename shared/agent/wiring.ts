@@ -19,7 +19,7 @@ import { makeStores, type Stores } from "../store/stores.ts";
 import { ThreadActivity } from "../store/thread-activity.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { Resolver } from "../tool-framework/resolver.ts";
-import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
+import type { ToolResult } from "../tool-framework/tool.ts";
 import { applyConfirmation } from "./apply-plan.ts";
 import { budgetNoticeRequest } from "./budget-notice.ts";
 import { createBudgetGate } from "./budgets.ts";
@@ -113,21 +113,12 @@ function toolResultCache(state: StateRepo): ToolResultCache {
   return {
     async get(key) {
       const item = await state.get(`toolres#${key}`, "result");
-      return item ? cachedToolResult(JSON.parse(String(item.result))) : null;
+      return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
     },
     async put(key, result) {
       await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
     },
   };
-}
-
-/**
- * A cached result as stored. Failures written before results had one shape carry `message` where they now carry
- * `detail`; the item lives 30 days, so a round redelivered across a deploy still replays what the model was told.
- */
-function cachedToolResult(stored: ToolResult | { ok: false; reason: string; message: string }): ToolResult {
-  if (stored.ok || "detail" in stored) return stored;
-  return toolFailure(stored.reason, stored.message);
 }
 
 /** The deployment's models, each built once per container on first use. */

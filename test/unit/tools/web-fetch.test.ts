@@ -42,7 +42,11 @@ describe("web_fetch", () => {
     const dns = fakeResolver({ "docs.test": ["127.0.0.1"], "evil.test": ["127.0.0.1"] });
     const tool = makeWebFetchTool({ resolve: dns.resolve, allow: (a) => a === "127.0.0.1" });
     const asked: string[] = [];
-    const closed = { ...ctx, reach: async (host: string) => (asked.push(host), host === "docs.test") };
+    const reach = async (host: string) => {
+      asked.push(host);
+      return host === "docs.test";
+    };
+    const closed = { ...ctx, reach };
     const r = await tool.use(closed, { url: `http://docs.test:${allowed.port}/r?secret=CAROL` });
     expect(r).toMatchObject({ ok: false, reason: "redirect-not-allowed" });
     expect(asked).toEqual(["evil.test"]);
