@@ -15,6 +15,7 @@ import { silentLogger } from "../../shared/logger.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../../shared/mail/dkim-sign.ts";
 import type { Zone } from "../../shared/runtime/zone-resolver.ts";
 import { BlobStore } from "../../shared/store/blob-store.ts";
+import { DeliveryEventReads } from "../../shared/store/delivery-event-reads.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import {
   type RecordedRequest,
@@ -30,6 +31,7 @@ const FUNCTIONS = {
   verify: "VerifyFunction",
   agentStep: "AgentStepFunction",
   outbound: "OutboundFunction",
+  deliveryEvents: "DeliveryEventsRecordFunction",
 } as const;
 
 // The real `cdk synth` path (infra/app.ts with esbuild bundling and cdk-nag) once for the file; the bundles it
@@ -254,6 +256,42 @@ describe("each bundle loads in a fresh process and runs its handler against the 
     ]);
     expect(empty).toEqual({ batchItemFailures: [] });
     expect(mixed).toEqual({ batchItemFailures: [{ itemIdentifier: "bad" }] });
+  });
+
+  it("delivery events: SES's bounce, as EventBridge puts it on the queue, is recorded for its agent; junk fails", async () => {
+    // The SES Developer Guide's bounce record (test/fixtures/ses-events), wrapped as the EventBridge rule delivers it.
+    const bounce = readFileSync(join(ROOT, "test/fixtures/ses-events/bounce.json"), "utf8");
+    const wrapped = JSON.stringify({
+      version: "0",
+      id: "b8c9d0e1-f2a3-4567-bcde-678901234567",
+      "detail-type": "Email Bounced",
+      source: "aws.ses",
+      account: "111111111111",
+      time: "2017-08-05T00:41:03Z",
+      region: "eu-west-1",
+      resources: [],
+      detail: JSON.parse(bounce),
+    });
+    const [empty, mixed] = await invoke("deliveryEvents", [
+      event(),
+      event(record("d1", wrapped), record("d2", "not json")),
+    ]);
+    expect(empty).toEqual({ batchItemFailures: [] });
+    expect(mixed).toEqual({ batchItemFailures: [{ itemIdentifier: "d2" }] });
+    const clients = makeClients(emulators.resources);
+    try {
+      const recorded = await new DeliveryEventReads({
+        dynamo: clients.dynamo,
+        tables: emulators.resources.tables,
+      }).recent("sender@example.com", 5);
+      expect(recorded.map((e) => [e.kind, e.recipients.map((r) => r.address)])).toEqual([
+        ["bounce", ["recipient@example.com"]],
+      ]);
+    } finally {
+      clients.s3.destroy();
+      clients.dynamo.destroy();
+    }
+    expect(lastStubCalls).toEqual([]);
   });
 
   it("outbound: empty batch → no failures; an unusable request → that record fails", async () => {
