@@ -29,6 +29,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default is one worker fewer than the cores: on the 2-core machines this project is built and checked
+    // on, that ran one file at a time, and the integration and console files spend much of their time waiting on
+    // emulators, child processes and a browser. Two files at a time on two cores.
+    maxWorkers: 2,
     pool: "forks",
     setupFiles: [STACK_PORTS_GUARD, "test/setup-fast-check.ts"],
     env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, guardImport].filter(Boolean).join(" ") },
