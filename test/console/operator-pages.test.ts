@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../cli/commands/check-actions.ts";
 import { runsShow } from "../../cli/commands/runs-actions.ts";
@@ -207,6 +208,15 @@ describe("the raw mail behind a refusal", () => {
     expect(await (await viewer.get("/refusals")).text()).not.toContain(`/raw/${id}`);
     for (const bad of ["..%2Fmail%2Fx", "a%2Fb", ".hidden"])
       expect((await admin.get(`/raw/${bad}`)).status, bad).toBe(404);
+    // The id becomes a header's quoted filename: an object stored under a key no SES id can be (a quote and a
+    // parameter of its own) is never served, so no request can write its own Content-Disposition parameters.
+    const forged = "x\";filename*=UTF-8''evil.html;x=\"";
+    await s.stack.clients.s3.send(
+      new PutObjectCommand({ Bucket: s.stack.resources.bucket, Key: `inbound/${forged}`, Body: "<b>x</b>" }),
+    );
+    const refused = await admin.get(`/raw/${encodeURIComponent(forged)}`);
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get("content-disposition")).toBeNull();
   });
 });
 
