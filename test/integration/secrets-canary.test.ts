@@ -107,6 +107,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  delete process.env.POSTERN_CANARY_API_KEY;
   await stack?.stop();
   server?.close();
 });
