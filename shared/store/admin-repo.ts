@@ -34,7 +34,6 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../admin/schema.ts";
-import { type WebhookItem, webhookItem } from "../admin/webhook-item.ts";
 import {
   type AdminTables,
   exportAdminDocument,
@@ -42,6 +41,7 @@ import {
   type ImportResult,
   importAdminDocument,
 } from "../admin/sync.ts";
+import { type WebhookItem, webhookItem } from "../admin/webhook-item.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
