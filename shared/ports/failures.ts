@@ -21,11 +21,20 @@ export const FAILURE_CLASSES = [
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** The pipeline function whose log group carries a class's line (the metric filter is per log group). */
-export type FailureSource = "agentStep" | "outbound" | "webhooks";
+export type FailureSource = "verify" | "agentStep" | "outbound" | "webhooks";
 
 /** Per class: the CloudWatch metric (namespace `Postern`), the function that reports it, what the alarm says. */
 export const FAILURE_METRICS: Readonly<
-  Record<FailureClass, { readonly metric: string; readonly source: FailureSource; readonly alarm: string }>
+  Record<
+    FailureClass,
+    {
+      readonly metric: string;
+      readonly source: FailureSource;
+      readonly alarm: string;
+      /** Other functions that write this class's line (an event that could not be queued is logged where it arose). */
+      readonly alsoFrom?: readonly FailureSource[];
+    }
+  >
 > = {
   "send-failed": {
     metric: "SendFailed",
@@ -52,6 +61,7 @@ export const FAILURE_METRICS: Readonly<
   "webhook-undelivered": {
     metric: "WebhookUndelivered",
     source: "webhooks",
+    alsoFrom: ["verify", "agentStep", "outbound"],
     alarm:
       "Postern: an event could not be delivered to a webhook endpoint; `postern webhooks show <id>`, docs/events.md",
   },

@@ -561,7 +561,7 @@ describe("sending and operations", () => {
       expect(filter?.FilterPattern).toBe(`{ ($.message = "${FAILURE_LOG}") && ($.failureClass = "${cls}") }`);
       expect(filter?.MetricTransformations[0]?.MetricNamespace).toBe("Postern");
       // The log group of the function that reports the class (a filter elsewhere would never count).
-      const logs = s.stack.functions[source].logGroup;
+      const logs = (source === "webhooks" ? s.stack.webhooks.fn : s.stack.functions[source]).logGroup;
       expect(JSON.stringify(filter?.LogGroupName)).toContain(logicalId(s.stack, logs as never));
       const alarm = alarms.filter((a) => a.MetricName === metric && a.Namespace === "Postern");
       expect(alarm, metric).toHaveLength(1);
