@@ -268,6 +268,8 @@ const TABLE_PIN: Record<string, string> = {
   TablesrunEventsA788C967: "runId S, seq N",
   TablesstateBC776594: "pk S, sk S | plansByState: planState S, planAt S",
   Tablesaudit3BC6CFAF: "stream S, at S",
+  // Added with signed events: a new table, created empty on deploy (nothing existed to migrate).
+  Tableswebhooks91698196: "id S",
 };
 
 describe("table keys are pinned", () => {
@@ -318,6 +320,27 @@ const workQueues = () => [
 ];
 
 describe("queues and functions", () => {
+  it("the events queue: its own retries (redrive 100 is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
+    const queues = s.template.findResources("AWS::SQS::Queue");
+    const { queue, deadLetterQueue } = s.stack.webhooks.queue;
+    const q = queues[logicalId(s.stack, queue)]?.Properties as Record<string, unknown>;
+    expect(q.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { "Fn::GetAtt": [logicalId(s.stack, deadLetterQueue), "Arn"] },
+      maxReceiveCount: 100,
+    });
+    expect(q.SqsManagedSseEnabled).toBe(true);
+    const policies = Object.values(s.template.findResources("AWS::IAM::Policy")).map((p) =>
+      JSON.stringify(p.Properties),
+    );
+    const events = logicalId(s.stack, queue);
+    for (const fn of [s.stack.functions.verify, s.stack.functions.agentStep, s.stack.functions.outbound]) {
+      const role = logicalId(s.stack, fn.role);
+      const mine = policies.filter((p) => p.includes(`"Ref":"${role}"`));
+      expect(mine.some((p) => p.includes("sqs:SendMessage") && p.includes(events)), role).toBe(true);
+      expect(mine.some((p) => p.includes("secretsmanager:") && p.includes("postern/webhooks")), role).toBe(false);
+    }
+  });
+
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
@@ -349,7 +372,13 @@ describe("queues and functions", () => {
     );
     const topic = logicalId(s.stack, s.stack.operations.alarmTopic);
     const ages = alarms.filter((a) => a.MetricName === "ApproximateAgeOfOldestMessage");
-    expect(ages).toHaveLength(4);
+    expect(ages).toHaveLength(5);
+    // The events queue delays its own retries (up to 12 h each): it is stalled only past the whole schedule.
+    const events = logicalId(s.stack, s.stack.webhooks.queue.queue);
+    const eventsAge = ages.filter((a) =>
+      a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${events}.QueueName>`),
+    );
+    expect(eventsAge.map((a) => a.Threshold)).toEqual([30 * 3600]);
     for (const { name, queue: q, fn: consumer } of workQueues()) {
       const queue = logicalId(s.stack, q.queue);
       const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
@@ -396,13 +425,15 @@ describe("queues and functions", () => {
 
   it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(4);
+    expect(fns).toHaveLength(5);
     const envNames = [
       ...TABLE_KEYS.map(tableEnvName),
       RESOURCE_ENV.bucket,
       RESOURCE_ENV.verifyQueue,
       RESOURCE_ENV.agentStepQueue,
       RESOURCE_ENV.outboundQueue,
+      RESOURCE_ENV.eventsQueue,
+      RESOURCE_ENV.eventsDeadLetterQueue,
     ];
     for (const fn of fns) {
       const p = fn.Properties as {
@@ -425,7 +456,7 @@ describe("queues and functions", () => {
     // from a container endpoint instead, and an AWS_* variable of ours (AWS_PROFILE, a credentials URI, a web
     // identity file) would point the real chain elsewhere. Any of these needs the stub to go first.
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(4);
+    expect(fns).toHaveLength(5);
     for (const fn of fns) {
       const p = fn.Properties as Record<string, unknown> & { Environment: { Variables: object } };
       expect(p.CapacityProviderConfig).toBeUndefined();
@@ -436,7 +467,7 @@ describe("queues and functions", () => {
 
   it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
-    expect(mappings).toHaveLength(4);
+    expect(mappings).toHaveLength(5);
     for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
     const fnId = logicalId(s.stack, s.stack.functions.agentStep.fn);
     s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -488,9 +519,9 @@ describe("sending and operations", () => {
       (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
     );
     const count = (metric: string) => alarms.filter((a) => a.MetricName === metric).length;
-    expect(count("ApproximateNumberOfMessagesVisible")).toBe(4);
-    expect(count("Errors")).toBe(4);
-    expect(count("Throttles")).toBe(4);
+    expect(count("ApproximateNumberOfMessagesVisible")).toBe(5);
+    expect(count("Errors")).toBe(5);
+    expect(count("Throttles")).toBe(5);
     expect(count("Reputation.BounceRate")).toBe(1);
     expect(count("Reputation.ComplaintRate")).toBe(1);
     expect(count("UnknownSendOutcome")).toBe(1);
