@@ -336,8 +336,14 @@ describe("queues and functions", () => {
     for (const fn of [s.stack.functions.verify, s.stack.functions.agentStep, s.stack.functions.outbound]) {
       const role = logicalId(s.stack, fn.role);
       const mine = policies.filter((p) => p.includes(`"Ref":"${role}"`));
-      expect(mine.some((p) => p.includes("sqs:SendMessage") && p.includes(events)), role).toBe(true);
-      expect(mine.some((p) => p.includes("secretsmanager:") && p.includes("postern/webhooks")), role).toBe(false);
+      expect(
+        mine.some((p) => p.includes("sqs:SendMessage") && p.includes(events)),
+        role,
+      ).toBe(true);
+      expect(
+        mine.some((p) => p.includes("secretsmanager:") && p.includes("postern/webhooks")),
+        role,
+      ).toBe(false);
     }
   });
 
