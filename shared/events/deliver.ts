@@ -3,7 +3,7 @@ import { afterFailure, breakerWait, CLOSED } from "./breaker.ts";
 import type { WebhookEvent } from "./event.ts";
 import { payloadFor } from "./payload.ts";
 import { maxAttempts, retryDelay } from "./policy.ts";
-import type { DeliverDeps, DeliveryEntry } from "./ports.ts";
+import type { DeliverDeps, DeliveryEntry, PostFailure } from "./ports.ts";
 import { signingSecrets } from "./secrets.ts";
 import { signDelivery } from "./signing.ts";
 
@@ -22,6 +22,19 @@ export type DeliverOutcome =
     }
   | { readonly kind: "deferred"; readonly delaySeconds: number }
   | { readonly kind: "dead-letter"; readonly attempt: number; readonly reason: string };
+
+/** Why an attempt did not deliver, or a delivery was held or dropped: the deliveries record's `reason` (docs/reasons.md). */
+export type DeliveryReason =
+  | PostFailure
+  | "http-status"
+  | "secret-missing"
+  | "circuit-open"
+  | "endpoint-gone"
+  | "endpoint-disabled"
+  | "not-subscribed";
+
+/** The `reason` of a `webhook-undelivered` failure report (G19). */
+export type UndeliveredReason = "circuit-opened" | "retries-exhausted" | "event-not-queued";
 
 /** The failure class and metric of an event that could not be delivered (shared/ports/failures.ts). */
 export const UNDELIVERED = "webhook-undelivered" as const;

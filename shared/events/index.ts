@@ -5,7 +5,13 @@
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/webhook-item.ts";
 export { awsSecretStore, WEBHOOK_SECRET_PREFIX, webhookSecretName } from "./aws-secrets.ts";
 export { type BreakerState, breakerWait } from "./breaker.ts";
-export { type DeliverOutcome, deliverEvent, UNDELIVERED } from "./deliver.ts";
+export {
+  type DeliverOutcome,
+  type DeliveryReason,
+  deliverEvent,
+  UNDELIVERED,
+  type UndeliveredReason,
+} from "./deliver.ts";
 export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
 export { queueEventSink } from "./emitter.ts";
 export {
