@@ -49,10 +49,12 @@ export function registerWebhooksCommands(program: Command): void {
       const state = events.dynamoEventState({ dynamo: t.clients.dynamo, tables: t.resources.tables });
       let secrets: import("../../shared/events/index.ts").SecretStore;
       if (t.kind === "aws") {
-        const { SecretsManagerClient } = await import("@aws-sdk/client-secrets-manager");
-        secrets = events.awsSecretStore(new SecretsManagerClient({ region: t.resources.region }), {
-          ttlMs: 0,
-        });
+        const [{ SecretsManagerClient }, { secretStrings }] = await Promise.all([
+          import("@aws-sdk/client-secrets-manager"),
+          import("../../shared/aws/secrets-manager.ts"),
+        ]);
+        const client = new SecretsManagerClient({ region: t.resources.region });
+        secrets = events.secretManagerStore(secretStrings(client), { ttlMs: 0 });
       } else {
         const dataDir = path.resolve(flags.dataDir ?? path.join(".postern", "data"));
         secrets = events.fileSecretStore(path.join(path.dirname(dataDir), "secrets.json"));

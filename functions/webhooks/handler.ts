@@ -1,7 +1,8 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { makeClients } from "../../shared/aws/clients.ts";
+import { secretStrings } from "../../shared/aws/secrets-manager.ts";
 import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { awsSecretStore, buildEventsWorker, eventsSqsHandler } from "../../shared/events/index.ts";
+import { buildEventsWorker, eventsSqsHandler, secretManagerStore } from "../../shared/events/index.ts";
 import { makeLogger } from "../../shared/runtime/logger.ts";
 import { failureReporter } from "../../shared/store/failure-reporter.ts";
 import { makeStores } from "../../shared/store/stores.ts";
@@ -19,7 +20,7 @@ export const handler = eventsSqsHandler(
     sqs: clients.sqs,
     dynamo: clients.dynamo,
     admin: stores.admin,
-    secrets: awsSecretStore(new SecretsManagerClient({})),
+    secrets: secretManagerStore(secretStrings(new SecretsManagerClient({}))),
     failures: failureReporter({
       log: stores.failures,
       runs: stores.runs,

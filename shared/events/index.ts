@@ -3,7 +3,6 @@
 // the secrets through the stores below.
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/webhook-item.ts";
-export { awsSecretStore, WEBHOOK_SECRET_PREFIX, webhookSecretName } from "./aws-secrets.ts";
 export { type BreakerState, breakerWait } from "./breaker.ts";
 export {
   type DeliverOutcome,
@@ -41,6 +40,12 @@ export type {
   Post,
   PostResult,
 } from "./ports.ts";
+export {
+  type SecretStringsPort,
+  secretManagerStore,
+  WEBHOOK_SECRET_PREFIX,
+  webhookSecretName,
+} from "./secret-manager-store.ts";
 export { type EndpointSecrets, rotated, type SecretStore, signingSecrets } from "./secrets.ts";
 export { newSecret, type SignedHeaders, signDelivery } from "./signing.ts";
 export { type EventsWorkerDeps, eventsSqsHandler } from "./sqs-handler.ts";

@@ -1,11 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
+import { secretStrings } from "../../shared/aws/secrets-manager.ts";
 import {
-  awsSecretStore,
   dynamoEventState,
   fileSecretStore,
   newSecret,
+  secretManagerStore,
   WEBHOOK_EVENT_TYPES,
 } from "../../shared/events/index.ts";
 // Issue 11: IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
@@ -249,8 +250,10 @@ beforeAll(async () => {
     ssm: observeCalls(new SSMClient(offline), observe),
   });
   // The events worker's secret read in AWS (locally the secrets file stands in), recorded from the real adapter.
-  await awsSecretStore(
-    observeCalls(new SecretsManagerClient(offline), (call) => calls.push({ issuer: "webhooks", call })),
+  await secretManagerStore(
+    secretStrings(
+      observeCalls(new SecretsManagerClient(offline), (call) => calls.push({ issuer: "webhooks", call })),
+    ),
   )
     .read("crm")
     .catch(() => undefined);
