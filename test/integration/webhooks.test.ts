@@ -17,10 +17,12 @@ import {
 import { devSend } from "../../cli/local/dev-send.ts";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
+import { startLocalConsole } from "../../console/server.ts";
 import { adminCatalog } from "../../shared/admin/catalog.ts";
 import { dynamoEventState, fileSecretStore } from "../../shared/events/index.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { grantableNames } from "../../tools/index.ts";
+import { ConsoleClient } from "../console/harness.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
@@ -270,5 +272,29 @@ describe("signed events through the local stack", () => {
     // Causal order held for this mail (accept before run end before send), measured, not promised (docs/events.md).
     expect(order.indexOf("mail.accepted")).toBeLessThan(order.indexOf("run.completed"));
     expect(duplicates).toBe(0);
+  });
+
+  it("the console's Webhooks page shows each endpoint's breaker and its deliveries and failures", async () => {
+    const consoleServer = await startLocalConsole({
+      clients: stack.clients,
+      resources: stack.resources,
+      config: stack.config.config,
+      logger: recordingLogger(),
+      port: 0,
+    });
+    try {
+      const client = new ConsoleClient(consoleServer.url);
+      await client.signIn(consoleServer.link());
+      const r = await client.get("/webhooks");
+      expect(r.status).toBe(200);
+      const page = await r.text();
+      for (const id of ["crm", "archive", "down", "metadata"]) expect(page).toContain(`<code>${id}</code>`);
+      expect(page).toContain("dead-lettered");
+      expect(page).toContain("address-not-public");
+      expect(page).toContain("delivered");
+      expect(page).not.toContain("whsec_");
+    } finally {
+      await consoleServer.stop();
+    }
   });
 });
