@@ -218,8 +218,8 @@ export class PosternStack extends Stack {
       },
     });
     // The emission points: each may put events on the queue, nothing more.
-    for (const fn of [this.functions.verify, this.functions.agentStep, this.functions.outbound])
-      this.webhooks.grantEmit(fn.fn);
+    const { verify, agentStep, outbound } = this.functions;
+    for (const fn of [verify, agentStep, outbound, this.deliveryEvents.fn]) this.webhooks.grantEmit(fn.fn);
     this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
