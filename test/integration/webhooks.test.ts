@@ -274,6 +274,25 @@ describe("signed events through the local stack", () => {
     expect(duplicates).toBe(0);
   });
 
+  it("add goes through the admin-write check: an invalid endpoint is refused, naming the flag, and nothing is written", async () => {
+    const catalog = adminCatalog(stack.config.config, grantableNames());
+    const bad = webhooksAdd(
+      ports,
+      io,
+      {
+        id: "Bad",
+        url: "https://user:pw@hooks.example/x",
+        events: "mail.accepted,mail.opened",
+        secretOut: secretFile("bad"),
+      },
+      catalog,
+    );
+    await expect(bad).rejects.toThrow(/webhook not written:[\s\S]*<id>[\s\S]*--url[\s\S]*--events/);
+    expect(await ports.repo.getWebhook("bad")).toBeNull();
+    expect(await ports.repo.getWebhook("Bad")).toBeNull();
+    expect(() => readFileSync(secretFile("bad"))).toThrow();
+  });
+
   it("the console's Webhooks page shows each endpoint's breaker and its deliveries and failures", async () => {
     const consoleServer = await startLocalConsole({
       clients: stack.clients,
