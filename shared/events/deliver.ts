@@ -39,6 +39,9 @@ export type UndeliveredReason = "circuit-opened" | "retries-exhausted" | "event-
 /** The failure class and metric of an event that could not be delivered (shared/ports/failures.ts). */
 export const UNDELIVERED = "webhook-undelivered" as const;
 
+const cooledUntil = (now: Date, p: DeliverDeps["policy"]): string =>
+  new Date(now.getTime() + p.breakerCooldownSeconds * 1000).toISOString();
+
 const agentOf = (e: WebhookEvent): string => (typeof e.data.agent === "string" ? e.data.agent : "");
 
 export async function deliverEvent(
@@ -68,9 +71,14 @@ export async function deliverEvent(
 
   const breaker = await deps.breaker.get(endpointId);
   const wait = breakerWait(breaker, now);
-  if (wait > 0) {
+  // Open, or past its cool-down with another delivery already probing: wait without spending an attempt.
+  const probing =
+    wait === 0 && breaker.openUntil !== undefined
+      ? await deps.breaker.claimProbe(endpointId, breaker.openUntil, cooledUntil(now, deps.policy))
+      : true;
+  if (wait > 0 || !probing) {
     await record({ attempt: 0, outcome: "deferred", reason: "circuit-open" });
-    return { kind: "deferred", delaySeconds: wait };
+    return { kind: "deferred", delaySeconds: wait > 0 ? wait : deps.policy.breakerCooldownSeconds };
   }
 
   const secrets = await deps.secrets.read(endpointId);

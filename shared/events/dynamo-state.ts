@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { isConditionFailed } from "../store/dynamo-util.ts";
 import type { Resources } from "../config/resources.ts";
 import { queryAll } from "../store/dynamo-util.ts";
 import type { BreakerState } from "./breaker.ts";
@@ -82,6 +83,24 @@ export function dynamoEventState(deps: {
         await deps.dynamo.send(
           new PutCommand({ TableName, Item: { pk: "webhook-breaker", sk: endpointId, ...state } }),
         );
+      },
+      // A conditional update: of the deliveries that wake after the cool-down, one moves `openUntil` and probes.
+      async claimProbe(endpointId, seen, until) {
+        try {
+          await deps.dynamo.send(
+            new UpdateCommand({
+              TableName,
+              Key: { pk: "webhook-breaker", sk: endpointId },
+              UpdateExpression: "SET openUntil = :until",
+              ConditionExpression: "openUntil = :seen",
+              ExpressionAttributeValues: { ":until": until, ":seen": seen },
+            }),
+          );
+          return true;
+        } catch (err) {
+          if (isConditionFailed(err)) return false;
+          throw err;
+        }
       },
     },
   };

@@ -30,6 +30,11 @@ export interface DeliveryLog {
 export interface BreakerStore {
   get(endpointId: string): Promise<BreakerState>;
   put(endpointId: string, state: BreakerState): Promise<void>;
+  /**
+   * After the cool-down, the one probe: moves `openUntil` from the value read to `until` only if no other worker did
+   * first. → whether this delivery is the probe (the others keep waiting).
+   */
+  claimProbe(endpointId: string, seen: string, until: string): Promise<boolean>;
 }
 
 /** Counts attempts per (endpoint, event) in a table: a breaker wait or a crash is not an attempt. → this one's n. */

@@ -48,6 +48,12 @@ export function fakeDeliverDeps(opts: {
     breaker: {
       get: async (id) => breakers.get(id) ?? { failures: 0 },
       put: async (id, s) => void breakers.set(id, s),
+      async claimProbe(id, seen, until) {
+        const b = breakers.get(id);
+        if (b?.openUntil !== seen) return false;
+        breakers.set(id, { ...b, openUntil: until });
+        return true;
+      },
     },
     log: {
       record: async (id, e) => void entries.set(id, [...(entries.get(id) ?? []), e]),

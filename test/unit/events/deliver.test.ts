@@ -193,6 +193,32 @@ describe("deliverEvent", () => {
     expect(f.breakers.get("crm")).toEqual({ failures: 0 });
   });
 
+  it("after the cool-down exactly one delivery probes; one that wakes meanwhile keeps waiting", async () => {
+    const now = new Date(T0.getTime() + 120_000);
+    const stale = { failures: 3, openUntil: new Date(T0.getTime() + 60_000).toISOString() };
+    let during: unknown;
+    let posts = 0;
+    const f = fakeDeliverDeps({
+      endpoints: [endpoint()],
+      // While the probe is in flight, another delivery of the same endpoint wakes up, having read the breaker as
+      // the probe did (both see the cool-down over): only the conditional claim tells them apart.
+      post: async () => {
+        if (++posts === 1) during = await deliverEvent("crm", accepted("e6"), f.deps);
+        return { ok: true, status: 200 };
+      },
+      now: () => now,
+      policy: { breakerThreshold: 3, breakerCooldownSeconds: 60 },
+    });
+    await f.secrets.write("crm", { current: newSecret() });
+    f.breakers.set("crm", stale);
+    const deps = { ...f.deps, breaker: { ...f.deps.breaker, get: async () => stale } };
+    f.deps = deps;
+    expect(await deliverEvent("crm", accepted("e5"), deps)).toEqual({ kind: "delivered", attempt: 1 });
+    expect(posts).toBe(1);
+    expect(during).toEqual({ kind: "deferred", delaySeconds: 60 });
+    expect(f.breakers.get("crm")).toEqual({ failures: 0 });
+  });
+
   it("drops deliveries to a removed, disabled or unsubscribed endpoint without calling it", async () => {
     const post = recordingPost(200);
     const f = fakeDeliverDeps({
