@@ -1,7 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { isConditionFailed } from "../store/dynamo-util.ts";
 import type { Resources } from "../config/resources.ts";
-import { queryAll } from "../store/dynamo-util.ts";
+import { isConditionFailed, queryAll } from "../store/dynamo-util.ts";
 import type { BreakerState } from "./breaker.ts";
 import { CLOSED } from "./breaker.ts";
 import type { AttemptCounter, BreakerStore, DeliveryEntry, DeliveryLog } from "./ports.ts";

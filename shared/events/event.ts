@@ -46,13 +46,24 @@ export function eventId(type: EventType, key: string): string {
   return `evt_${createHash("sha256").update(`${type}\n${key}`).digest("hex").slice(0, 32)}`;
 }
 
+/**
+ * Mail text kept on a queued event: no delivery sends more (the payload is at most 16 KiB), and an SQS message holds
+ * at most 256 KiB, so a 10 MB mail must not make its event unqueueable.
+ */
+export const MAX_QUEUED_TEXT_CHARS = 16 * 1024;
+export const MAX_QUEUED_SUBJECT_CHARS = 1000;
+
 export function toEvent(input: EventInput, at: Date): WebhookEvent {
+  const mail = input.mail && {
+    subject: input.mail.subject.slice(0, MAX_QUEUED_SUBJECT_CHARS),
+    text: input.mail.text.slice(0, MAX_QUEUED_TEXT_CHARS),
+  };
   return {
     id: eventId(input.type, input.key),
     type: input.type,
     timestamp: at.toISOString(),
     data: input.data,
-    ...(input.mail ? { mail: input.mail } : {}),
+    ...(mail ? { mail } : {}),
   };
 }
 

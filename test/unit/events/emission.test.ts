@@ -49,6 +49,22 @@ describe("fanOut", () => {
   });
 });
 
+describe("toEvent", () => {
+  it("keeps at most what a payload can carry of a huge mail, so its event still fits on the queue", () => {
+    const e = toEvent(
+      {
+        type: "mail.accepted",
+        key: "k",
+        data: {},
+        mail: { subject: "s".repeat(10_000), text: "x".repeat(5_000_000) },
+      },
+      T0,
+    );
+    expect(Buffer.byteLength(JSON.stringify({ kind: "event", event: e }))).toBeLessThan(64 * 1024);
+    expect(e.mail?.text.length).toBe(16 * 1024);
+  });
+});
+
 describe("queueEventSink", () => {
   it("an event the queue refuses is a logged failure (the metric's line), never a thrown error", async () => {
     const logger = recordingLogger();
