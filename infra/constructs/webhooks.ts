@@ -9,6 +9,9 @@ import { PipelineFunction, type PipelineFunctionProps } from "./pipeline-functio
 import { ADMIN_TABLES, type StateTables } from "./state-tables.ts";
 import { WorkQueue } from "./work-queue.ts";
 
+/** The state-table partitions the worker uses (shared/events/dynamo-state.ts, the failure feed, the admin version). */
+export const WEBHOOK_STATE_KEYS = ["webhook-*", "failures#*", "admin#version"] as const;
+
 export interface WebhooksProps {
   /** The events queue, made first by `Webhooks.eventsQueue` (every function's environment names it). */
   readonly queue: WorkQueue;
@@ -63,9 +66,18 @@ export class Webhooks extends Construct {
     // Fan-out reads the endpoints from the admin snapshot; each delivery re-reads its endpoint by key.
     tables.grantScan(this.fn.fn, ...ADMIN_TABLES);
     tables.grant(this.fn.fn, ACTIONS.tableGet, ["webhooks"]);
-    // The admin version (get), the deliveries record and breaker (put), the attempt counter (update), the failure
-    // feed (put). No run is touched: an undelivered event belongs to no run.
-    tables.grant(this.fn.fn, [...ACTIONS.tableGet, ...ACTIONS.tablePut, ...ACTIONS.tableUpdate], ["state"]);
+    // The admin version (get), the deliveries record and breaker (put), the attempt counter and the probe claim
+    // (update), the failure feed (put), and no other item family of the state table (dynamodb:LeadingKeys): not a
+    // send's state, a plan or a budget. No run is touched: an undelivered event belongs to no run.
+    this.fn.role.addToPolicy(
+      new PolicyStatement({
+        actions: [...ACTIONS.tableGet, ...ACTIONS.tablePut, ...ACTIONS.tableUpdate],
+        resources: [tables.tables.state.tableArn],
+        conditions: {
+          "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [...WEBHOOK_STATE_KEYS] },
+        },
+      }),
+    );
     // Fan-out sends per-endpoint deliveries to its own queue; spent retries go to the DLQ by the worker's hand.
     this.fn.role.addToPolicy(
       new PolicyStatement({
@@ -73,7 +85,7 @@ export class Webhooks extends Construct {
         resources: [this.queue.queue.queueArn, this.queue.deadLetterQueue.queueArn],
       }),
     );
-    // Signing secrets only (G16): the `-??????` suffix Secrets Manager appends to every secret's ARN.
+    // Signing secrets only (G16); the `*` also covers the `-??????` suffix Secrets Manager appends to an ARN.
     this.fn.role.addToPolicy(
       new PolicyStatement({
         actions: [...ACTIONS.secretRead],

@@ -345,6 +345,16 @@ describe("queues and functions", () => {
         role,
       ).toBe(false);
     }
+    // The worker's state-table grant is held to its own item families.
+    const worker = logicalId(s.stack, s.stack.webhooks.fn.role);
+    const state = logicalId(s.stack, s.stack.tables.tables.state);
+    const stateGrants = policies
+      .filter((p) => p.includes(`"Ref":"${worker}"`))
+      .flatMap((p) => JSON.parse(p).PolicyDocument.Statement as { Resource: unknown; Condition?: unknown }[])
+      .filter((st) => JSON.stringify(st.Resource).includes(state));
+    expect(stateGrants.map((st) => st.Condition)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["webhook-*", "failures#*", "admin#version"] } },
+    ]);
   });
 
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
