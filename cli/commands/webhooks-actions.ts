@@ -131,12 +131,16 @@ export async function webhooksRotate(
     throw new CommandFailure("--overlap-hours must be between 0 and 168");
   if (!(await p.repo.getWebhook(id))) throw new CommandFailure(`no webhook ${id}`);
   const stored = await p.secrets.read(id);
-  if (!stored) throw new CommandFailure(`webhook ${id} has no stored secret; remove and add it again`);
   const secret = newSecret();
   writeSecret(secretOut, secret);
-  const next = rotated(stored, secret, now, overlapHours * 3600);
+  // An endpoint written by `admin import` has no secret yet: its first one, with nothing to overlap.
+  const next = stored ? rotated(stored, secret, now, overlapHours * 3600) : { current: secret };
   await p.secrets.write(id, next);
-  io.out(`rotated webhook ${id}: deliveries carry both signatures until ${next.previousUntil}\n`);
+  io.out(
+    next.previousUntil
+      ? `rotated webhook ${id}: deliveries carry both signatures until ${next.previousUntil}\n`
+      : `webhook ${id} had no secret: it has one now, and its deliveries are signed with it\n`,
+  );
   io.err(`new signing secret written to ${secretOut} (mode 0600)\n`);
 }
 

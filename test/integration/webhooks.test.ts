@@ -293,6 +293,19 @@ describe("signed events through the local stack", () => {
     expect(() => readFileSync(secretFile("bad"))).toThrow();
   });
 
+  it("an endpoint written by admin import has no secret until rotate gives it one", async () => {
+    await ports.repo.importDocument(
+      { webhooks: [{ id: "imported", url: `${base}/imported`, events: ["run.failed"] }] },
+      { catalog: adminCatalog(stack.config.config, grantableNames()) },
+    );
+    expect(await ports.secrets.read("imported")).toBeNull();
+    await webhooksRotate(ports, io, "imported", secretFile("imported"), 24);
+    expect(await ports.secrets.read("imported")).toEqual({ current: secretOf("imported") });
+    expect(await webhooksTest(ports, io, "imported", { waitSeconds: 15, limit: 5 })).toBe(true);
+    const d = at("/imported")[0] as Delivery;
+    expect(new Webhook(secretOf("imported")).verify(d.body, headersOf(d))).toBeTruthy();
+  });
+
   it("the console's Webhooks page shows each endpoint's breaker and its deliveries and failures", async () => {
     const consoleServer = await startLocalConsole({
       clients: stack.clients,
