@@ -57,6 +57,8 @@ const FN_OF: Record<CallIssuer, Fn | null> = {
   verify: "verify",
   "agent-step": "agentStep",
   outbound: "outbound",
+  // Webhook deliveries scale with the operator's endpoints, not with mail: not priced per 1,000 mails here.
+  webhooks: null,
   stack: null,
 };
 const AGENT = "helpdesk@agents.example.net";

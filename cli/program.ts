@@ -10,6 +10,7 @@ import { registerOutboundCommands } from "./commands/outbound.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
 import { registerSendCommand } from "./commands/send.ts";
 import { registerStartCommand } from "./commands/start.ts";
+import { registerWebhooksCommands } from "./commands/webhooks.ts";
 
 /**
  * `postern`: the operator's command line, as commander definitions only. Each area registers its own commands
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerAdminCommands(program);
   registerDoctorCommand(program);
   registerCatalogCommands(program);
+  registerWebhooksCommands(program);
   return program;
 }
 

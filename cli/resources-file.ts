@@ -16,6 +16,9 @@ export const resourcesFileSchema = z
       verify: z.string().min(1),
       agentStep: z.string().min(1),
       outbound: z.string().min(1),
+      // Optional: resource files saved from stacks before signed events still load (no events emitted or tested).
+      events: z.string().min(1).optional(),
+      eventsDeadLetter: z.string().min(1).optional(),
     }),
     // Read by `postern doctor` only; optional so resource files saved from older stacks still load.
     alarmTopicArn: z.string().min(1).optional(),

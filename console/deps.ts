@@ -2,6 +2,7 @@ import { type AdminCatalog, adminCatalog } from "../shared/admin/catalog.ts";
 import type { AwsClients } from "../shared/aws/clients.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import type { DeploymentConfig } from "../shared/config/schema.ts";
+import { type BreakerState, type DeliveryEntry, dynamoEventState } from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { SqsQueue } from "../shared/queue/sqs-queue.ts";
 import { AdminRepo } from "../shared/store/admin-repo.ts";
@@ -42,6 +43,11 @@ export interface ConsoleDeps {
   readonly deliveryEvents: DeliveryEventReads;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
   readonly failures: FailureLog;
+  /** Signed events: each endpoint's recent deliveries and its breaker (docs/events.md). */
+  readonly webhooks: {
+    recent(endpointId: string, limit: number): Promise<DeliveryEntry[]>;
+    breaker(endpointId: string): Promise<BreakerState>;
+  };
   /** Signed-out sessions, checked on every request. */
   readonly sessions: SessionRevocations;
   readonly registry: ToolRegistry;
@@ -81,6 +87,10 @@ export function consoleDeps(input: {
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
     failures: new FailureLog(base),
+    webhooks: (() => {
+      const events = dynamoEventState(base);
+      return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
+    })(),
     sessions: stateRevocations(state, input.config.console.sessionMinutes * 60),
     registry: input.registry,
     config: input.config,

@@ -170,6 +170,8 @@ export const FUNCTION_STUBS = {
   "agent-step": AGENT_STEP_STUBS,
   outbound: OUTBOUND_STUBS,
   "delivery-events": DELIVERY_EVENTS_STUBS,
+  // Its clients are the outbound's (DynamoDB, SQS) and Secrets Manager's, none with event streams.
+  webhooks: OUTBOUND_STUBS,
 } as const satisfies Record<string, BundleStubs>;
 
 /** The esbuild plugin for `BundleStubs.files`. */

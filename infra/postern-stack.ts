@@ -14,6 +14,7 @@ import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipel
 import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
 import { SendingIdentities } from "./constructs/sending-identities.ts";
 import { ADMIN_TABLES, StateTables } from "./constructs/state-tables.ts";
+import { Webhooks } from "./constructs/webhooks.ts";
 import { WorkQueue } from "./constructs/work-queue.ts";
 import { ACTIONS } from "./iam/actions.ts";
 import type { SynthConfig } from "./synth-config.ts";
@@ -83,6 +84,8 @@ export class PosternStack extends Stack {
   readonly operations: Operations;
   /** SES's bounces, complaints, rejects and delivery delays, recorded per agent. */
   readonly deliveryEvents: DeliveryEvents;
+  /** Signed events to the operator's endpoints: the events queue, its DLQ and the delivery worker. */
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: PosternStackProps) {
     super(scope, id, props);
@@ -118,6 +121,7 @@ export class PosternStack extends Stack {
       projectRoot: props.projectRoot,
     });
 
+    const eventsQueue = Webhooks.eventsQueue(this, "EventsQueue");
     const files: ShippedFiles = {
       configFile: props.config.file,
       configDir: props.config.loaded.baseDir,
@@ -129,6 +133,7 @@ export class PosternStack extends Stack {
       [ENV.verifyQueue]: this.queues.verify.queue.queueUrl,
       [ENV.agentStepQueue]: this.queues.agentStep.queue.queueUrl,
       [ENV.outboundQueue]: this.queues.outbound.queue.queueUrl,
+      ...Webhooks.environment(eventsQueue),
       POSTERN_LOG_LEVEL: "INFO",
       // agent-step ends a run `failed` when its step message's last delivery fails (before the DLQ takes it).
       POSTERN_MAX_RECEIVES: String(receives),
@@ -199,12 +204,29 @@ export class PosternStack extends Stack {
         batchSize: 10,
       },
     });
+    this.webhooks = new Webhooks(this, "Webhooks", {
+      queue: eventsQueue,
+      tables: this.tables,
+      function: {
+        entry: join(props.projectRoot, "functions", "webhooks", "handler.ts"),
+        projectRoot: props.projectRoot,
+        environment,
+        files,
+        stubs: FUNCTION_STUBS.webhooks,
+        memorySize: 256,
+        batchSize: 5,
+      },
+    });
+    // The emission points: each may put events on the queue, nothing more.
+    const { verify, agentStep, outbound } = this.functions;
+    for (const fn of [verify, agentStep, outbound, this.deliveryEvents.fn]) this.webhooks.grantEmit(fn.fn);
     this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },
         agentStep: { fn: this.functions.agentStep, queue: this.queues.agentStep },
         outbound: { fn: this.functions.outbound, queue: this.queues.outbound },
         deliveryEvents: { fn: this.deliveryEvents.fn, queue: this.deliveryEvents.queue },
+        webhooks: { fn: this.webhooks.fn, queue: this.webhooks.queue },
       },
     });
     this.outputs(config.domains, this.operations, ticks);
@@ -311,6 +333,8 @@ export class PosternStack extends Stack {
           verify: this.queues.verify.queue.queueUrl,
           agentStep: this.queues.agentStep.queue.queueUrl,
           outbound: this.queues.outbound.queue.queueUrl,
+          events: this.webhooks.queue.queue.queueUrl,
+          eventsDeadLetter: this.webhooks.queue.deadLetterQueue.queueUrl,
         },
         // What `postern doctor` checks: alarm subscribers, the roles' rights (send, models, secrets), the
         // reservation, the topics' keys, the tick, the console's users and concurrency.

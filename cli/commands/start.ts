@@ -78,6 +78,8 @@ export function registerStartCommand(program: Command): void {
         sesPort: o.sesPort,
         logger: consoleLogger,
         demoOperator: o.consoleEmail,
+        // Local only: a webhook receiver on this machine (http://127.0.0.1:...) may be reached (docs/events.md).
+        webhookLoopback: process.env.POSTERN_WEBHOOKS_ALLOW_LOOPBACK === "1",
       }).catch((err: unknown) => {
         throw portInUse(err, o) ?? err;
       });

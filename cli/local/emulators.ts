@@ -57,7 +57,14 @@ export const QUEUE_NAMES = {
   verify: "postern-verify",
   agentStep: "postern-agent-step",
   outbound: "postern-outbound",
+  events: "postern-events",
 } as const;
+
+/**
+ * The events queue's redrive is a backstop only: the worker counts attempts itself and moves spent events to the
+ * DLQ, and a breaker's waits are receives that are not attempts (shared/events/sqs-handler.ts). As CDK sets it.
+ */
+export const EVENTS_MAX_RECEIVE_COUNT = 100;
 export const BUCKET_NAME = "postern-mail";
 export const INTAKE_TOPIC = "postern-ses-intake";
 export const tableName = (key: TableKey): string => `postern-${key}`;
@@ -85,7 +92,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
 
     const maxReceiveCount = String(opts.maxReceiveCount ?? 3);
     const visibility = String(opts.visibilityTimeout ?? 30);
-    const queues = {} as Record<keyof typeof QUEUE_NAMES, string>;
+    const queues = {} as Record<keyof typeof QUEUE_NAMES | "eventsDeadLetter", string>;
     const sqs = localSqsClient(fauxqs.address, region);
     try {
       for (const [key, name] of Object.entries(QUEUE_NAMES) as [keyof typeof QUEUE_NAMES, string][]) {
@@ -95,9 +102,13 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
         });
         const q = await ensureQueue(fauxqs, sqs, name, region, {
           VisibilityTimeout: visibility,
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: dlq.queueArn,
+            maxReceiveCount: key === "events" ? String(EVENTS_MAX_RECEIVE_COUNT) : maxReceiveCount,
+          }),
         });
         queues[key] = q.queueUrl;
+        if (key === "events") queues.eventsDeadLetter = dlq.queueUrl;
       }
     } finally {
       sqs.destroy();

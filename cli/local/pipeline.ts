@@ -1,7 +1,14 @@
+import { join } from "node:path";
 import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
+import {
+  buildEventsWorker,
+  eventSinkFor,
+  eventsSqsHandler,
+  fileSecretStore,
+} from "../../shared/events/index.ts";
 import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
 import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
@@ -9,6 +16,7 @@ import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";
 import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
+import { failureReporter } from "../../shared/store/failure-reporter.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
@@ -30,9 +38,11 @@ export function pipelineHandlers(
   const verifyLog = logger("verify");
   const stepLog = logger("agent-step");
   const outLog = logger("outbound");
+  const hookLog = logger("webhooks");
   // Each function has its own clients, as in AWS, so an observer can tell whose call each one is.
-  const clientsOf = (fn: "verify" | "agent-step" | "outbound") =>
+  const clientsOf = (fn: "verify" | "agent-step" | "outbound" | "webhooks") =>
     ctx.observe ? makeClients(ctx.resources, ctx.observe(fn)) : ctx.clients;
+  const outClients = clientsOf("outbound");
   return {
     verify: verifySqsHandler(
       buildVerifyDeps({
@@ -61,14 +71,45 @@ export function pipelineHandlers(
     ),
     outbound: outboundSqsHandler(
       outboundDeps({
-        stores: makeStores(clientsOf("outbound"), ctx.resources, outLog),
+        stores: makeStores(outClients, ctx.resources, outLog),
         // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
         ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
         config: ctx.config.config,
         region: ctx.resources.region,
         logger: outLog,
+        webhooks: eventSinkFor({ resources: ctx.resources, sqs: outClients.sqs, logger: outLog }),
       }),
       outLog,
     ),
+    ...(ctx.resources.queues.events ? { events: eventsWorker(ctx, hookLog, clientsOf("webhooks")) } : {}),
   };
+}
+
+/** The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager. */
+function eventsWorker(ctx: HandlerContext, log: KeyedLogger, clients: ReturnType<typeof makeClients>) {
+  const stores = makeStores(clients, ctx.resources, log);
+  return eventsSqsHandler(
+    buildEventsWorker({
+      resources: ctx.resources,
+      sqs: clients.sqs,
+      dynamo: clients.dynamo,
+      admin: stores.admin,
+      secrets: fileSecretStore(localSecretsFile(ctx.dir)),
+      failures: failureReporter({
+        log: stores.failures,
+        runs: stores.runs,
+        events: stores.runEvents,
+        logger: log,
+        now: () => new Date(),
+      }),
+      logger: log,
+      ...(ctx.webhookLoopback ? { allowLoopback: true } : {}),
+      ...(ctx.webhookPolicy ? { policy: ctx.webhookPolicy } : {}),
+    }),
+  );
+}
+
+/** The local stack's secrets file: where `postern webhooks add` keeps signing secrets locally (G16). */
+export function localSecretsFile(stackDir: string): string {
+  return join(stackDir, "secrets.json");
 }

@@ -22,9 +22,11 @@ export interface HandlerSet {
   readonly verify?: SqsHandler;
   readonly agentStep?: SqsHandler;
   readonly outbound?: SqsHandler;
+  /** The webhook events worker (docs/events.md). */
+  readonly events?: SqsHandler;
 }
-export type QueueKey = keyof Resources["queues"];
-export const QUEUE_KEYS: readonly QueueKey[] = ["verify", "agentStep", "outbound"];
+export type QueueKey = Exclude<keyof Resources["queues"], "eventsDeadLetter">;
+export const QUEUE_KEYS: readonly QueueKey[] = ["verify", "agentStep", "outbound", "events"];
 
 export interface PollerOptions {
   readonly sqs: SQSClient;
@@ -132,7 +134,8 @@ export async function startPollers(
   try {
     for (const key of QUEUE_KEYS) {
       const handler = handlers[key];
-      if (!handler) {
+      const queueUrl = resources.queues[key];
+      if (!handler || !queueUrl) {
         skipped.push(key);
         continue;
       }
@@ -140,7 +143,7 @@ export async function startPollers(
         await startPoller({
           ...opts,
           sqs,
-          queueUrl: resources.queues[key],
+          queueUrl,
           region: resources.region,
           handler,
         }),

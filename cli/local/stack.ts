@@ -9,6 +9,7 @@ import type { CallObserver } from "../../shared/aws/observe.ts";
 import { makeSesClient } from "../../shared/aws/ses-client.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import type { DeliveryPolicy } from "../../shared/events/index.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
 import { grantableNames } from "../../tools/index.ts";
@@ -64,9 +65,16 @@ export interface LocalStackOptions {
    * stack itself (`stack`: the SES intake's S3 write, the pollers standing in for Lambda's SQS event sources).
    */
   readonly observe?: (issuer: CallIssuer) => CallObserver;
+  /**
+   * Local only: webhook endpoints on loopback over plain http may be reached (tests, a receiver on this machine).
+   * Nothing in AWS can set it; `npm start` sets it from POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1.
+   */
+  readonly webhookLoopback?: boolean;
+  /** The events worker's retry schedule and breaker; short values keep retry tests fast. */
+  readonly webhookPolicy?: DeliveryPolicy;
 }
 
-export type CallIssuer = "verify" | "agent-step" | "outbound" | "stack";
+export type CallIssuer = "verify" | "agent-step" | "outbound" | "webhooks" | "stack";
 
 /** What a handler factory gets: the started stack's resources, clients, config and DNS. */
 export interface HandlerContext {
@@ -77,6 +85,10 @@ export interface HandlerContext {
   readonly config: LoadedConfig;
   readonly resolver: DNSResolver;
   readonly observe?: (issuer: CallIssuer) => CallObserver;
+  /** The stack's directory: its secrets file (`secrets.json`) stands in for Secrets Manager. */
+  readonly dir: string;
+  readonly webhookLoopback?: boolean;
+  readonly webhookPolicy?: DeliveryPolicy;
 }
 
 export interface LocalStack {
@@ -187,6 +199,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
             config,
             resolver: zoneFileResolver(zoneFile),
             ...(opts.observe ? { observe: opts.observe } : {}),
+            dir,
+            ...(opts.webhookLoopback ? { webhookLoopback: true } : {}),
+            ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
           })
         : (opts.handlers ?? {});
     // Before the pollers: the stack.json check above makes this the only stack on this directory.

@@ -32,7 +32,9 @@ export async function takeOverFromStoppedStack(
   const messagesReturned = await returnInFlight(
     emulators.fauxqs,
     clients.sqs,
-    (Object.keys(QUEUE_NAMES) as (keyof typeof QUEUE_NAMES)[]).map((k) => ({
+    // Not the events queue: its in-flight messages are mostly waiting out a retry's backoff (a visibility change),
+    // and handing them back would retry them early; one killed mid-attempt returns after its visibility timeout.
+    (["verify", "agentStep", "outbound"] as const).map((k) => ({
       name: QUEUE_NAMES[k],
       queueUrl: resources.queues[k],
     })),

@@ -6,6 +6,7 @@ import { agentPages } from "./agent-pages.ts";
 import { mailPages } from "./mail-pages.ts";
 import { planPages } from "./plan-pages.ts";
 import { runPages } from "./run-pages.ts";
+import { webhookPages } from "./webhook-pages.ts";
 
 /** Every page (GET): signed in, any console group. Writes are in write.ts. */
 export function readRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
@@ -14,4 +15,5 @@ export function readRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   mailPages(app, deps);
   planPages(app, deps);
   adminPages(app, deps);
+  webhookPages(app, deps);
 }

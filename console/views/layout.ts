@@ -30,6 +30,7 @@ export function page(title: string, ctx: PageContext, body: Html): Html {
     <a href="/refusals">Refused mail</a>
     <a href="/failures">Failures</a>
     <a href="/plans">Pending plans</a>
+    <a href="/webhooks">Webhooks</a>
     <a href="/admin">Admin</a>
     <a href="/audit">Audit log</a>
   </nav>

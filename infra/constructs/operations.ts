@@ -155,7 +155,7 @@ export class Operations extends Construct {
     }
     // G19: one metric per failure class, from the one log line every failure writes, each alarmed on at >= 1.
     for (const cls of FAILURE_CLASSES) {
-      const { metric, source, alarm: description } = FAILURE_METRICS[cls];
+      const { metric, source, alarm: description, alsoFrom = [] } = FAILURE_METRICS[cls];
       const step = props.steps[source];
       if (!step) continue;
       const filter = new MetricFilter(this, `${metric}Filter`, {
@@ -166,6 +166,19 @@ export class Operations extends Construct {
         metricValue: "1",
         defaultValue: 0,
       });
+      // The same metric from every other function that writes the class's line: one alarm counts them all.
+      for (const other of alsoFrom) {
+        const from = props.steps[other];
+        if (!from) continue;
+        new MetricFilter(this, `${metric}From${other}Filter`, {
+          logGroup: from.fn.logGroup,
+          filterPattern: failureFilterPattern(cls),
+          metricNamespace: "Postern",
+          metricName: metric,
+          metricValue: "1",
+          defaultValue: 0,
+        });
+      }
       const sum = filter.metric({ period: Duration.minutes(5), statistic: "Sum" });
       alarm(`${metric}Alarm`, sum, 1, description);
       widgets.push(new GraphWidget({ title: `failures: ${cls}`, left: [sum] }));

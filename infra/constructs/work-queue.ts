@@ -12,6 +12,11 @@ export interface WorkQueueProps {
   readonly maxReceiveCount?: number;
   /** How long the DLQ keeps a failed message for an operator. @default 14 days (the SQS maximum) */
   readonly dlqRetention?: Duration;
+  /**
+   * Age of the oldest message that means the consumer is stalled. @default visibility timeout + consumer timeout
+   * (one retry cycle); a queue whose consumer delays its own retries (the events queue's backoff) sets its own.
+   */
+  readonly stallAfter?: Duration;
 }
 
 /** One hand-off of the pipeline: an SSE, TLS-only queue whose failures land in a DLQ that an alarm watches. */
@@ -42,7 +47,8 @@ export class WorkQueue extends Construct {
       "This queue is itself the dead-letter queue of the work queue beside it; it has an alarm on depth.",
     );
     const visibility = Duration.seconds(props.consumerTimeout.toSeconds() * 6);
-    this.stallAfter = Duration.seconds(visibility.toSeconds() + props.consumerTimeout.toSeconds());
+    this.stallAfter =
+      props.stallAfter ?? Duration.seconds(visibility.toSeconds() + props.consumerTimeout.toSeconds());
     this.queue = new Queue(this, "Queue", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

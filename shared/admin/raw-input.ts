@@ -9,6 +9,7 @@ import {
   responsibilityItem,
   toolkitItem,
 } from "./schema.ts";
+import { webhookItem } from "./webhook-item.ts";
 
 /**
  * What an admin write is refused for before its items are parsed (issue 21): names the schemas do not know, and
@@ -28,6 +29,7 @@ const SCHEMAS = {
   toolkits: toolkitItem,
   responsibilities: responsibilityItem,
   approvers: approverItem,
+  webhooks: webhookItem,
 } as const;
 
 const ADMIN_LISTS = Object.keys(adminDocument.shape) as AdminList[];
@@ -61,13 +63,15 @@ function itemIdentity(list: AdminList, item: Obj): string {
       return str(item, "id");
     case "approvers":
       return `${str(item, "toolkit")}\n${str(item, "address")}`;
+    case "webhooks":
+      return str(item, "id");
   }
 }
 
 /** Field names the stored item of the same key has: a write may keep them. */
 function storedFields(stored: AdminSnapshot, list: AdminList, item: Obj): Set<string> {
   const id = itemIdentity(list, item);
-  const match = (stored[list] as readonly Obj[]).find((s) => itemIdentity(list, s) === id);
+  const match = ((stored[list] ?? []) as readonly Obj[]).find((s) => itemIdentity(list, s) === id);
   return new Set(match ? Object.keys(match) : []);
 }
 
@@ -111,6 +115,7 @@ const LOWER_CASE_FIELDS: Record<AdminList, readonly string[]> = {
   toolkits: ["agents[]", "senderRules[].pattern", "egressHosts[]"],
   responsibilities: ["agent"],
   approvers: ["address"],
+  webhooks: ["id"],
 };
 
 /**

@@ -16,6 +16,7 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "./schema.ts";
+import { type WebhookItem, webhookItem } from "./webhook-item.ts";
 
 /** One raw admin-table item as the store returns it, before validation. */
 export type Item = Record<string, unknown>;
@@ -43,7 +44,8 @@ export type AdminTable =
   | "outboundRules"
   | "toolkits"
   | "responsibilities"
-  | "approvers";
+  | "approvers"
+  | "webhooks";
 
 /** Marker on a synthetic deny-all rule, holding the sort key of the invalid item it stands in for. */
 export const FAIL_CLOSED_FIELD = "failClosedFor";
@@ -58,6 +60,7 @@ export function keyText(table: AdminTable, raw: Item): string {
       return `agent=${s("agent")} rule=${s("rule")}`;
     case "toolkits":
     case "responsibilities":
+    case "webhooks":
       return `id=${s("id")}`;
     case "approvers":
       return `toolkit=${s("toolkit")} address=${s("address")}`;
@@ -101,6 +104,9 @@ export const readResponsibilities = (raws: readonly Item[], logger: Logger): Res
   readEach("responsibilities", responsibilityItem, raws, logger, "treated as absent: it never runs");
 export const readApprovers = (raws: readonly Item[], logger: Logger): ApproverItem[] =>
   readEach("approvers", approverItem, raws, logger, "treated as absent: that address cannot approve");
+
+export const readWebhooks = (raws: readonly Item[], logger: Logger): WebhookItem[] =>
+  readEach("webhooks", webhookItem, raws, logger, "treated as absent: no event is sent to it");
 
 /** The stored sort key of an access rule. One pattern has at most one rule per effect. */
 export const ruleKey = (effect: string, pattern: string): string => `${effect}#${pattern}`;

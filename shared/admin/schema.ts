@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
+import { type WebhookItem, webhookItem } from "./webhook-item.ts";
 
 /**
  * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;
@@ -141,6 +142,7 @@ export const adminDocument = z
     toolkits: z.array(toolkitItem).default([]),
     responsibilities: z.array(responsibilityItem).default([]),
     approvers: z.array(approverItem).default([]),
+    webhooks: z.array(webhookItem).default([]),
   })
   .loose();
 export type AdminDocument = z.infer<typeof adminDocument>;
@@ -153,4 +155,6 @@ export interface AdminSnapshot {
   readonly toolkits: readonly ToolkitItem[];
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly approvers: readonly ApproverItem[];
+  /** Optional: a snapshot built before webhooks existed (fixtures, older callers) has none. */
+  readonly webhooks?: readonly WebhookItem[];
 }

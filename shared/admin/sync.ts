@@ -11,6 +11,7 @@ import {
   readOutboundRules,
   readResponsibilities,
   readToolkits,
+  readWebhooks,
   ruleKey,
 } from "./read.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
@@ -43,6 +44,7 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
     toolkits: [...s.toolkits].sort(byText((t) => t.id)),
     responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
     approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
+    webhooks: [...(s.webhooks ?? [])].sort(byText((w) => w.id)),
   };
 }
 
@@ -71,11 +73,20 @@ export async function checkAdminWrite(
 }
 
 async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Promise<AdminSnapshot> {
-  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all(
-    (["agents", "accessRules", "outboundRules", "toolkits", "responsibilities", "approvers"] as const).map(
-      (t) => repo.rawItems(t),
-    ),
-  );
+  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks] =
+    await Promise.all(
+      (
+        [
+          "agents",
+          "accessRules",
+          "outboundRules",
+          "toolkits",
+          "responsibilities",
+          "approvers",
+          "webhooks",
+        ] as const
+      ).map((t) => repo.rawItems(t)),
+    );
   const log = repo.logger;
   return {
     agents: readAgents(agents ?? [], log),
@@ -84,6 +95,7 @@ async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Prom
     toolkits: readToolkits(toolkits ?? [], log),
     responsibilities: readResponsibilities(responsibilities ?? [], log),
     approvers: readApprovers(approvers ?? [], log),
+    webhooks: readWebhooks(webhooks ?? [], log),
   };
 }
 
@@ -115,6 +127,7 @@ export async function importAdminDocument(
     ...doc.approvers.map((a) => ["approvers", a] as const),
     ...doc.agents.map((a) => ["agents", a] as const),
     ...doc.responsibilities.map((r) => ["responsibilities", r] as const),
+    ...doc.webhooks.map((w) => ["webhooks", w] as const),
   ];
   for (const [table, item] of writes) await repo.rawPut(table, item);
 
@@ -123,6 +136,7 @@ export async function importAdminDocument(
     const keep = {
       agents: new Set(doc.agents.map((a) => a.address)),
       responsibilities: new Set(doc.responsibilities.map((r) => r.id)),
+      webhooks: new Set(doc.webhooks.map((w) => w.id)),
       toolkits: new Set(doc.toolkits.map((t) => t.id)),
       approvers: new Set(doc.approvers.map((a) => `${a.toolkit}\n${a.address}`)),
       accessRules: new Set(rules.map((r) => `${r.agent}\n${r.rule}`)),
@@ -143,6 +157,9 @@ export async function importAdminDocument(
       ...(await repo.rawItems("responsibilities"))
         .filter((r) => !keep.responsibilities.has(str(r.id)))
         .map((r) => ["responsibilities", { id: r.id }] as const),
+      ...(await repo.rawItems("webhooks"))
+        .filter((w) => !keep.webhooks.has(str(w.id)))
+        .map((w) => ["webhooks", { id: w.id }] as const),
       ...(await repo.rawItems("toolkits"))
         .filter((t) => !keep.toolkits.has(str(t.id)))
         .map((t) => ["toolkits", { id: t.id }] as const),

@@ -1,4 +1,5 @@
 import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import { routingKey } from "../gate/access.ts";
 import type { ConfirmMessage, Unclear } from "../messages/agent-step.ts";
 import type { PlanRecord, StoredOperation } from "../ports/plans.ts";
@@ -27,6 +28,8 @@ export interface ApplyDeps {
     grantedBy: readonly ToolkitItem[],
   ): ToolContext;
   readonly events: RunEventSink;
+  /** Signed events out: `plan.applied` / `plan.cancelled`. */
+  readonly webhooks?: EventSink;
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
   notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
   /** Give the agent a new round with the results. */
@@ -130,6 +133,11 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     if (!(await deps.plans.move(run.runId, "pending", "cancelled", { decidedBy: msg.sender })))
       return refused("confirm-not-pending");
     await record("plan-cancelled", { by: msg.sender });
+    await deps.webhooks?.emit({
+      type: "plan.cancelled",
+      key: run.runId,
+      data: { agent: run.agent, runId: run.runId, operations: plan.ops.length, decidedBy: msg.sender },
+    });
     return { status: "cancelled" };
   }
   // pending → applying is the once-only step: a replayed confirmation finds the plan no longer pending.
@@ -156,6 +164,17 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
   }
   await deps.plans.move(run.runId, "applying", "applied", {
     results: results.map((r) => ({ tool: r.tool, ok: r.result.ok })),
+  });
+  await deps.webhooks?.emit({
+    type: "plan.applied",
+    key: run.runId,
+    data: {
+      agent: run.agent,
+      runId: run.runId,
+      decidedBy: msg.sender,
+      tools: results.map((r) => r.tool),
+      failed: results.filter((r) => !r.result.ok).map((r) => r.tool),
+    },
   });
   await deps.continueRun(run, agent, `Approved by ${msg.sender}.`, results);
   return { status: "applied", results };

@@ -1,4 +1,5 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import { formatCode } from "../mail/confirm-reading.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { approversFor } from "./apply-plan.ts";
@@ -34,6 +35,8 @@ export function sendPlanCard(deps: {
   readonly events: RunEventSink;
   sendOutbound(request: OutboundRequest): Promise<void>;
   now(): Date;
+  /** Signed events out: `plan.pending` once the card is out. */
+  readonly webhooks?: EventSink;
 }): NonNullable<StepDeps["afterRun"]> {
   const { plans } = deps;
   return async (run, agent) => {
@@ -85,6 +88,17 @@ export function sendPlanCard(deps: {
       type: "plan-card-sent",
       round: 0,
       data: { operations: sealed.ops.length, approvers: to.length },
+    });
+    await deps.webhooks?.emit({
+      type: "plan.pending",
+      key: run.runId,
+      data: {
+        agent: agent.address,
+        runId: run.runId,
+        operations: sealed.ops.length,
+        tools: sealed.ops.map((o) => o.tool),
+        expiresAt: sealed.expiresAtIso ?? null,
+      },
     });
   };
 }

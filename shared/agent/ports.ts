@@ -1,5 +1,6 @@
 import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/agent-step.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
@@ -193,4 +194,6 @@ export interface StepDeps {
   readonly runFailures: RunFailures;
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;
+  /** Signed events out (docs/events.md): `run.completed` / `run.failed` when a run ends. */
+  readonly webhooks?: EventSink;
 }

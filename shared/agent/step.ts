@@ -460,6 +460,12 @@ async function finish(
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
   if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);
+  // Ids and reason codes only (docs/events.md); the run id is the event's key, so a redelivery emits the same id.
+  await deps.webhooks?.emit({
+    type: state === "failed" ? "run.failed" : "run.completed",
+    key: run.runId,
+    data: { agent: run.agent, runId: run.runId, state, reason, rounds: round, kind: run.kind },
+  });
   return { status: "finished", state, reason };
 }
 

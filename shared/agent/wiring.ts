@@ -1,6 +1,7 @@
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Resources } from "../config/resources.ts";
+import { type EventSink, eventSinkFor } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
@@ -84,6 +85,8 @@ interface Wired {
   beginDelivery(): void;
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue(message: StepMessage): Promise<void>;
+  /** Signed events out (docs/events.md): the events queue, when the stack has one. */
+  readonly webhooks: EventSink;
 }
 
 const transcriptKey = (runId: string) => `transcripts/${runId}.json`;
@@ -149,6 +152,7 @@ function wire(opts: StepWiringOptions): Wired {
     clients,
     stores,
     runs: runTable(stores.runs),
+    webhooks: eventSinkFor({ resources: opts.resources, sqs: clients.sqs, logger: opts.logger }),
     now: opts.now ?? (() => new Date()),
     loadAdmin: admin.get,
     message(agent, id) {
@@ -292,6 +296,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     logger,
     runFailures: failures,
     leaseMs: opts.leaseMs ?? ROUND_LEASE_MS,
+    webhooks: w.webhooks,
   };
 }
 
@@ -309,6 +314,7 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
       events: step.events,
       sendOutbound: w.sendOutbound,
       now,
+      webhooks: w.webhooks,
     }),
     applyConfirm: (msg) =>
       applyConfirmation(msg, {
@@ -322,6 +328,7 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
         makeToolContext: (run, agent, call, key, grantedBy) =>
           step.makeToolContext(run, agent, 0, call, key, grantedBy),
         events: step.events,
+        webhooks: w.webhooks,
         now,
         notify: (msg, reason) => w.sendOutbound(confirmNoticeRequest(msg, reason)),
         continueRun: continueRun({ transcripts: step.transcripts, runs: w.runs, enqueue: step.enqueue }),

@@ -13,6 +13,13 @@ export interface Resources {
     readonly verify: string;
     readonly agentStep: string;
     readonly outbound: string;
+    /**
+     * Webhook events (docs/events.md): what emission points send to and the worker polls, and its DLQ (the worker
+     * moves an event there itself once its retries are spent). Optional: a stack or resource file without them
+     * emits nothing.
+     */
+    readonly events?: string;
+    readonly eventsDeadLetter?: string;
   };
   /**
    * What `postern doctor` checks beyond the names above, from the stack's PosternResources output. Optional:
@@ -48,6 +55,8 @@ export const ENV = {
   verifyQueue: "POSTERN_VERIFY_QUEUE_URL",
   agentStepQueue: "POSTERN_AGENT_STEP_QUEUE_URL",
   outboundQueue: "POSTERN_OUTBOUND_QUEUE_URL",
+  eventsQueue: "POSTERN_EVENTS_QUEUE_URL",
+  eventsDeadLetterQueue: "POSTERN_EVENTS_DLQ_URL",
   /** Table env vars are POSTERN_TABLE_<UPPER_SNAKE key>, e.g. POSTERN_TABLE_ACCESS_RULES. */
   tablePrefix: "POSTERN_TABLE_",
 } as const;
@@ -75,6 +84,8 @@ export function resourcesFromEnv(env: NodeJS.ProcessEnv = process.env): Resource
       verify: need(ENV.verifyQueue),
       agentStep: need(ENV.agentStepQueue),
       outbound: need(ENV.outboundQueue),
+      ...(env[ENV.eventsQueue] ? { events: env[ENV.eventsQueue] } : {}),
+      ...(env[ENV.eventsDeadLetterQueue] ? { eventsDeadLetter: env[ENV.eventsDeadLetterQueue] } : {}),
     },
   };
 }

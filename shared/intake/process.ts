@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
 import type { Logger } from "../logger.ts";
 import { cardCodes, readConfirmation } from "../mail/confirm-reading.ts";
@@ -35,6 +36,8 @@ export interface VerifyDeps {
   /** The agent whose pending plan carries this confirm code, if any. */
   planAgent(code: string): Promise<string | null>;
   readonly logger: Logger;
+  /** Signed events out (docs/events.md): `mail.accepted` / `mail.refused` per recipient. */
+  readonly webhooks?: EventSink;
 }
 
 /**
@@ -122,6 +125,11 @@ async function actOn(
       agent: decision.agent.address,
       messageId: null,
     });
+    await emitVerdict(deps, event, recipient, {
+      verdict: "drop",
+      reason: "replayed",
+      agent: decision.agent.address,
+    });
     return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
   }
   if (decision.verdict === "accept") {
@@ -140,6 +148,27 @@ async function actOn(
     agent: decision.agent?.address ?? null,
     messageId: handed.messageId,
   });
+  await emitVerdict(
+    deps,
+    event,
+    recipient,
+    decision.verdict === "accept"
+      ? {
+          verdict: "accept",
+          reason: decision.reason,
+          agent: decision.agent.address,
+          sender: decision.sender.routingKey,
+          messageId: handed.messageId,
+          runId: handed.runId ?? null,
+          ...(mail ? { mail: { subject: mail.subject ?? "", text: mail.text ?? "" } } : {}),
+        }
+      : {
+          verdict: decision.verdict,
+          reason: decision.reason,
+          agent: decision.agent?.address ?? null,
+          sender: decision.proven ? decision.sender : null,
+        },
+  );
   return {
     recipient,
     verdict: decision.verdict,
@@ -147,6 +176,41 @@ async function actOn(
     status: "processed",
     ...(handed.runId ? { runId: handed.runId } : {}),
   };
+}
+
+/**
+ * One recipient's verdict as a signed event: ids and reason codes. Only accepted mail can carry its text (to an
+ * endpoint that opted in); refused mail's never does (G4), and its sender only when proven, reduced to an address.
+ */
+async function emitVerdict(
+  deps: VerifyDeps,
+  event: InboundEvent,
+  recipient: string,
+  v: {
+    readonly verdict: Decision["verdict"];
+    readonly reason: InboundReason;
+    readonly agent: string | null;
+    readonly sender?: string | null;
+    readonly messageId?: string | null;
+    readonly runId?: string | null;
+    readonly mail?: { readonly subject: string; readonly text: string };
+  },
+): Promise<void> {
+  const accepted = v.verdict === "accept";
+  await deps.webhooks?.emit({
+    type: accepted ? "mail.accepted" : "mail.refused",
+    key: `${event.sesMessageId}#${recipient}`,
+    data: {
+      agent: v.agent,
+      recipient,
+      sesMessageId: event.sesMessageId,
+      verdict: v.verdict,
+      reason: v.reason,
+      sender: v.sender ?? null,
+      ...(accepted ? { messageId: v.messageId ?? null, runId: v.runId ?? null } : {}),
+    },
+    ...(accepted && v.mail ? { mail: v.mail } : {}),
+  });
 }
 
 /** Close the (SES message, recipient) claim with the decision: typed here, where the store takes any string. */

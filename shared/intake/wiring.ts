@@ -2,6 +2,7 @@ import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { Resources } from "../config/resources.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { eventSinkFor } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import { agentStepMessageSchema } from "../messages/agent-step.ts";
 import { PlanStore } from "../store/plan-store.ts";
@@ -41,5 +42,6 @@ export function buildVerifyDeps(opts: {
     },
     planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,
     logger,
+    webhooks: eventSinkFor({ resources, sqs: clients.sqs, logger }),
   };
 }

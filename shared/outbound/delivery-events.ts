@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { EventSink } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import type {
   DeliveryEvent,
@@ -148,7 +149,7 @@ function senderOf(r: SesRecord): string | null {
  */
 export async function recordDeliveryEvent(
   body: string,
-  deps: { readonly log: DeliveryEventLog; readonly logger: Logger },
+  deps: { readonly log: DeliveryEventLog; readonly logger: Logger; readonly webhooks?: EventSink },
 ): Promise<"recorded" | "ignored" | "refused"> {
   const read = readDeliveryEvent(body);
   if (!read.ok) {
@@ -168,5 +169,20 @@ export async function recordDeliveryEvent(
     sesMessageId: read.event.sesMessageId,
     recipients: read.event.recipients.length,
   });
+  // A bounce or a reject means the mail did not arrive after all (`send.delivered` said SES took it): a signed
+  // `send.failed` with SES's classification. Complaints and delays are not failures of the send.
+  const { event } = read;
+  if (event.kind === "bounce" || event.kind === "reject")
+    await deps.webhooks?.emit({
+      type: "send.failed",
+      key: `${event.sesMessageId}#${event.kind}`,
+      data: {
+        agent: event.agent,
+        sesMessageId: event.sesMessageId,
+        reason: event.kind,
+        detail: event.detail,
+        recipients: event.recipients.length,
+      },
+    });
   return "recorded";
 }

@@ -1,5 +1,6 @@
 import type { AgentItem } from "../admin/schema.ts";
 import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import type { FailureSink } from "../ports/failures.ts";
 import type { AttachmentMeta } from "../tool-framework/context.ts";
@@ -194,4 +195,6 @@ export interface OutboundDeps {
   readonly inFlightLeaseMs?: number;
   /** A new record starts: what the wiring keeps for one delivery (the admin snapshot) is read afresh. */
   beginDelivery?(): void;
+  /** Signed events out (docs/events.md): `send.delivered` when SES accepted a send, `send.failed` when it ends failed. */
+  readonly webhooks?: EventSink;
 }

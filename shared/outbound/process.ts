@@ -188,6 +188,17 @@ async function reportFailed(
 ): Promise<void> {
   // Operator mail (`postern send`) fails on the operator's own terminal, with the reason: nobody else to tell.
   if (origin === "operator") return;
+  await deps.webhooks?.emit({
+    type: "send.failed",
+    key: message.requestId,
+    data: {
+      agent: message.agent,
+      requestId: message.requestId,
+      runId: message.runId ?? null,
+      class: failureClassOf(message),
+      reason,
+    },
+  });
   await deps.failures.report({
     class: failureClassOf(message),
     reason,
@@ -329,5 +340,18 @@ async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean)
     });
   }
   await deps.state.transition(requestId, ["sent"], "done", {}, deps.clock().toISOString());
+  // SES accepted the mail for delivery; a later bounce or complaint is recorded by the delivery-events function.
+  await deps.webhooks?.emit({
+    type: "send.delivered",
+    key: requestId,
+    data: {
+      agent: plan.agent,
+      requestId,
+      kind: plan.kind,
+      sesMessageId: record.sesMessageId,
+      threadId: plan.threadId,
+      recipients: plan.to.length + plan.cc.length + plan.bcc.length,
+    },
+  });
   return { status: "done", requestId, headerMessageId: record.headerMessageId, replayed };
 }

@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { EventSink } from "../events/index.ts";
 import type { KeyedLogger } from "../logger.ts";
 import { parseOutboundMessage } from "../messages/outbound.ts";
 import { sqsBatchHandler } from "../messages/partial-batch.ts";
@@ -41,10 +42,14 @@ export function outboundSqsHandler(
 export function deliveryEventsSqsHandler(
   log: DeliveryEventLog,
   logger: KeyedLogger,
+  webhooks?: EventSink,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(
     async (record) =>
-      (await recordDeliveryEvent(record.body, { log, logger })) === "refused" ? "reject" : "done",
+      (await recordDeliveryEvent(record.body, { log, logger, ...(webhooks ? { webhooks } : {}) })) ===
+      "refused"
+        ? "reject"
+        : "done",
     { logger, name: "delivery-events" },
   );
 }

@@ -1,5 +1,6 @@
 import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import type { EventSink } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import { routingKey } from "../mail/routing-key.ts";
 import { perDelivery } from "../messages/per-delivery.ts";
@@ -88,6 +89,8 @@ export function outboundDeps(input: {
   readonly region: string;
   readonly logger: Logger;
   readonly clock?: () => Date;
+  /** Signed events out; none when the stack has no events queue. */
+  readonly webhooks?: EventSink;
 }): OutboundDeps {
   const { stores } = input;
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
@@ -123,6 +126,7 @@ export function outboundDeps(input: {
       now: clock,
     }),
     headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
+    ...(input.webhooks ? { webhooks: input.webhooks } : {}),
   };
 }
 

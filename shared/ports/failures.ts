@@ -8,23 +8,33 @@ import type { Logger } from "../logger.ts";
  * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
  * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
  * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
- * be sent; `run-failed`: a run ended `failed`, so its sender got no answer. A later delivery kind (webhooks,
- * issue 25) adds its class here and reports through the same port.
+ * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
+ * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued).
  */
 export const FAILURE_CLASSES = [
   "send-failed",
   "card-undelivered",
   "notice-undelivered",
   "run-failed",
+  "webhook-undelivered",
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** The pipeline function whose log group carries a class's line (the metric filter is per log group). */
-export type FailureSource = "agentStep" | "outbound";
+export type FailureSource = "verify" | "agentStep" | "outbound" | "webhooks";
 
 /** Per class: the CloudWatch metric (namespace `Postern`), the function that reports it, what the alarm says. */
 export const FAILURE_METRICS: Readonly<
-  Record<FailureClass, { readonly metric: string; readonly source: FailureSource; readonly alarm: string }>
+  Record<
+    FailureClass,
+    {
+      readonly metric: string;
+      readonly source: FailureSource;
+      readonly alarm: string;
+      /** Other functions that write this class's line (an event that could not be queued is logged where it arose). */
+      readonly alsoFrom?: readonly FailureSource[];
+    }
+  >
 > = {
   "send-failed": {
     metric: "SendFailed",
@@ -47,6 +57,13 @@ export const FAILURE_METRICS: Readonly<
     metric: "RunFailed",
     source: "agentStep",
     alarm: "Postern: a run failed and its sender got no answer; `postern runs failures`, docs/reasons.md",
+  },
+  "webhook-undelivered": {
+    metric: "WebhookUndelivered",
+    source: "webhooks",
+    alsoFrom: ["verify", "agentStep", "outbound"],
+    alarm:
+      "Postern: an event could not be delivered to a webhook endpoint; `postern webhooks show <id>`, docs/events.md",
   },
 };
 

@@ -15,6 +15,7 @@ import {
   readOutboundRules,
   readResponsibilities,
   readToolkits,
+  readWebhooks,
   ruleKey,
 } from "../admin/read.ts";
 import {
@@ -40,6 +41,7 @@ import {
   type ImportResult,
   importAdminDocument,
 } from "../admin/sync.ts";
+import { type WebhookItem, webhookItem } from "../admin/webhook-item.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
@@ -301,6 +303,25 @@ export class AdminRepo implements AdminTables {
     return this.rawDelete("approvers", { toolkit, address });
   }
 
+  // ---- webhook endpoints (docs/events.md)
+
+  async listWebhooks(): Promise<WebhookItem[]> {
+    return readWebhooks(await this.rawItems("webhooks"), this.logger);
+  }
+
+  async getWebhook(id: string): Promise<WebhookItem | null> {
+    const raw = await this.rawGet("webhooks", { id });
+    return raw ? (readWebhooks([raw], this.logger)[0] ?? null) : null;
+  }
+
+  async putWebhook(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<WebhookItem>> {
+    return this.write("webhooks", webhookItem, input, opts, "id");
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    return this.rawDelete("webhooks", { id });
+  }
+
   // ---- whole state
 
   /**
@@ -340,15 +361,17 @@ export class AdminRepo implements AdminTables {
   }
 
   async #readAll(): Promise<AdminSnapshot> {
-    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all([
-      this.listAgents(),
-      this.listAccessRules(),
-      this.listOutboundRules(),
-      this.listToolkits(),
-      this.listResponsibilities(),
-      this.listApprovers(),
-    ]);
-    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers };
+    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks] =
+      await Promise.all([
+        this.listAgents(),
+        this.listAccessRules(),
+        this.listOutboundRules(),
+        this.listToolkits(),
+        this.listResponsibilities(),
+        this.listApprovers(),
+        this.listWebhooks(),
+      ]);
+    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks };
   }
 
   exportDocument(): Promise<AdminDocument> {

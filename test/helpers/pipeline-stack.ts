@@ -36,6 +36,9 @@ export async function startPipelineStack(opts: {
   logger?: (service: string) => KeyedLogger;
   /** Sees every AWS SDK command, per issuer (the local stack's `observe`). */
   observe?: LocalStackOptions["observe"];
+  /** The events worker's local-only loopback setting and retry policy (docs/events.md). */
+  webhookLoopback?: boolean;
+  webhookPolicy?: LocalStackOptions["webhookPolicy"];
 }): Promise<{ stack: LocalStack; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "postern-stack-"));
   if (opts.script !== undefined) writeFileSync(join(dir, "script.json"), JSON.stringify(opts.script));
@@ -48,6 +51,8 @@ export async function startPipelineStack(opts: {
     handlers: (ctx) =>
       pipelineHandlers(ctx, opts.logger ?? quietLogger, ...(opts.registry ? [opts.registry] : [])),
     ...(opts.observe ? { observe: opts.observe } : {}),
+    ...(opts.webhookLoopback ? { webhookLoopback: true } : {}),
+    ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
   });
   return { stack, dir };
 }

@@ -16,6 +16,10 @@ export function functionEnv(resources: Resources, configFile: string, zoneFile: 
     [ENV.verifyQueue]: resources.queues.verify,
     [ENV.agentStepQueue]: resources.queues.agentStep,
     [ENV.outboundQueue]: resources.queues.outbound,
+    ...(resources.queues.events ? { [ENV.eventsQueue]: resources.queues.events } : {}),
+    ...(resources.queues.eventsDeadLetter
+      ? { [ENV.eventsDeadLetterQueue]: resources.queues.eventsDeadLetter }
+      : {}),
     POSTERN_CONFIG_FILE: configFile,
     POSTERN_DNS_ZONE_FILE: zoneFile,
     AWS_ACCESS_KEY_ID: "local",

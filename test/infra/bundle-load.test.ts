@@ -32,6 +32,7 @@ const FUNCTIONS = {
   agentStep: "AgentStepFunction",
   outbound: "OutboundFunction",
   deliveryEvents: "DeliveryEventsRecordFunction",
+  webhooks: "WebhooksDeliverFunction",
 } as const;
 
 // The real `cdk synth` path (infra/app.ts with esbuild bundling and cdk-nag) once for the file; the bundles it
@@ -291,6 +292,25 @@ describe("each bundle loads in a fresh process and runs its handler against the 
       clients.s3.destroy();
       clients.dynamo.destroy();
     }
+    expect(lastStubCalls).toEqual([]);
+  });
+
+  it("webhooks: an event with no endpoint registered is done after the admin read; junk fails (to the DLQ)", async () => {
+    const event_ = {
+      kind: "event",
+      event: {
+        id: `evt_${"0".repeat(32)}`,
+        type: "run.failed",
+        timestamp: "2026-12-01T10:00:00.000Z",
+        data: { agent: "helpdesk@agents.example.com", runId: "r1" },
+      },
+    };
+    const [empty, mixed] = await invoke("webhooks", [
+      event(),
+      event(record("w1", JSON.stringify(event_)), record("w2", "not json")),
+    ]);
+    expect(empty).toEqual({ batchItemFailures: [] });
+    expect(mixed).toEqual({ batchItemFailures: [{ itemIdentifier: "w2" }] });
     expect(lastStubCalls).toEqual([]);
   });
 

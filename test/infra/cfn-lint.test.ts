@@ -77,10 +77,10 @@ const ALLOWED: readonly Allowance[] = [
   {
     rule: "W3005",
     type: "AWS::Lambda::Function",
-    // Postern's three functions, the delivery events' recorder (and the console's); in create mode also the rule-set activation's onEvent and its
-    // Provider's function.
+    // Postern's three functions, the delivery events' recorder, the webhooks worker (and the console's); in create
+    // mode also the rule-set activation's onEvent and its Provider's function.
     resource:
-      /^((Verify|AgentStep|Outbound|Console|DeliveryEventsRecord)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
+      /^((Verify|AgentStep|Outbound|Console|DeliveryEventsRecord|WebhooksDeliver)Function|IntakeActivateRuleSet(Function|ProviderframeworkonEvent))[0-9A-F]{8}$/,
     reason:
       "aws-cdk-lib's Function lists its role beside the role's DefaultPolicy in DependsOn, so the policy is attached " +
       "before the function can run (an event source mapping polls at once); the role half repeats the Role GetAtt.",

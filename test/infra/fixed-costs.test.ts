@@ -38,7 +38,7 @@ const line = (lines: readonly FixedLine[], prefix: string): FixedLine => {
 };
 
 describe("bench:cost's fixed monthly costs, counted from the synthesized template", () => {
-  it("counts what the stack creates: two keys, every alarm, the dashboard, PITR tables, the tick, four triggers (verify, agent-step, outbound, delivery events)", () => {
+  it("counts what the stack creates: two keys, every alarm, the dashboard, PITR tables, the tick, five triggers (verify, agent-step, outbound, delivery events, webhooks)", () => {
     const lines = fixedCosts(template, OPTIONS);
     expect(line(lines, "KMS").count).toBe(2);
     expect(line(lines, "KMS").usd).toBe(2 * PRICES.kms.perKeyMonth);
@@ -52,8 +52,8 @@ describe("bench:cost's fixed monthly costs, counted from the synthesized templat
     expect(line(lines, "DynamoDB PITR").count).toBe(tables);
     expect(line(lines, "Scheduler tick").count).toBe(MONTH_MINUTES);
     // verify and outbound may scale back to 2 pollers when idle; agent-step sets maximum concurrency, so keeps 5.
-    expect(line(lines, "SQS polling").what).toMatch(/^SQS polling \(4 queue triggers, 11 pollers,/);
-    expect(line(lines, "SQS polling").count).toBe(11 * 3 * MONTH_MINUTES);
+    expect(line(lines, "SQS polling").what).toMatch(/^SQS polling \(5 queue triggers, 13 pollers,/);
+    expect(line(lines, "SQS polling").count).toBe(13 * 3 * MONTH_MINUTES);
     expect(line(lines, "Secrets Manager").count).toBe(1);
   });
 

@@ -1,3 +1,14 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { localSecretsFile } from "../../cli/local/pipeline.ts";
+import { secretStrings } from "../../shared/aws/secrets-manager.ts";
+import {
+  dynamoEventState,
+  fileSecretStore,
+  newSecret,
+  secretManagerStore,
+  WEBHOOK_EVENT_TYPES,
+} from "../../shared/events/index.ts";
 // Issue 11: IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
 // recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
 // evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template
@@ -30,8 +41,8 @@ import { simulate, type Verdict } from "../helpers/aws-contract/simulate.ts";
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 import { ENV, FIXTURES, logicalId, type Synthesized, synth } from "./synth.ts";
 
-type Fn = "verify" | "agent-step" | "outbound";
-const FUNCTIONS: readonly Fn[] = ["verify", "agent-step", "outbound"];
+type Fn = "verify" | "agent-step" | "outbound" | "webhooks";
+const FUNCTIONS: readonly Fn[] = ["verify", "agent-step", "outbound", "webhooks"];
 const CONFIG = join(FIXTURES, "iam.config.json");
 const AGENT = "shop@agents.example.com";
 const APPROVER = "boss@approvers.example";
@@ -46,7 +57,11 @@ let local: Resources;
 /** The role a function's calls are made with; the stack's SQS polling is Lambda's event source, as the consumer. */
 function roleOf(fn: Fn): string {
   const f = s.stack.functions;
-  return logicalId(s.stack, { verify: f.verify, "agent-step": f.agentStep, outbound: f.outbound }[fn].role);
+  return logicalId(
+    s.stack,
+    { verify: f.verify, "agent-step": f.agentStep, outbound: f.outbound, webhooks: s.stack.webhooks.fn }[fn]
+      .role,
+  );
 }
 
 function principal(fn: Fn) {
@@ -85,6 +100,7 @@ function chargedTo(issuer: CallIssuer, call: ObservedCall): Fn | null {
   if (url === local.queues.verify) return "verify";
   if (url === local.queues.agentStep) return "agent-step";
   if (url === local.queues.outbound) return "outbound";
+  if (url === local.queues.events) return "webhooks";
   return null;
 }
 
@@ -98,7 +114,12 @@ beforeAll(async () => {
   });
 
   const backend = demoOrderBackend();
+  // A webhook receiver on a free loopback port, so the events worker's delivery path runs too.
+  const receiver = createServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const { stack, dir } = await startPipelineStack({
+    webhookLoopback: true,
     config: {
       domains: loadConfigFile(CONFIG).config.domains,
       models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
@@ -113,6 +134,8 @@ beforeAll(async () => {
     await stores.admin.putAgent({ address: AGENT, name: "Shop", model: "demo" });
     await stores.admin.putToolkit({ id: "refunds", tools: ["issue_refund"], agents: [AGENT] });
     await stores.admin.putApprover({ toolkit: "refunds", address: APPROVER });
+    await fileSecretStore(localSecretsFile(stack.dir)).write("crm", { current: newSecret() });
+    await stores.admin.putWebhook({ id: "crm", url: hookUrl, events: [...WEBHOOK_EVENT_TYPES] });
     const plans = new PlanStore({
       dynamo: stack.clients.dynamo,
       tables: stack.resources.tables,
@@ -198,8 +221,19 @@ beforeAll(async () => {
       const failures = await stores.failures.listRecent({ now: new Date(), days: 1 });
       return failures.some((f) => f.class === "notice-undelivered") ? true : undefined;
     });
+    await waitFor("a webhook delivery", async () =>
+      (
+        await dynamoEventState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables }).log.recent(
+          "crm",
+          1,
+        )
+      ).length > 0
+        ? true
+        : undefined,
+    );
   } finally {
     await stack.stop();
+    await new Promise<void>((r) => receiver.close(() => r()));
   }
 
   // The model and key reads agent-step makes in AWS (Bedrock, Secrets Manager, SSM), recorded from the real
@@ -215,6 +249,14 @@ beforeAll(async () => {
     secretsManager: observeCalls(new SecretsManagerClient(offline), observe),
     ssm: observeCalls(new SSMClient(offline), observe),
   });
+  // The events worker's secret read in AWS (locally the secrets file stands in), recorded from the real adapter.
+  await secretManagerStore(
+    secretStrings(
+      observeCalls(new SecretsManagerClient(offline), (call) => calls.push({ issuer: "webhooks", call })),
+    ),
+  )
+    .read("crm")
+    .catch(() => undefined);
   const catalog = loadConfigFile(CONFIG);
   for (const entry of catalog.config.models) {
     if (entry.provider === "scripted") continue;
@@ -247,6 +289,10 @@ beforeAll(async () => {
       return deployed.physicalName(logicalId(s.stack, s.stack.store.bucket));
     },
     queueArn: (url) => {
+      const events = s.stack.webhooks.queue;
+      if (url === local.queues.events) return deployed.getAtt(logicalId(s.stack, events.queue), "Arn");
+      if (url === local.queues.eventsDeadLetter)
+        return deployed.getAtt(logicalId(s.stack, events.deadLetterQueue), "Arn");
       const key = (["verify", "agentStep", "outbound"] as const).find((k) => local.queues[k] === url);
       if (!key) throw new Error(`unknown queue ${url}`);
       return deployed.getAtt(logicalId(s.stack, s.stack.queues[key].queue), "Arn");
@@ -296,6 +342,7 @@ describe("every AWS call each function makes is allowed by its deployed policies
       "SecretsManager",
     ]);
     expect([...services("outbound")].sort()).toEqual(["DynamoDB", "S3", "SESv2", "SQS"]);
+    expect([...services("webhooks")].sort()).toEqual(["DynamoDB", "SQS", "SecretsManager"]);
   });
 });
 
@@ -337,6 +384,11 @@ describe("granted but never exercised", () => {
         "SESv2 SendEmail with simple content is authorised as ses:SendEmail; Postern sends raw (ses:SendRawEmail) only, and keeps both as CDK's EmailIdentity.grantSendEmail does",
       "ses:SendEmail configuration-set/postern": "as ses:SendEmail on identity/*",
     },
+    webhooks: {
+      ...common("WebhooksDeliver", "events"),
+      "sqs:SendMessage queue:eventsDeadLetter":
+        "an event whose retries are spent goes to the DLQ by the worker's hand (shared/events/sqs-handler.ts); every delivery here succeeds",
+    },
   };
   it.each(FUNCTIONS)("%s", (fn) => {
     const granted = principal(fn).identityPolicies.flatMap((p) =>
@@ -373,8 +425,8 @@ function label(arn: string): string {
     if (arn === table) return `table/${k}`;
     if (arn.startsWith(`${table}/`)) return `table/${k}${arn.slice(table.length)}`;
   }
-  for (const k of ["verify", "agentStep", "outbound"] as const)
-    if (arn === names.queueArn(local.queues[k])) return `queue:${k}`;
+  for (const k of ["verify", "agentStep", "outbound", "events", "eventsDeadLetter"] as const)
+    if (arn === names.queueArn(local.queues[k] ?? "")) return `queue:${k}`;
   const bucket = `arn:aws:s3:::${names.bucket(local.bucket)}`;
   if (arn.startsWith(bucket)) return `bucket${arn.slice(bucket.length)}`;
   const logGroup = /:log-group:Postern-(\w+?)Logs[0-9A-F]{8}/.exec(arn);

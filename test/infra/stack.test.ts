@@ -268,6 +268,8 @@ const TABLE_PIN: Record<string, string> = {
   TablesrunEventsA788C967: "runId S, seq N",
   TablesstateBC776594: "pk S, sk S | plansByState: planState S, planAt S",
   Tablesaudit3BC6CFAF: "stream S, at S",
+  // Added with signed events: a new table, created empty on deploy (nothing existed to migrate).
+  Tableswebhooks91698196: "id S",
 };
 
 describe("table keys are pinned", () => {
@@ -318,6 +320,43 @@ const workQueues = () => [
 ];
 
 describe("queues and functions", () => {
+  it("the events queue: its own retries (redrive 100 is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
+    const queues = s.template.findResources("AWS::SQS::Queue");
+    const { queue, deadLetterQueue } = s.stack.webhooks.queue;
+    const q = queues[logicalId(s.stack, queue)]?.Properties as Record<string, unknown>;
+    expect(q.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { "Fn::GetAtt": [logicalId(s.stack, deadLetterQueue), "Arn"] },
+      maxReceiveCount: 100,
+    });
+    expect(q.SqsManagedSseEnabled).toBe(true);
+    const policies = Object.values(s.template.findResources("AWS::IAM::Policy")).map((p) =>
+      JSON.stringify(p.Properties),
+    );
+    const events = logicalId(s.stack, queue);
+    for (const fn of [s.stack.functions.verify, s.stack.functions.agentStep, s.stack.functions.outbound]) {
+      const role = logicalId(s.stack, fn.role);
+      const mine = policies.filter((p) => p.includes(`"Ref":"${role}"`));
+      expect(
+        mine.some((p) => p.includes("sqs:SendMessage") && p.includes(events)),
+        role,
+      ).toBe(true);
+      expect(
+        mine.some((p) => p.includes("secretsmanager:") && p.includes("postern/webhooks")),
+        role,
+      ).toBe(false);
+    }
+    // The worker's state-table grant is held to its own item families.
+    const worker = logicalId(s.stack, s.stack.webhooks.fn.role);
+    const state = logicalId(s.stack, s.stack.tables.tables.state);
+    const stateGrants = policies
+      .filter((p) => p.includes(`"Ref":"${worker}"`))
+      .flatMap((p) => JSON.parse(p).PolicyDocument.Statement as { Resource: unknown; Condition?: unknown }[])
+      .filter((st) => JSON.stringify(st.Resource).includes(state));
+    expect(stateGrants.map((st) => st.Condition)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["webhook-*", "failures#*", "admin#version"] } },
+    ]);
+  });
+
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
@@ -349,7 +388,13 @@ describe("queues and functions", () => {
     );
     const topic = logicalId(s.stack, s.stack.operations.alarmTopic);
     const ages = alarms.filter((a) => a.MetricName === "ApproximateAgeOfOldestMessage");
-    expect(ages).toHaveLength(4);
+    expect(ages).toHaveLength(5);
+    // The events queue delays its own retries (up to 12 h each): it is stalled only past the whole schedule.
+    const events = logicalId(s.stack, s.stack.webhooks.queue.queue);
+    const eventsAge = ages.filter((a) =>
+      a.Dimensions.some((d) => d.Name === "QueueName" && arnText(d.Value) === `<${events}.QueueName>`),
+    );
+    expect(eventsAge.map((a) => a.Threshold)).toEqual([30 * 3600]);
     for (const { name, queue: q, fn: consumer } of workQueues()) {
       const queue = logicalId(s.stack, q.queue);
       const fn = fns[logicalId(s.stack, consumer)]?.Properties as { Timeout: number };
@@ -396,13 +441,15 @@ describe("queues and functions", () => {
 
   it("functions: nodejs24.x on arm64, the config shipped in /var/task, every resource env var set", () => {
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(4);
+    expect(fns).toHaveLength(5);
     const envNames = [
       ...TABLE_KEYS.map(tableEnvName),
       RESOURCE_ENV.bucket,
       RESOURCE_ENV.verifyQueue,
       RESOURCE_ENV.agentStepQueue,
       RESOURCE_ENV.outboundQueue,
+      RESOURCE_ENV.eventsQueue,
+      RESOURCE_ENV.eventsDeadLetterQueue,
     ];
     for (const fn of fns) {
       const p = fn.Properties as {
@@ -425,7 +472,7 @@ describe("queues and functions", () => {
     // from a container endpoint instead, and an AWS_* variable of ours (AWS_PROFILE, a credentials URI, a web
     // identity file) would point the real chain elsewhere. Any of these needs the stub to go first.
     const fns = Object.values(s.template.findResources("AWS::Lambda::Function"));
-    expect(fns).toHaveLength(4);
+    expect(fns).toHaveLength(5);
     for (const fn of fns) {
       const p = fn.Properties as Record<string, unknown> & { Environment: { Variables: object } };
       expect(p.CapacityProviderConfig).toBeUndefined();
@@ -436,7 +483,7 @@ describe("queues and functions", () => {
 
   it("SQS triggers report partial batch failures; agent-step is one message per call, bounded without a reservation", () => {
     const mappings = Object.values(s.template.findResources("AWS::Lambda::EventSourceMapping"));
-    expect(mappings).toHaveLength(4);
+    expect(mappings).toHaveLength(5);
     for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
     const fnId = logicalId(s.stack, s.stack.functions.agentStep.fn);
     s.template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -488,9 +535,9 @@ describe("sending and operations", () => {
       (a) => a.Properties as { MetricName: string; Namespace: string; AlarmActions: unknown[] },
     );
     const count = (metric: string) => alarms.filter((a) => a.MetricName === metric).length;
-    expect(count("ApproximateNumberOfMessagesVisible")).toBe(4);
-    expect(count("Errors")).toBe(4);
-    expect(count("Throttles")).toBe(4);
+    expect(count("ApproximateNumberOfMessagesVisible")).toBe(5);
+    expect(count("Errors")).toBe(5);
+    expect(count("Throttles")).toBe(5);
     expect(count("Reputation.BounceRate")).toBe(1);
     expect(count("Reputation.ComplaintRate")).toBe(1);
     expect(count("UnknownSendOutcome")).toBe(1);
@@ -561,7 +608,7 @@ describe("sending and operations", () => {
       expect(filter?.FilterPattern).toBe(`{ ($.message = "${FAILURE_LOG}") && ($.failureClass = "${cls}") }`);
       expect(filter?.MetricTransformations[0]?.MetricNamespace).toBe("Postern");
       // The log group of the function that reports the class (a filter elsewhere would never count).
-      const logs = s.stack.functions[source].logGroup;
+      const logs = (source === "webhooks" ? s.stack.webhooks.fn : s.stack.functions[source]).logGroup;
       expect(JSON.stringify(filter?.LogGroupName)).toContain(logicalId(s.stack, logs as never));
       const alarm = alarms.filter((a) => a.MetricName === metric && a.Namespace === "Postern");
       expect(alarm, metric).toHaveLength(1);

@@ -11,6 +11,7 @@ import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";
 import { NOTICE_REASONS } from "../../shared/mail/notice.ts";
 import type { RequestRefusal } from "../../shared/messages/outbound.ts";
+import type { DeliveryReason, UndeliveredReason } from "../../shared/events/index.ts";
 import { MODEL_FAILURE_REASONS } from "../../shared/model/types.ts";
 import type { SafeFetchFailure } from "../../shared/net/safe-fetch.ts";
 import type { SearchReason } from "../../shared/net/search.ts";
@@ -266,6 +267,24 @@ const FAMILIES: Record<string, readonly string[]> = {
     "no-approver",
   ],
   channel: covers<ClosedBecause>()(["archive-read", "restricted-class", "classifier-error"]),
+  webhook: [
+    ...covers<UndeliveredReason>()(["circuit-opened", "retries-exhausted", "event-not-queued"]),
+    ...covers<DeliveryReason>()([
+      "http-status",
+      "timeout",
+      "connection-failed",
+      "url-invalid",
+      "scheme-not-allowed",
+      "url-credentials",
+      "dns-failed",
+      "address-not-public",
+      "secret-missing",
+      "circuit-open",
+      "endpoint-gone",
+      "endpoint-disabled",
+      "not-subscribed",
+    ]),
+  ],
   schedule: covers<ScheduleReason>()([
     "rate-unit-plural-mismatch",
     "schedule-syntax",

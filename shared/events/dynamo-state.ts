@@ -1,0 +1,106 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Resources } from "../config/resources.ts";
+import { isConditionFailed, queryAll } from "../store/dynamo-util.ts";
+import type { BreakerState } from "./breaker.ts";
+import { CLOSED } from "./breaker.ts";
+import type { AttemptCounter, BreakerStore, DeliveryEntry, DeliveryLog } from "./ports.ts";
+
+/**
+ * The worker's state in the `state` table, three item families:
+ * - `webhook-deliveries#<endpoint>` / `<ISO time>#<event id>#<attempt>`: the deliveries record, kept 30 days;
+ * - `webhook-attempts#<endpoint>` / `<event id>`: an atomic attempt counter, kept past the longest retry schedule;
+ * - `webhook-breaker` / `<endpoint>`: the endpoint's breaker.
+ */
+export const DELIVERY_RECORD_DAYS = 30;
+const ATTEMPTS_TTL_SECONDS = 7 * 24 * 3600;
+
+export const deliveriesPk = (endpointId: string): string => `webhook-deliveries#${endpointId}`;
+
+export function dynamoEventState(deps: {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly tables: Resources["tables"];
+  readonly clock?: () => Date;
+}): { readonly log: DeliveryLog; readonly attempts: AttemptCounter; readonly breaker: BreakerStore } {
+  const TableName = deps.tables.state;
+  const epoch = () => Math.floor((deps.clock ?? (() => new Date()))().getTime() / 1000);
+  return {
+    log: {
+      async record(endpointId, entry) {
+        await deps.dynamo.send(
+          new PutCommand({
+            TableName,
+            Item: {
+              ...entry,
+              pk: deliveriesPk(endpointId),
+              sk: `${entry.at}#${entry.eventId}#${entry.attempt}#${entry.outcome}`,
+              expiresAt: epoch() + DELIVERY_RECORD_DAYS * 24 * 3600,
+            },
+          }),
+        );
+      },
+      async recent(endpointId, limit) {
+        const items = await queryAll(
+          deps.dynamo,
+          {
+            TableName,
+            KeyConditionExpression: "pk = :pk",
+            ExpressionAttributeValues: { ":pk": deliveriesPk(endpointId) },
+            ScanIndexForward: false,
+          },
+          limit,
+        );
+        return items.map(({ pk: _p, sk: _s, expiresAt: _e, ...entry }) => entry as unknown as DeliveryEntry);
+      },
+    },
+    attempts: {
+      async next(endpointId, eventId) {
+        const r = await deps.dynamo.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: `webhook-attempts#${endpointId}`, sk: eventId },
+            UpdateExpression: "ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)",
+            ExpressionAttributeNames: { "#n": "attempts" },
+            ExpressionAttributeValues: { ":one": 1, ":exp": epoch() + ATTEMPTS_TTL_SECONDS },
+            ReturnValues: "UPDATED_NEW",
+          }),
+        );
+        return Number(r.Attributes?.attempts ?? 1);
+      },
+    },
+    breaker: {
+      async get(endpointId) {
+        const r = await deps.dynamo.send(
+          new GetCommand({ TableName, Key: { pk: "webhook-breaker", sk: endpointId }, ConsistentRead: true }),
+        );
+        if (!r.Item) return CLOSED;
+        const failures = Number(r.Item.failures ?? 0);
+        const openUntil = typeof r.Item.openUntil === "string" ? r.Item.openUntil : undefined;
+        return openUntil ? { failures, openUntil } : { failures };
+      },
+      // Last writer wins: two workers failing at once may count one failure, which only delays the opening.
+      async put(endpointId, state: BreakerState) {
+        await deps.dynamo.send(
+          new PutCommand({ TableName, Item: { pk: "webhook-breaker", sk: endpointId, ...state } }),
+        );
+      },
+      // A conditional update: of the deliveries that wake after the cool-down, one moves `openUntil` and probes.
+      async claimProbe(endpointId, seen, until) {
+        try {
+          await deps.dynamo.send(
+            new UpdateCommand({
+              TableName,
+              Key: { pk: "webhook-breaker", sk: endpointId },
+              UpdateExpression: "SET openUntil = :until",
+              ConditionExpression: "openUntil = :seen",
+              ExpressionAttributeValues: { ":until": until, ":seen": seen },
+            }),
+          );
+          return true;
+        } catch (err) {
+          if (isConditionFailed(err)) return false;
+          throw err;
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Logger } from "../logger.ts";
+import { logFailure } from "../ports/failures.ts";
+import { type EventSink, toEvent } from "./event.ts";
+import type { EventsMessage } from "./ports.ts";
+
+/**
+ * The sink every emission point gets: one `event` message on the events queue, which the worker fans out. An event
+ * that cannot be queued must not fail the mail, the run or the send that emitted it (they are done, and a retry
+ * would redo them for a notification's sake): it is logged as a failure of its own class, which the metric counts
+ * and the alarm raises (G19).
+ */
+export function queueEventSink(deps: {
+  readonly send: (message: EventsMessage) => Promise<void>;
+  readonly logger: Logger;
+  readonly clock?: () => Date;
+}): EventSink {
+  const clock = deps.clock ?? (() => new Date());
+  return {
+    async emit(input) {
+      const event = toEvent(input, clock());
+      try {
+        await deps.send({ kind: "event", event });
+      } catch (err) {
+        logFailure(deps.logger, {
+          class: "webhook-undelivered",
+          reason: "event-not-queued",
+          detail: `${event.type} ${event.id}: ${err instanceof Error ? err.name : "error"}`,
+          agent: typeof input.data.agent === "string" ? input.data.agent : "",
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// Signed events out (docs/events.md): the module's one front door. Emission points take an `EventSink`; the
+// worker is `eventsSqsHandler` over `buildEventsWorker`; the CLI and console read the deliveries record and keep
+// the secrets through the stores below.
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/webhook-item.ts";
+export { type BreakerState, breakerWait } from "./breaker.ts";
+export {
+  type DeliverOutcome,
+  type DeliveryReason,
+  deliverEvent,
+  UNDELIVERED,
+  type UndeliveredReason,
+} from "./deliver.ts";
+export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
+export { queueEventSink } from "./emitter.ts";
+export {
+  type EventData,
+  type EventInput,
+  type EventSink,
+  type EventType,
+  eventId,
+  type MailText,
+  noEvents,
+  toEvent,
+  type WebhookEvent,
+} from "./event.ts";
+export { fanOut } from "./fan-out.ts";
+export { fileSecretStore } from "./file-secrets.ts";
+export { parseEventsMessage } from "./message.ts";
+export { MAX_PAYLOAD_BYTES, payloadFor } from "./payload.ts";
+export { pinnedPost } from "./pinned-post.ts";
+export { DEFAULT_POLICY, type DeliveryPolicy, maxAttempts, retryDelay } from "./policy.ts";
+export type {
+  AttemptCounter,
+  BreakerStore,
+  DeliverDeps,
+  DeliveryEntry,
+  DeliveryLog,
+  EventsMessage,
+  Post,
+  PostResult,
+} from "./ports.ts";
+export {
+  type SecretStringsPort,
+  secretManagerStore,
+  WEBHOOK_SECRET_PREFIX,
+  webhookSecretName,
+} from "./secret-manager-store.ts";
+export { type EndpointSecrets, rotated, type SecretStore, signingSecrets } from "./secrets.ts";
+export { newSecret, type SignedHeaders, signDelivery } from "./signing.ts";
+export { type EventsWorkerDeps, eventsSqsHandler } from "./sqs-handler.ts";
+export { buildEventsWorker, eventSinkFor } from "./wiring.ts";

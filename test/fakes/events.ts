@@ -1,0 +1,67 @@
+import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
+import {
+  type BreakerState,
+  DEFAULT_POLICY,
+  type DeliverDeps,
+  type DeliveryEntry,
+  type DeliveryPolicy,
+  type EndpointSecrets,
+  type Post,
+  type SecretStore,
+} from "../../shared/events/index.ts";
+import { recordingFailures } from "./failures.ts";
+
+/** An in-memory secret store (the file and Secrets Manager stores keep the same shape). */
+export function memorySecrets(): SecretStore & { readonly all: Map<string, EndpointSecrets> } {
+  const all = new Map<string, EndpointSecrets>();
+  return {
+    all,
+    read: async (id) => all.get(id) ?? null,
+    write: async (id, s) => void all.set(id, s),
+    remove: async (id) => void all.delete(id),
+  };
+}
+
+/** Every port of the delivery core, in memory, recording what it was asked (STYLE.md §16). */
+export function fakeDeliverDeps(opts: {
+  readonly endpoints: WebhookItem[];
+  readonly post: Post;
+  readonly policy?: Partial<DeliveryPolicy>;
+  readonly now: () => Date;
+}) {
+  const secrets = memorySecrets();
+  const attempts = new Map<string, number>();
+  const breakers = new Map<string, BreakerState>();
+  const entries = new Map<string, DeliveryEntry[]>();
+  const failures = recordingFailures();
+  const deps: DeliverDeps = {
+    endpoint: async (id) => opts.endpoints.find((e) => e.id === id) ?? null,
+    secrets,
+    post: opts.post,
+    attempts: {
+      async next(endpointId, eventId) {
+        const k = `${endpointId}\n${eventId}`;
+        attempts.set(k, (attempts.get(k) ?? 0) + 1);
+        return attempts.get(k) as number;
+      },
+    },
+    breaker: {
+      get: async (id) => breakers.get(id) ?? { failures: 0 },
+      put: async (id, s) => void breakers.set(id, s),
+      async claimProbe(id, seen, until) {
+        const b = breakers.get(id);
+        if (b?.openUntil !== seen) return false;
+        breakers.set(id, { ...b, openUntil: until });
+        return true;
+      },
+    },
+    log: {
+      record: async (id, e) => void entries.set(id, [...(entries.get(id) ?? []), e]),
+      recent: async (id, limit) => [...(entries.get(id) ?? [])].reverse().slice(0, limit),
+    },
+    failures,
+    policy: { ...DEFAULT_POLICY, ...opts.policy },
+    clock: opts.now,
+  };
+  return { deps, secrets, breakers, entries, failures };
+}
