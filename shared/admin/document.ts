@@ -55,6 +55,7 @@ export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck 
   unique(doc.toolkits, "toolkits", (t) => t.id, "id");
   unique(doc.responsibilities, "responsibilities", (r) => r.id, "id");
   unique(doc.approvers, "approvers", (a) => `${a.toolkit}#${a.address}`, "address");
+  unique(doc.mcpServers, "mcpServers", (m) => m.id, "id");
 
   const existing = ctx.replace ? { agents: [], toolkits: [] } : ctx.stored;
   const agents = new Set([...existing.agents, ...doc.agents].map((a) => a.address));

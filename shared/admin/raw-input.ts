@@ -1,3 +1,4 @@
+import { mcpServerItem } from "../mcp/server-item.ts";
 import type { AdminIssue } from "./issues.ts";
 import {
   type AdminSnapshot,
@@ -28,6 +29,7 @@ const SCHEMAS = {
   toolkits: toolkitItem,
   responsibilities: responsibilityItem,
   approvers: approverItem,
+  mcpServers: mcpServerItem,
 } as const;
 
 const ADMIN_LISTS = Object.keys(adminDocument.shape) as AdminList[];
@@ -58,6 +60,7 @@ function itemIdentity(list: AdminList, item: Obj): string {
       return `${str(item, "agent")}\n${str(item, "effect")}\n${str(item, "pattern")}`;
     case "toolkits":
     case "responsibilities":
+    case "mcpServers":
       return str(item, "id");
     case "approvers":
       return `${str(item, "toolkit")}\n${str(item, "address")}`;
@@ -67,7 +70,7 @@ function itemIdentity(list: AdminList, item: Obj): string {
 /** Field names the stored item of the same key has: a write may keep them. */
 function storedFields(stored: AdminSnapshot, list: AdminList, item: Obj): Set<string> {
   const id = itemIdentity(list, item);
-  const match = (stored[list] as readonly Obj[]).find((s) => itemIdentity(list, s) === id);
+  const match = ((stored[list] ?? []) as readonly Obj[]).find((s) => itemIdentity(list, s) === id);
   return new Set(match ? Object.keys(match) : []);
 }
 
@@ -111,6 +114,7 @@ const LOWER_CASE_FIELDS: Record<AdminList, readonly string[]> = {
   toolkits: ["agents[]", "senderRules[].pattern", "egressHosts[]"],
   responsibilities: ["agent"],
   approvers: ["address"],
+  mcpServers: [],
 };
 
 /**

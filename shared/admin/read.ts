@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Logger } from "../logger.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
 import {
   type AccessRuleItem,
@@ -43,7 +44,8 @@ export type AdminTable =
   | "outboundRules"
   | "toolkits"
   | "responsibilities"
-  | "approvers";
+  | "approvers"
+  | "mcpServers";
 
 /** Marker on a synthetic deny-all rule, holding the sort key of the invalid item it stands in for. */
 export const FAIL_CLOSED_FIELD = "failClosedFor";
@@ -58,6 +60,7 @@ export function keyText(table: AdminTable, raw: Item): string {
       return `agent=${s("agent")} rule=${s("rule")}`;
     case "toolkits":
     case "responsibilities":
+    case "mcpServers":
       return `id=${s("id")}`;
     case "approvers":
       return `toolkit=${s("toolkit")} address=${s("address")}`;
@@ -101,6 +104,9 @@ export const readResponsibilities = (raws: readonly Item[], logger: Logger): Res
   readEach("responsibilities", responsibilityItem, raws, logger, "treated as absent: it never runs");
 export const readApprovers = (raws: readonly Item[], logger: Logger): ApproverItem[] =>
   readEach("approvers", approverItem, raws, logger, "treated as absent: that address cannot approve");
+
+export const readMcpServers = (raws: readonly Item[], logger: Logger): McpServerItem[] =>
+  readEach("mcpServers", mcpServerItem, raws, logger, "treated as absent: none of its tools is offered");
 
 /** The stored sort key of an access rule. One pattern has at most one rule per effect. */
 export const ruleKey = (effect: string, pattern: string): string => `${effect}#${pattern}`;

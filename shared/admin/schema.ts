@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 
 /**
  * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;
@@ -141,6 +142,8 @@ export const adminDocument = z
     toolkits: z.array(toolkitItem).default([]),
     responsibilities: z.array(responsibilityItem).default([]),
     approvers: z.array(approverItem).default([]),
+    /** MCP tool servers and their reviewed tools (docs/mcp.md). */
+    mcpServers: z.array(mcpServerItem).default([]),
   })
   .loose();
 export type AdminDocument = z.infer<typeof adminDocument>;
@@ -153,4 +156,6 @@ export interface AdminSnapshot {
   readonly toolkits: readonly ToolkitItem[];
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly approvers: readonly ApproverItem[];
+  /** Absent where no MCP server table is read (older fakes): no servers. */
+  readonly mcpServers?: readonly McpServerItem[];
 }

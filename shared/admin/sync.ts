@@ -8,6 +8,7 @@ import {
   readAccessRules,
   readAgents,
   readApprovers,
+  readMcpServers,
   readOutboundRules,
   readResponsibilities,
   readToolkits,
@@ -43,6 +44,7 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
     toolkits: [...s.toolkits].sort(byText((t) => t.id)),
     responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
     approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
+    mcpServers: [...(s.mcpServers ?? [])].sort(byText((m) => m.id)),
   };
 }
 
@@ -71,11 +73,20 @@ export async function checkAdminWrite(
 }
 
 async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Promise<AdminSnapshot> {
-  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all(
-    (["agents", "accessRules", "outboundRules", "toolkits", "responsibilities", "approvers"] as const).map(
-      (t) => repo.rawItems(t),
-    ),
-  );
+  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, mcpServers] =
+    await Promise.all(
+      (
+        [
+          "agents",
+          "accessRules",
+          "outboundRules",
+          "toolkits",
+          "responsibilities",
+          "approvers",
+          "mcpServers",
+        ] as const
+      ).map((t) => repo.rawItems(t)),
+    );
   const log = repo.logger;
   return {
     agents: readAgents(agents ?? [], log),
@@ -84,6 +95,7 @@ async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Prom
     toolkits: readToolkits(toolkits ?? [], log),
     responsibilities: readResponsibilities(responsibilities ?? [], log),
     approvers: readApprovers(approvers ?? [], log),
+    mcpServers: readMcpServers(mcpServers ?? [], log),
   };
 }
 
@@ -115,6 +127,7 @@ export async function importAdminDocument(
     ...doc.approvers.map((a) => ["approvers", a] as const),
     ...doc.agents.map((a) => ["agents", a] as const),
     ...doc.responsibilities.map((r) => ["responsibilities", r] as const),
+    ...doc.mcpServers.map((m) => ["mcpServers", m] as const),
   ];
   for (const [table, item] of writes) await repo.rawPut(table, item);
 
@@ -127,6 +140,7 @@ export async function importAdminDocument(
       approvers: new Set(doc.approvers.map((a) => `${a.toolkit}\n${a.address}`)),
       accessRules: new Set(rules.map((r) => `${r.agent}\n${r.rule}`)),
       outboundRules: new Set(outRules.map((r) => `${r.agent}\n${r.rule}`)),
+      mcpServers: new Set(doc.mcpServers.map((m) => m.id)),
     };
     const str = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     const staleRules = (await repo.rawItems("accessRules")).filter(
@@ -146,6 +160,9 @@ export async function importAdminDocument(
       ...(await repo.rawItems("toolkits"))
         .filter((t) => !keep.toolkits.has(str(t.id)))
         .map((t) => ["toolkits", { id: t.id }] as const),
+      ...(await repo.rawItems("mcpServers"))
+        .filter((m) => !keep.mcpServers.has(str(m.id)))
+        .map((m) => ["mcpServers", { id: m.id }] as const),
       ...(await repo.rawItems("approvers"))
         .filter((a) => !keep.approvers.has(`${str(a.toolkit)}\n${str(a.address)}`))
         .map((a) => ["approvers", { toolkit: a.toolkit, address: a.address }] as const),

@@ -40,6 +40,8 @@ export const TABLES = {
   toolkits: { partitionKey: "id", kind: "admin" },
   responsibilities: { partitionKey: "id", kind: "admin" },
   approvers: { partitionKey: "toolkit", sortKey: "address", kind: "admin" },
+  /** MCP tool servers, each with its reviewed tools pinned by hash (docs/mcp.md). */
+  mcpServers: { partitionKey: "id", kind: "admin" },
   /** One item per (SES message id, envelope recipient): the gate verdict, the dedupe marker and the evidence. */
   inbound: {
     partitionKey: "sesMessageId",

@@ -8,7 +8,8 @@ import type { Logger } from "../logger.ts";
  * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
  * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
  * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
- * be sent; `run-failed`: a run ended `failed`, so its sender got no answer. A later delivery kind (webhooks,
+ * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `mcp-definition-changed`: an MCP tool's
+ * live definition no longer matches its reviewed pin, so it is not offered until reviewed (G20). A later delivery kind (webhooks,
  * issue 25) adds its class here and reports through the same port.
  */
 export const FAILURE_CLASSES = [
@@ -16,6 +17,7 @@ export const FAILURE_CLASSES = [
   "card-undelivered",
   "notice-undelivered",
   "run-failed",
+  "mcp-definition-changed",
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
@@ -47,6 +49,12 @@ export const FAILURE_METRICS: Readonly<
     metric: "RunFailed",
     source: "agentStep",
     alarm: "Postern: a run failed and its sender got no answer; `postern runs failures`, docs/reasons.md",
+  },
+  "mcp-definition-changed": {
+    metric: "McpDefinitionChanged",
+    source: "agentStep",
+    alarm:
+      "Postern: an MCP tool changed since review and is withheld; `postern mcp review <server>`, docs/mcp.md",
   },
 };
 

@@ -12,6 +12,7 @@ import {
   readAccessRules,
   readAgents,
   readApprovers,
+  readMcpServers,
   readOutboundRules,
   readResponsibilities,
   readToolkits,
@@ -42,6 +43,7 @@ import {
 } from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
@@ -286,6 +288,20 @@ export class AdminRepo implements AdminTables {
 
   // ---- approvers
 
+  // ---- MCP servers (shared/mcp): what `postern mcp add` and `review` write, through checkAdminWrite first
+
+  async listMcpServers(): Promise<McpServerItem[]> {
+    return readMcpServers(await this.rawItems("mcpServers"), this.logger);
+  }
+
+  async putMcpServer(input: unknown): Promise<AdminWriteResult<McpServerItem>> {
+    return this.write("mcpServers", mcpServerItem, input, {}, "id");
+  }
+
+  async deleteMcpServer(id: string): Promise<boolean> {
+    return this.rawDelete("mcpServers", { id });
+  }
+
   async listApprovers(toolkit?: string): Promise<ApproverItem[]> {
     const raws = toolkit
       ? await this.rawQuery("approvers", "toolkit", toolkit)
@@ -340,15 +356,17 @@ export class AdminRepo implements AdminTables {
   }
 
   async #readAll(): Promise<AdminSnapshot> {
-    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers] = await Promise.all([
-      this.listAgents(),
-      this.listAccessRules(),
-      this.listOutboundRules(),
-      this.listToolkits(),
-      this.listResponsibilities(),
-      this.listApprovers(),
-    ]);
-    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers };
+    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, mcpServers] =
+      await Promise.all([
+        this.listAgents(),
+        this.listAccessRules(),
+        this.listOutboundRules(),
+        this.listToolkits(),
+        this.listResponsibilities(),
+        this.listApprovers(),
+        this.listMcpServers(),
+      ]);
+    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers, mcpServers };
   }
 
   exportDocument(): Promise<AdminDocument> {

@@ -265,7 +265,12 @@ const FAMILIES: Record<string, readonly string[]> = {
     // plan-card.ts: a plan nobody may confirm (the `plan-unconfirmable` event's reason).
     "no-approver",
   ],
-  channel: covers<ClosedBecause>()(["archive-read", "restricted-class", "classifier-error"]),
+  channel: covers<ClosedBecause>()([
+    "archive-read",
+    "restricted-class",
+    "classifier-error",
+    "restricted-tool",
+  ]),
   schedule: covers<ScheduleReason>()([
     "rate-unit-plural-mismatch",
     "schedule-syntax",
