@@ -20,6 +20,7 @@ export {
   type McpSession,
   mcpConnector,
 } from "./open-session.ts";
+export { type PinResult, pinTools, type ToolChoice } from "./pin-tools.ts";
 export {
   exposedName,
   type McpAuth,
