@@ -29,7 +29,6 @@ export interface McpToolDeps {
 /** The stable codes an MCP tool fails with (docs/reasons.md); the server's own errors are `mcp-tool-error`. */
 export type McpCallReason =
   | "mcp-call-budget"
-  | "mcp-unavailable"
   | "mcp-definition-changed"
   | "mcp-timeout"
   | "mcp-call-failed"

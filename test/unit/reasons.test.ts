@@ -10,6 +10,7 @@ import type { OutboundReachReason } from "../../shared/gate/outbound-reach.ts";
 import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";
 import { NOTICE_REASONS } from "../../shared/mail/notice.ts";
+import type { McpCallReason } from "../../shared/mcp/index.ts";
 import type { RequestRefusal } from "../../shared/messages/outbound.ts";
 import { MODEL_FAILURE_REASONS } from "../../shared/model/types.ts";
 import type { SafeFetchFailure } from "../../shared/net/safe-fetch.ts";
@@ -162,6 +163,7 @@ const TOOL_TYPED = covers<
   | CreateFileReason
   | SearchReason
   | SafeFetchFailure
+  | McpCallReason
 >()([
   "tool-call-limit",
   "tool-call-id-duplicate",
@@ -216,6 +218,17 @@ const TOOL_TYPED = covers<
   "connection-failed",
   "content-type-not-allowed",
   "content-encoding-unsupported",
+  "mcp-call-budget",
+  "mcp-definition-changed",
+  "mcp-timeout",
+  "mcp-call-failed",
+  "mcp-tool-error",
+  "mcp-host-not-allowed",
+  "mcp-address-not-public",
+  "mcp-redirect-refused",
+  "mcp-response-too-large",
+  "mcp-stdio-not-allowed",
+  "mcp-auth-unavailable",
 ]);
 
 /** Every `toolFailure("<code>"` in the tools and the agent core: codes a tool writes as a literal, not a union. */
