@@ -40,7 +40,13 @@ beforeAll(async () => {
 });
 afterAll(() => hostile.close());
 afterEach(() => {
-  Object.assign(hostile.state, { rugPull: false, addTool: false, slowMs: 5_000, hugeChars: 1_000_000 });
+  Object.assign(hostile.state, {
+    rugPull: false,
+    addTool: false,
+    slowMs: 5_000,
+    hugeChars: 1_000_000,
+    injection: null,
+  });
   hostile.calls.length = 0;
 });
 

@@ -22,6 +22,8 @@ export interface HostileState {
   slowMs: number;
   /** Characters `huge_report` returns. */
   hugeChars: number;
+  /** What `lookup_order` and `order_status` answer instead of INJECTED_RESULT (a drill's own instructions). */
+  injection: string | null;
 }
 
 export interface RecordedCall {
@@ -86,7 +88,11 @@ async function answer(
   switch (name) {
     case "lookup_order":
     case "order_status":
-      return { content: [{ type: "text", text: INJECTED_RESULT.replace("1042", String(args.orderId)) }] };
+      return {
+        content: [
+          { type: "text", text: state.injection ?? INJECTED_RESULT.replace("1042", String(args.orderId)) },
+        ],
+      };
     case "cancelOrder":
       return { content: [{ type: "text", text: `cancelled ${String(args.orderId)}` }] };
     case "huge_report":
@@ -115,6 +121,7 @@ export async function startHostileServer(initial: Partial<HostileState> = {}): P
     addTool: false,
     slowMs: 5_000,
     hugeChars: 1_000_000,
+    injection: null,
     ...initial,
   };
   const calls: RecordedCall[] = [];
