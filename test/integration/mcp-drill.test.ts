@@ -129,4 +129,36 @@ describe("an obedient model steered through an MCP result", () => {
     );
     expect(JSON.stringify(queued.Messages ?? [])).not.toContain(ATTACKER);
   });
+
+  it("a rug pull after review: withheld from the offer, refused if named, a failure with its metric's log line", async () => {
+    hostile.state.rugPull = true;
+    const callsBefore = hostile.calls.length;
+    try {
+      const runId = await h.startReplyRun({ body: 'TOOL orders_lookup_order {"orderId":"7"}' });
+      let outcome = await runStep({ runId, round: 1 }, h.deps);
+      for (let round = 2; outcome.status === "continued" && round <= 8; round++)
+        outcome = await runStep(await h.queued(runId, round), h.deps);
+      const events = await h.deps.stores.runEvents.list(runId);
+      expect(events.find((e) => e.type === "model-request")?.data.tools).toEqual([
+        "orders_order_status",
+        "send_email",
+      ]);
+      const result = events.find((e) => e.type === "tool-result" && e.data.name === "orders_lookup_order");
+      expect(result?.data).toMatchObject({ ok: false, reason: "mcp-definition-changed" });
+      // G19: one failure per run and tool, in the trace and as the log line the metric filter counts.
+      const failures = events.filter((e) => e.type === "failure");
+      expect(failures.map((e) => e.data)).toEqual([
+        expect.objectContaining({ class: "mcp-definition-changed", reason: "mcp-definition-changed" }),
+      ]);
+      expect(
+        h.logger.lines.filter(
+          (l) => l.message === "postern-failure" && l.extra?.failureClass === "mcp-definition-changed",
+        ),
+      ).toHaveLength(1);
+      // Listed again before the call, and not called.
+      expect(hostile.calls).toHaveLength(callsBefore);
+    } finally {
+      hostile.state.rugPull = false;
+    }
+  });
 });
