@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { HostResolver } from "../net/resolver.ts";
 import { guardedFetch } from "./guarded-fetch.ts";
 import { McpUnavailable } from "./mcp-unavailable.ts";
@@ -19,7 +20,9 @@ export async function clientCredentialsToken(
   net: { readonly resolve: HostResolver; readonly allowLoopback: boolean },
   now: () => number = Date.now,
 ): Promise<string> {
-  const key = `${auth.tokenUrl}\n${auth.clientId}\n${auth.scope ?? ""}`;
+  // The secret is part of the key (hashed, never kept): a rotated or different secret never reuses a token it
+  // did not earn.
+  const key = `${auth.tokenUrl}\n${auth.clientId}\n${auth.scope ?? ""}\n${createHash("sha256").update(secret).digest("hex")}`;
   const hit = cache.get(key);
   if (hit && hit.until > now()) return hit.token;
   const fetch = guardedFetch({

@@ -313,6 +313,33 @@ describe("the transport reaches the server's origin only", () => {
     await expect(connect(server)).rejects.toThrow(/mcp-redirect-refused/);
   });
 
+  it("OAuth client credentials: the token endpoint's access token is the bearer; a wrong secret is refused", async () => {
+    const oauth = () =>
+      serverItem({
+        url: hostile.url,
+        auth: {
+          kind: "oauth-client-credentials",
+          tokenUrl: hostile.url.replace("/mcp", "/token"),
+          clientId: "postern",
+          secret: "ORDERS_OAUTH_SECRET",
+        },
+        tools: [],
+      });
+    const { server } = await register([{ name: "order_status", class: "read" }]);
+    const item = { ...oauth(), tools: server.tools };
+    const [tool] = mcpRuntime({
+      resolve: loopbackResolver,
+      secret: async () => "client-secret",
+      local,
+      counters: memoryCounter(),
+      report: async () => {},
+    }).tools([item]);
+    expect((await tool?.use(mcpCallContext(), { orderId: "1" }))?.ok).toBe(true);
+    expect(hostile.calls.at(-1)?.authorization).toBe("Bearer issued-access-token");
+    const wrong = mcpConnector({ resolve: loopbackResolver, secret: async () => "not-the-secret", local });
+    await expect(wrong(oauth())).rejects.toMatchObject({ reason: "mcp-auth-unavailable" });
+  });
+
   it("never logs or traces the bearer token", async () => {
     const logger = recordingLogger();
     const { server } = await register([{ name: "order_status", class: "read" }], {

@@ -132,6 +132,18 @@ export async function startHostileServer(initial: Partial<HostileState> = {}): P
       res.writeHead(307, { location: "http://169.254.169.254/latest/meta-data/" }).end();
       return;
     }
+    if (req.url === "/token") {
+      // OAuth client credentials (RFC 6749 §4.4): client id "postern", secret "client-secret", Basic auth.
+      const ok =
+        req.headers.authorization === `Basic ${Buffer.from("postern:client-secret").toString("base64")}`;
+      res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify(
+          ok ? { access_token: "issued-access-token", expires_in: 3600 } : { error: "invalid_client" },
+        ),
+      );
+      return;
+    }
     if (req.url !== "/mcp") {
       res.writeHead(404).end();
       return;
