@@ -237,6 +237,7 @@ describe("admin documents", () => {
       toolkits: [],
       responsibilities: [],
       approvers: [],
+      mcpServers: [],
     });
   });
 
