@@ -70,6 +70,9 @@ export const mcpAuth = z.discriminatedUnion("kind", [
 ]);
 export type McpAuth = z.infer<typeof mcpAuth>;
 
+/** What an item's pinned definitions may take, well under DynamoDB's 400 KB item limit. */
+const MAX_PINNED_BYTES = 300 * 1024;
+
 export const mcpServerItem = z
   .object({
     id: mcpServerId,
@@ -98,6 +101,14 @@ export const mcpServerItem = z
       ctx.addIssue({ code: "custom", path: ["url"], message: "an http server needs its url" });
     if (s.transport === "stdio" && !s.command)
       ctx.addIssue({ code: "custom", path: ["command"], message: "a stdio server needs its command" });
+    // DynamoDB items stop at 400 KB: a server whose reviewed definitions would not fit is refused at write time
+    // instead of failing in the store.
+    if (Buffer.byteLength(JSON.stringify(s.tools)) > MAX_PINNED_BYTES)
+      ctx.addIssue({
+        code: "custom",
+        path: ["tools"],
+        message: `the reviewed definitions exceed ${MAX_PINNED_BYTES / 1024} KiB: review fewer tools`,
+      });
     const seen = new Set<string>();
     s.tools.forEach((t, i) => {
       if (seen.has(t.exposedAs))

@@ -97,6 +97,18 @@ describe("the server item", () => {
     expect(item({ auth: { kind: "bearer", secret: "sk-live-the-token-itself" } }).success).toBe(false);
   });
 
+  it("refuses reviewed definitions that would not fit a DynamoDB item", () => {
+    const big = pinTools(
+      "orders",
+      Array.from({ length: 60 }, (_, i) => ({ ...def, name: `t${i}`, description: "d".repeat(7_000) })),
+      Array.from({ length: 60 }, (_, i) => ({ name: `t${i}`, class: "read" as const })),
+      new Date(),
+    );
+    if (!big.ok) throw new Error(big.detail);
+    expect(item({ tools: big.pins }).success).toBe(false);
+    expect(item({ tools: big.pins.slice(0, 10) }).success).toBe(true);
+  });
+
   it("needs a url for http and a command for stdio", () => {
     expect(mcpServerItem.safeParse({ id: "a", transport: "http" }).success).toBe(false);
     expect(mcpServerItem.safeParse({ id: "a", transport: "stdio" }).success).toBe(false);
