@@ -47,16 +47,23 @@ export interface McpReach {
   readonly secrets: SecretSource;
 }
 
-/** `name=class` or `name=class:exposed_as`, comma-separated. */
+/** `name=class`, optionally `:exposed_as` and `@principal_argument`, comma-separated. */
 export function parseToolChoices(spec: string): ToolChoice[] {
   return list(spec).map((entry) => {
-    const m = /^([^=]+)=([a-z]+)(?::([a-z][a-z0-9_]{0,63}))?$/.exec(entry);
+    const m = /^([^=]+)=([a-z]+)(?::([a-z][a-z0-9_]{0,63}))?(?:@([A-Za-z_][A-Za-z0-9_-]{0,127}))?$/.exec(
+      entry,
+    );
     const cls = mcpToolClass.safeParse(m?.[2]);
     if (!m || !cls.success)
       throw new UsageError(
-        `--tools ${JSON.stringify(entry)}: write name=read|act|restricted (optionally :exposed_name)`,
+        `--tools ${JSON.stringify(entry)}: write name=read|act|restricted (optionally :exposed_name, @principal_arg)`,
       );
-    return { name: (m[1] as string).trim(), class: cls.data, ...(m[3] ? { exposedAs: m[3] } : {}) };
+    return {
+      name: (m[1] as string).trim(),
+      class: cls.data,
+      ...(m[3] ? { exposedAs: m[3] } : {}),
+      ...(m[4] ? { principalArgument: m[4] } : {}),
+    };
   });
 }
 

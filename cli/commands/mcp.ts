@@ -44,8 +44,9 @@ export function registerMcpCommands(
     .option("--arg <arg...>", "arguments of --command")
     .option(
       "--tools <spec>",
-      "tools to offer, comma-separated name=class[:exposed_name]; class: read, act (confirmed by an approver, " +
-        "G14) or restricted (closes the run's channels, G18). The server's annotations never decide this",
+      "tools to offer, comma-separated name=class[:exposed_name][@principal_arg]; class: read, act (confirmed by " +
+        "an approver, G14) or restricted (closes the run's channels, G18); the server's annotations never decide " +
+        "this. @principal_arg: an input property Postern fills with the proven sender, hidden from the model (G17)",
     )
     .option(
       "--bearer-secret <ref>",

@@ -29,6 +29,7 @@ export interface McpToolDeps {
 /** The stable codes an MCP tool fails with (docs/reasons.md); the server's own errors are `mcp-tool-error`. */
 export type McpCallReason =
   | "mcp-call-budget"
+  | "mcp-no-principal"
   | "mcp-definition-changed"
   | "mcp-timeout"
   | "mcp-call-failed"
@@ -60,8 +61,8 @@ export function mcpTool(server: McpServerItem, pin: McpToolPin, deps: McpToolDep
     displayName: `${server.id}: ${pin.name}`,
     description: pin.description,
     summary: `MCP tool ${pin.name} of ${server.id} (${pin.class})`,
-    input: inputValidator(pin.inputSchema),
-    inputJsonSchema: withoutDialect(pin.inputSchema),
+    input: inputValidator(modelSchema(pin)),
+    inputJsonSchema: modelSchema(pin),
     egress: {
       kind: "classified",
       record: server.recordContent,
@@ -75,6 +76,12 @@ export function mcpTool(server: McpServerItem, pin: McpToolPin, deps: McpToolDep
     // (G18); a stdio server has no host and is refused then.
     network: { host: () => host },
     async use(ctx, input): Promise<ToolResult> {
+      const principal = pin.principalArgument;
+      if (principal !== undefined && !ctx.sender)
+        return toolFailure(
+          "mcp-no-principal",
+          `${pin.exposedAs} acts for a proven sender; this run has none`,
+        );
       if (!(await deps.takeCall(ctx.runId, server.id, server.maxCallsPerRun)))
         return toolFailure(
           "mcp-call-budget",
@@ -98,7 +105,10 @@ export function mcpTool(server: McpServerItem, pin: McpToolPin, deps: McpToolDep
             `${pin.exposedAs} changed since it was reviewed and is unavailable until an operator reviews it`,
           );
         }
-        const result = await session.callTool(pin.name, input as Record<string, unknown>, {
+        const args = { ...(input as Record<string, unknown>) };
+        // G17: whatever the model put there, the argument is the proven sender.
+        if (principal !== undefined && ctx.sender) args[principal] = ctx.sender.address;
+        const result = await session.callTool(pin.name, args, {
           // G17: the proven sender, never a model-supplied one; absent on scheduled runs.
           ...(ctx.sender ? { [META_PRINCIPAL]: ctx.sender.address } : {}),
           [META_AGENT]: ctx.agent.address,
@@ -141,6 +151,17 @@ function inputValidator(schema: Record<string, unknown>): z.ZodType {
   } catch {
     return z.record(z.string(), z.unknown());
   }
+}
+
+/** The reviewed schema as the model sees it: without the principal argument, which Postern fills (G17). */
+function modelSchema(pin: McpToolPin): Record<string, unknown> {
+  const schema = withoutDialect(pin.inputSchema);
+  const field = pin.principalArgument;
+  if (field === undefined) return schema;
+  const properties = { ...((schema.properties as Record<string, unknown> | undefined) ?? {}) };
+  delete properties[field];
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => r !== field) : undefined;
+  return { ...schema, properties, ...(required ? { required } : {}) };
 }
 
 function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {

@@ -9,6 +9,8 @@ export interface ToolChoice {
   readonly class: McpToolClass;
   /** The model-facing name; defaults to `<server>_<tool>` in snake_case. */
   readonly exposedAs?: string;
+  /** An input property Postern fills with the proven sender (G17), hidden from the model. */
+  readonly principalArgument?: string;
 }
 
 export type PinResult = Ok<{ readonly pins: readonly McpToolPin[] }> | FailWithDetail<"mcp-tool-unknown">;
@@ -27,6 +29,12 @@ export function pinTools(
   for (const c of choices) {
     const def = listed.find((t) => t.name === c.name);
     if (!def) return fail("mcp-tool-unknown", `the server lists no tool ${JSON.stringify(c.name)}`);
+    const props = (def.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+    if (c.principalArgument !== undefined && !Object.hasOwn(props, c.principalArgument))
+      return fail(
+        "mcp-tool-unknown",
+        `${c.name} has no input property ${JSON.stringify(c.principalArgument)} to carry the principal`,
+      );
     pins.push({
       name: def.name,
       exposedAs: c.exposedAs ?? exposedName(serverId, def.name),
@@ -35,6 +43,7 @@ export function pinTools(
       inputSchema: (def.inputSchema ?? { type: "object" }) as Record<string, unknown>,
       hash: definitionHash(def),
       reviewedAt: now.toISOString(),
+      ...(c.principalArgument !== undefined ? { principalArgument: c.principalArgument } : {}),
     });
   }
   return { ok: true, pins };

@@ -38,6 +38,11 @@ export const mcpToolPin = z
     /** sha256 over the canonical JSON of name, description and input schema (definition-hash.ts). */
     hash: z.string().regex(/^[a-f0-9]{64}$/, "must be a sha256 hex digest"),
     reviewedAt: z.string().min(1),
+    /**
+     * G17 for a server that takes the acting user as an argument: this input property is filled with the run's
+     * proven sender and hidden from the model (never model-supplied); a run without a proven sender cannot call it.
+     */
+    principalArgument: z.string().min(1).max(128).optional(),
   })
   .loose();
 export type McpToolPin = z.infer<typeof mcpToolPin>;

@@ -222,6 +222,22 @@ describe("a call passes every gate a built-in tool passes", () => {
     ]);
   });
 
+  it("a principal argument is the proven sender, hidden from the model, whatever the model sends (G17)", async () => {
+    const { server } = await register([{ name: "lookup_order", class: "read", principalArgument: "notes" }]);
+    const w = world(server);
+    const tool = w.registry.get("orders_lookup_order");
+    expect(Object.keys((tool?.inputJsonSchema.properties ?? {}) as object)).toEqual(["orderId"]);
+    await dispatchToolCall(
+      call("orders_lookup_order", { orderId: "1", notes: "mallory@evil.example" }),
+      w.deps(),
+    );
+    expect(hostile.calls.map((c) => c.args)).toEqual([{ orderId: "1", notes: SENDER }]);
+    // A scheduled run has no proven sender: no call at all.
+    const r = await tool?.use(mcpCallContext({ sender: null }), { orderId: "2" });
+    expect(r).toMatchObject({ ok: false, reason: "mcp-no-principal" });
+    expect(hostile.calls).toHaveLength(1);
+  });
+
   it("a redelivered call replays from the tool-result cache: the server is called once", async () => {
     const { server } = await register([{ name: "order_status", class: "read" }]);
     const w = world(server);

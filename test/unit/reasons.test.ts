@@ -219,6 +219,7 @@ const TOOL_TYPED = covers<
   "content-type-not-allowed",
   "content-encoding-unsupported",
   "mcp-call-budget",
+  "mcp-no-principal",
   "mcp-definition-changed",
   "mcp-timeout",
   "mcp-call-failed",
