@@ -272,10 +272,9 @@ describe("a call passes every gate a built-in tool passes", () => {
   it("a slow server is abandoned after the per-call timeout", async () => {
     const { server } = await register([{ name: "slow_report", class: "read" }], { timeoutMs: 300 });
     const w = world(server);
-    const started = Date.now();
+    // Without the timeout the call would answer "late" after 5 s, successfully.
     const r = await dispatchToolCall(call("orders_slow_report", {}), w.deps());
     expect(r).toMatchObject({ ok: false, reason: "mcp-timeout" });
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("an external model is refused record content before the server is called (G13)", async () => {
