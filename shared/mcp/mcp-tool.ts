@@ -65,7 +65,9 @@ export function mcpTool(server: McpServerItem, pin: McpToolPin, deps: McpToolDep
     inputJsonSchema: modelSchema(pin),
     egress: {
       kind: "classified",
-      record: server.recordContent,
+      // A `restricted` tool's results are record content whatever the server item says: the operator classed
+      // them as wider than the sender's own, so an external model gets them only where the policy allows records.
+      record: server.recordContent || pin.class === "restricted",
       // The arguments are the model's own words; what they carry out is G18's concern (network below).
       classifyInput: () => [],
       classifyResult: () => classes,

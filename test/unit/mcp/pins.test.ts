@@ -161,6 +161,11 @@ describe("the registry adopts reviewed MCP tools", () => {
     const restricted = mcpTool(server, { ...pin("orders_lookup"), class: "restricted" }, deps);
     expect(restricted.closesChannels).toBe(true);
     expect(restricted.network?.host({})).toBe("mcp.example.com");
+    const open = { ...server, recordContent: false };
+    expect(mcpTool(open, { ...pin("orders_lookup"), class: "restricted" }, deps).egress).toMatchObject({
+      record: true,
+    });
+    expect(mcpTool(open, pin("orders_lookup"), deps).egress).toMatchObject({ record: false });
   });
 });
 
