@@ -74,8 +74,9 @@ function secretsRead(t: CfnTemplate): Set<string> {
       for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) {
         const text = JSON.stringify(r);
         const name = /:secret:([^"]+?)(-\?{6})?"/.exec(text)?.[1];
-        // A prefix grant (`postern/webhooks/*`) names no secret the deploy creates: one per webhook endpoint, created
-        // by the operator later, so it scales with endpoints, not with the stack (docs/events.md).
+        // A prefix grant (`postern/webhooks/*`, `postern/mcp/*`) names no secret the deploy creates: one per webhook
+        // endpoint or MCP server, created by the operator later, so it scales with those, not with the stack
+        // (docs/events.md, docs/mcp.md).
         if (name && !name.endsWith("*")) names.add(name);
       }
     }

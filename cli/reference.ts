@@ -19,7 +19,7 @@ export function cliReference(program: Command): string {
     "",
     "The CLI itself starts in about 0.2 s (`npm run bench:cli`). `npx` adds its own start, about 0.7 s on a 2-core",
     "machine (`npx node -e 0` alone), and `npm run` about 0.4 s. Where that matters, call the CLI with the project's",
-    "Node 24 directly: `alias postern=\"$PWD/node_modules/.bin/node $PWD/bin/postern.mjs\"` in the project directory.",
+    'Node 24 directly: `alias postern="$PWD/node_modules/.bin/node $PWD/bin/postern.mjs"` in the project directory.',
     "",
     "## Commands",
     "",

@@ -8,6 +8,7 @@ import { PosternConsole } from "./constructs/console.ts";
 import { DeliveryEvents } from "./constructs/delivery-events.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
+import { grantMcpSecretRead } from "./constructs/mcp-secrets.ts";
 import { ModelAccess } from "./constructs/model-access.ts";
 import { Operations } from "./constructs/operations.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipeline-function.ts";
@@ -277,6 +278,7 @@ export class PosternStack extends Stack {
     queues.agentStep.grantSend(agentStep.fn);
     queues.outbound.grantSend(agentStep.fn);
     models.grantInvoke(agentStep.fn);
+    grantMcpSecretRead(agentStep.fn);
 
     // The outbound takes the agent and its outbound rules (it re-checks a request's recipients) from the admin
     // snapshot each container loads once (all admin tables) and reuses while the admin version is unchanged.

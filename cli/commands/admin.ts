@@ -5,6 +5,7 @@ import { CommandFailure, describeError, UsageError } from "../errors.ts";
 import type { TableTarget, TargetOptions } from "../target.ts";
 import type * as Actions from "./admin-actions.ts";
 import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
+import { registerMcpCommands } from "./mcp.ts";
 
 export interface AdminCliDeps {
   readonly io?: AdminIo;
@@ -256,8 +257,12 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       run(o, (act, r, io) => act.approversRemove(r, io, o.toolkit, o.address)),
     );
 
+  const mcp = registerMcpCommands(program, leaf, (flags, body) =>
+    run(flags, (_act, repo, io, catalog) => body(repo, io, catalog)),
+  );
+
   // Usage errors anywhere in these commands exit 2 (commander's default is 1, which we keep for failures).
-  for (const group of [admin, agents, rules, outboundRules, toolkits, approvers]) {
+  for (const group of [admin, agents, rules, outboundRules, toolkits, approvers, mcp]) {
     for (const cmd of [group, ...group.commands]) cmd.exitOverride((err) => onParseError(err));
   }
 }

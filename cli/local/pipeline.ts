@@ -62,6 +62,9 @@ export function pipelineHandlers(
         registry,
         resolvers: defaultResolvers(),
         secrets: envSecretSource(),
+        // The local stack runs on the operator's machine: stdio MCP servers (its child processes) and servers on
+        // loopback are allowed here, and only here (the Lambda handler never sets this).
+        mcp: { local: { allowStdio: true, allowLoopback: true } },
         logger: stepLog,
         clients: clientsOf("agent-step"),
         ...(models ? { models } : {}),

@@ -1,5 +1,6 @@
 import type { AdminIssue } from "../../shared/admin/issues.ts";
 import type { AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import type { McpServerItem } from "../../shared/mcp/index.ts";
 import type { AdminKind } from "../admin-edit.ts";
 import { type Html, html, seg } from "./html.ts";
 import { csrfField } from "./layout.ts";
@@ -201,7 +202,26 @@ ${s.responsibilities.map(
   ) => html`<tr><td>${r.id}</td><td>${r.agent}</td><td><code>${r.schedule}</code></td><td>${r.enabled ? "yes" : "no"}</td>
 <td><a href="/admin/responsibilities/edit?id=${seg(r.id)}">Edit</a> ${del(csrf, "responsibilities", { id: r.id })}</td></tr>`,
 )}</tbody></table>
-<details><summary>Add a responsibility</summary>${responsibilityForm(csrf, null, "create")}</details>`;
+<details><summary>Add a responsibility</summary>${responsibilityForm(csrf, null, "create")}</details>
+${mcpServersView(s.mcpServers ?? [])}`;
+}
+
+/**
+ * MCP servers and their reviewed tools, read-only: registering and reviewing list the live server, which the CLI
+ * does (`postern mcp add|review`, docs/mcp.md). A tool whose live definition no longer matches its pin is withheld
+ * at run time and shows up on the Failures page (mcp-definition-changed).
+ */
+function mcpServersView(servers: readonly McpServerItem[]): Html {
+  return html`
+<h2 id="mcpServers">MCP servers</h2>
+<p class="note">Each tool is offered only as reviewed (pinned by a hash of its definition); a changed one is withheld and listed under Failures. Register and review with <code>postern mcp add</code> and <code>postern mcp review</code>.</p>
+<table><thead><tr><th>Server</th><th>Transport</th><th>Where</th><th>Auth</th><th>Tool</th><th>Class</th><th>Offered as</th><th>Reviewed</th></tr></thead><tbody>
+${servers.flatMap((m) =>
+  (m.tools.length > 0 ? m.tools : [null]).map(
+    (t) =>
+      html`<tr><td>${m.id}${m.enabled ? "" : " (disabled)"}</td><td>${m.transport}</td><td><code>${m.transport === "http" ? (m.url ?? "") : [m.command ?? "", ...m.args].join(" ")}</code></td><td>${m.auth.kind}</td><td>${t?.name ?? "(none reviewed: nothing offered)"}</td><td>${t?.class ?? ""}</td><td>${t?.exposedAs ?? ""}</td><td>${t?.reviewedAt ?? ""}</td></tr>`,
+  ),
+)}</tbody></table>`;
 }
 
 export function editIssues(issues: readonly AdminIssue[]): Html {

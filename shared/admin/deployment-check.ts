@@ -5,6 +5,35 @@ import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
 
 /**
+ * An MCP tool may not take the name of a registered tool (it would shadow send_email) nor of another server's
+ * tool: a toolkit's grant must name exactly one tool (G11).
+ */
+function mcpIssues(doc: AdminDocument, catalog: AdminCatalog, stored: AdminSnapshot): AdminIssue[] {
+  const issues: AdminIssue[] = [];
+  const registered = new Set(catalog.tools);
+  const owner = new Map<string, string>();
+  for (const t of pinnedTools(doc, stored)) {
+    const other = owner.get(t.exposedAs);
+    if (other !== undefined && other !== t.server)
+      issues.push({
+        path: `mcpServers.${t.server}`,
+        message: `tool name ${q(t.exposedAs)} is also ${q(other)}'s`,
+      });
+    owner.set(t.exposedAs, t.server);
+  }
+  doc.mcpServers.forEach((m, i) => {
+    m.tools.forEach((t, j) => {
+      if (registered.has(t.exposedAs))
+        issues.push({
+          path: `mcpServers[${i}].tools[${j}].exposedAs`,
+          message: `${q(t.exposedAs)} is a registered tool's name; choose another`,
+        });
+    });
+  });
+  return issues;
+}
+
+/**
  * An admin document against the deployment and the rest of the admin state (issue 21): what the item schemas
  * cannot know. Each check stands for an item that would be stored and then never work, with only a log line to
  * say so at run time.
@@ -22,7 +51,8 @@ export function deploymentIssues(
 ): AdminIssue[] {
   return [
     ...agentIssues(doc, catalog),
-    ...toolkitIssues(doc, catalog),
+    ...toolkitIssues(doc, catalog, replace ? EMPTY : stored),
+    ...mcpIssues(doc, catalog, replace ? EMPTY : stored),
     ...approverIssues(doc, catalog, replace ? EMPTY : stored),
   ];
 }
@@ -56,9 +86,18 @@ function agentIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
   return issues;
 }
 
-function toolkitIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
+/** The reviewed MCP tools as they will be stored: the document's servers over the stored ones of other ids. */
+function pinnedTools(doc: AdminDocument, stored: AdminSnapshot): { server: string; exposedAs: string }[] {
+  const ids = new Set(doc.mcpServers.map((m) => m.id));
+  return [...doc.mcpServers, ...(stored.mcpServers ?? []).filter((m) => !ids.has(m.id))].flatMap((m) =>
+    m.tools.map((t) => ({ server: m.id, exposedAs: t.exposedAs })),
+  );
+}
+
+function toolkitIssues(doc: AdminDocument, catalog: AdminCatalog, stored: AdminSnapshot): AdminIssue[] {
   const issues: AdminIssue[] = [];
-  const tools = new Set(catalog.tools);
+  // A reviewed MCP tool is granted like any tool, by the name the model calls.
+  const tools = new Set([...catalog.tools, ...pinnedTools(doc, stored).map((t) => t.exposedAs)]);
   doc.toolkits.forEach((t, i) => {
     t.tools.forEach((name, j) => {
       // A name the registry does not hold is offered to no model (G11): the toolkit would grant nothing by it.

@@ -56,6 +56,7 @@ export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck 
   unique(doc.responsibilities, "responsibilities", (r) => r.id, "id");
   unique(doc.approvers, "approvers", (a) => `${a.toolkit}#${a.address}`, "address");
   unique(doc.webhooks, "webhooks", (w) => w.id, "id");
+  unique(doc.mcpServers, "mcpServers", (m) => m.id, "id");
 
   const existing = ctx.replace ? { agents: [], toolkits: [] } : ctx.stored;
   const agents = new Set([...existing.agents, ...doc.agents].map((a) => a.address));

@@ -1,3 +1,4 @@
+import { mcpServerItem } from "../mcp/server-item.ts";
 import type { AdminIssue } from "./issues.ts";
 import {
   type AdminSnapshot,
@@ -30,6 +31,7 @@ const SCHEMAS = {
   responsibilities: responsibilityItem,
   approvers: approverItem,
   webhooks: webhookItem,
+  mcpServers: mcpServerItem,
 } as const;
 
 const ADMIN_LISTS = Object.keys(adminDocument.shape) as AdminList[];
@@ -60,6 +62,7 @@ function itemIdentity(list: AdminList, item: Obj): string {
       return `${str(item, "agent")}\n${str(item, "effect")}\n${str(item, "pattern")}`;
     case "toolkits":
     case "responsibilities":
+    case "mcpServers":
       return str(item, "id");
     case "approvers":
       return `${str(item, "toolkit")}\n${str(item, "address")}`;
@@ -116,6 +119,7 @@ const LOWER_CASE_FIELDS: Record<AdminList, readonly string[]> = {
   responsibilities: ["agent"],
   approvers: ["address"],
   webhooks: ["id"],
+  mcpServers: [],
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Logger } from "../logger.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
 import {
   type AccessRuleItem,
@@ -45,7 +46,8 @@ export type AdminTable =
   | "toolkits"
   | "responsibilities"
   | "approvers"
-  | "webhooks";
+  | "webhooks"
+  | "mcpServers";
 
 /** Marker on a synthetic deny-all rule, holding the sort key of the invalid item it stands in for. */
 export const FAIL_CLOSED_FIELD = "failClosedFor";
@@ -61,6 +63,7 @@ export function keyText(table: AdminTable, raw: Item): string {
     case "toolkits":
     case "responsibilities":
     case "webhooks":
+    case "mcpServers":
       return `id=${s("id")}`;
     case "approvers":
       return `toolkit=${s("toolkit")} address=${s("address")}`;
@@ -107,6 +110,8 @@ export const readApprovers = (raws: readonly Item[], logger: Logger): ApproverIt
 
 export const readWebhooks = (raws: readonly Item[], logger: Logger): WebhookItem[] =>
   readEach("webhooks", webhookItem, raws, logger, "treated as absent: no event is sent to it");
+export const readMcpServers = (raws: readonly Item[], logger: Logger): McpServerItem[] =>
+  readEach("mcpServers", mcpServerItem, raws, logger, "treated as absent: none of its tools is offered");
 
 /** The stored sort key of an access rule. One pattern has at most one rule per effect. */
 export const ruleKey = (effect: string, pattern: string): string => `${effect}#${pattern}`;

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 import { type WebhookItem, webhookItem } from "./webhook-item.ts";
 
 /**
@@ -143,6 +144,8 @@ export const adminDocument = z
     responsibilities: z.array(responsibilityItem).default([]),
     approvers: z.array(approverItem).default([]),
     webhooks: z.array(webhookItem).default([]),
+    /** MCP tool servers and their reviewed tools (docs/mcp.md). */
+    mcpServers: z.array(mcpServerItem).default([]),
   })
   .loose();
 export type AdminDocument = z.infer<typeof adminDocument>;
@@ -157,4 +160,6 @@ export interface AdminSnapshot {
   readonly approvers: readonly ApproverItem[];
   /** Optional: a snapshot built before webhooks existed (fixtures, older callers) has none. */
   readonly webhooks?: readonly WebhookItem[];
+  /** Absent where no MCP server table is read (older fakes): no servers. */
+  readonly mcpServers?: readonly McpServerItem[];
 }

@@ -8,6 +8,7 @@ import {
   readAccessRules,
   readAgents,
   readApprovers,
+  readMcpServers,
   readOutboundRules,
   readResponsibilities,
   readToolkits,
@@ -45,6 +46,7 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
     responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
     approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
     webhooks: [...(s.webhooks ?? [])].sort(byText((w) => w.id)),
+    mcpServers: [...(s.mcpServers ?? [])].sort(byText((m) => m.id)),
   };
 }
 
@@ -73,7 +75,7 @@ export async function checkAdminWrite(
 }
 
 async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Promise<AdminSnapshot> {
-  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks] =
+  const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks, mcpServers] =
     await Promise.all(
       (
         [
@@ -84,6 +86,7 @@ async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Prom
           "responsibilities",
           "approvers",
           "webhooks",
+          "mcpServers",
         ] as const
       ).map((t) => repo.rawItems(t)),
     );
@@ -96,6 +99,7 @@ async function storedState(repo: Pick<AdminTables, "rawItems" | "logger">): Prom
     responsibilities: readResponsibilities(responsibilities ?? [], log),
     approvers: readApprovers(approvers ?? [], log),
     webhooks: readWebhooks(webhooks ?? [], log),
+    mcpServers: readMcpServers(mcpServers ?? [], log),
   };
 }
 
@@ -128,6 +132,7 @@ export async function importAdminDocument(
     ...doc.agents.map((a) => ["agents", a] as const),
     ...doc.responsibilities.map((r) => ["responsibilities", r] as const),
     ...doc.webhooks.map((w) => ["webhooks", w] as const),
+    ...doc.mcpServers.map((m) => ["mcpServers", m] as const),
   ];
   for (const [table, item] of writes) await repo.rawPut(table, item);
 
@@ -141,6 +146,7 @@ export async function importAdminDocument(
       approvers: new Set(doc.approvers.map((a) => `${a.toolkit}\n${a.address}`)),
       accessRules: new Set(rules.map((r) => `${r.agent}\n${r.rule}`)),
       outboundRules: new Set(outRules.map((r) => `${r.agent}\n${r.rule}`)),
+      mcpServers: new Set(doc.mcpServers.map((m) => m.id)),
     };
     const str = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     const staleRules = (await repo.rawItems("accessRules")).filter(
@@ -163,6 +169,9 @@ export async function importAdminDocument(
       ...(await repo.rawItems("toolkits"))
         .filter((t) => !keep.toolkits.has(str(t.id)))
         .map((t) => ["toolkits", { id: t.id }] as const),
+      ...(await repo.rawItems("mcpServers"))
+        .filter((m) => !keep.mcpServers.has(str(m.id)))
+        .map((m) => ["mcpServers", { id: m.id }] as const),
       ...(await repo.rawItems("approvers"))
         .filter((a) => !keep.approvers.has(`${str(a.toolkit)}\n${str(a.address)}`))
         .map((a) => ["approvers", { toolkit: a.toolkit, address: a.address }] as const),

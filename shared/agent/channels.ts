@@ -70,7 +70,12 @@ export function restrictedReadCheck(opts: {
   const restricted = new Set(opts.policy.restrictedClasses);
   return async (phase, call) => {
     if (phase !== "result" || !call.result?.ok) return ok();
-    const egress = opts.registry.get(call.name)?.egress;
+    const declared = opts.registry.get(call.name);
+    if (declared && "closesChannels" in declared && declared.closesChannels === true) {
+      await opts.channel.close(opts.runId, "restricted-tool");
+      return ok();
+    }
+    const egress = declared?.egress;
     if (egress?.kind !== "classified") return ok();
     try {
       const classes = await egress.classifyResult(call.result.data);

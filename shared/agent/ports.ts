@@ -7,7 +7,7 @@ import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model
 import type { Fail, Ok } from "../result.ts";
 import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
-import type { ToolResult } from "../tool-framework/tool.ts";
+import type { Tool, ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import type { RunFailures } from "./run-failure.ts";
 
@@ -97,7 +97,7 @@ export interface TranscriptStore {
 }
 
 /** Why a run's channels closed: what the trace event and the log line say. */
-export type ClosedBecause = "archive-read" | "restricted-class" | "classifier-error";
+export type ClosedBecause = "archive-read" | "restricted-class" | "classifier-error" | "restricted-tool";
 
 /**
  * A run's channel state, durable across rounds (each round is another Lambda invocation): closing is a
@@ -179,6 +179,15 @@ export interface StepDeps {
     grantedBy: readonly ToolkitItem[],
   ): ToolContext;
   checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
+  /**
+   * Narrows the catalog the gates admitted, before it is offered (G20: an MCP tool whose live definition no longer
+   * matches its reviewed pin is left out); may ask the run to record trace events.
+   */
+  offer?(
+    tools: readonly Tool[],
+    run: { readonly runId: string; readonly agent: string },
+    record: (event: { readonly type: string; readonly data: Record<string, unknown> }) => Promise<void>,
+  ): Promise<readonly Tool[]>;
   /** G14: a call to a `confirm` tool adds an operation to the run's plan instead of running. */
   propose?(
     run: RunRecord,

@@ -184,7 +184,11 @@ async function takeTurn(
   }
   const model = deps.model(agent.model);
   if (!model) return finish(r, "failed", "model-unknown");
-  const offered = toolsForRun(r.gate);
+  const admitted = toolsForRun(r.gate);
+  // G20: tools from outside servers are offered only while their live definitions match the reviewed pins.
+  const offered = deps.offer
+    ? await deps.offer(admitted, { runId: run.runId, agent: agent.address }, (e) => r.record(e.type, e.data))
+    : admitted;
   await r.record("model-request", {
     budget: "ok",
     model: agent.model,

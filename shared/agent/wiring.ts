@@ -1,14 +1,17 @@
+import type { AdminSnapshot } from "../admin/schema.ts";
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Resources } from "../config/resources.ts";
 import { type EventSink, eventSinkFor } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
+import { type ConnectorOptions, type McpRuntime, type McpRuntimeOptions, mcpRuntime } from "../mcp/index.ts";
 import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { perDelivery } from "../messages/per-delivery.ts";
 import { createModel } from "../model/factory.ts";
 import type { SecretSource } from "../model/secret-source.ts";
 import type { ModelProvider } from "../model/types.ts";
+import { type HostResolver, systemResolver } from "../net/resolver.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 import { createFactStore } from "../store/fact-store.ts";
 import { failureReporter } from "../store/failure-reporter.ts";
@@ -69,6 +72,12 @@ export interface StepWiringOptions {
   readonly now?: () => Date;
   /** Operator resolvers (tools/index.ts): context added before the first model call. */
   readonly resolvers?: readonly Resolver[];
+  /**
+   * MCP tool servers (docs/mcp.md). `local` is set by the local stack and tests only, never in AWS: stdio servers
+   * and loopback addresses become reachable. `resolve` replaces the system DNS resolver (tests).
+   */
+  readonly mcp?: Pick<ConnectorOptions, "local"> &
+    Pick<McpRuntimeOptions, "connect"> & { readonly resolve?: HostResolver };
 }
 
 /** What every part of the wiring shares. */
@@ -79,6 +88,8 @@ interface Wired {
   readonly runs: RunTable;
   readonly now: () => Date;
   loadAdmin: StepDeps["loadAdmin"];
+  /** MCP servers' reviewed tools (adopted into the registry with each admin snapshot) and the offer check. */
+  readonly mcp: McpRuntime;
   /** A message record, read once per delivery (records are written once and never change). */
   message: Stores["messages"]["get"];
   /** Forget what was kept for the last delivery (StepDeps.beginDelivery). */
@@ -147,14 +158,30 @@ function wire(opts: StepWiringOptions): Wired {
   // four times. Both are kept for the delivery; beginDelivery drops them.
   const admin = perDelivery(() => stores.admin.snapshot());
   const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
+  const now = opts.now ?? (() => new Date());
+  const mcp = mcpWiring(opts, stores, now);
+  // The registry holds the reviewed MCP tools of the snapshot in use: rebuilt when the snapshot changes, so a
+  // review (or a removal) takes effect at the next delivery, as every admin edit does.
+  let adopted: AdminSnapshot | null = null;
+  const loadAdmin = async (): Promise<AdminSnapshot> => {
+    const snapshot = await admin.get();
+    if (snapshot !== adopted) {
+      adopted = snapshot;
+      const refused = opts.registry.adopt(mcp.tools(snapshot.mcpServers ?? []));
+      if (refused.length > 0)
+        opts.logger.error("mcp tools not adopted: their names are taken", { tools: refused });
+    }
+    return snapshot;
+  };
   return {
     opts,
     clients,
     stores,
     runs: runTable(stores.runs),
     webhooks: eventSinkFor({ resources: opts.resources, sqs: clients.sqs, logger: opts.logger }),
-    now: opts.now ?? (() => new Date()),
-    loadAdmin: admin.get,
+    now,
+    mcp,
+    loadAdmin,
     message(agent, id) {
       const key = `${agent}\u0000${id}`;
       let m = messages.get(key);
@@ -174,6 +201,33 @@ function wire(opts: StepWiringOptions): Wired {
     enqueue: async (m) =>
       void (await stores.queue.send(resources.queues.agentStep, stepMessageSchema.parse(m))),
   };
+}
+
+/** MCP servers over the store: the per-run call budget in the state table, a changed definition as a failure. */
+function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): McpRuntime {
+  const failures = failureReporter({
+    log: stores.failures,
+    runs: stores.runs,
+    events: stores.runEvents,
+    logger: opts.logger,
+    now,
+  });
+  return mcpRuntime({
+    resolve: opts.mcp?.resolve ?? systemResolver,
+    // An env-var name locally; a Secrets Manager reference in AWS (shared/mcp/server-item.ts).
+    secret: (ref) => opts.secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref }),
+    counters: stores.state,
+    ...(opts.mcp?.local ? { local: opts.mcp.local } : {}),
+    ...(opts.mcp?.connect ? { connect: opts.mcp.connect } : {}),
+    report: (c) =>
+      failures.report({
+        class: "mcp-definition-changed",
+        reason: "mcp-definition-changed",
+        detail: `${c.server}/${c.tool} (${c.exposedAs}): live definition ${c.live === "missing" ? "missing" : `hash ${c.live.slice(0, 12)}`} differs from the reviewed pin`,
+        agent: c.agent,
+        runId: c.runId,
+      }),
+  });
 }
 
 /** The once-a-day mark of the run-failure notice: kept two days, past the day it is for. */
@@ -293,6 +347,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       },
     }),
     checks: runCallChecks({ config, registry: opts.registry, channel }),
+    offer: (tools, run, record) => w.mcp.offer(tools, run, record),
     logger,
     runFailures: failures,
     leaseMs: opts.leaseMs ?? ROUND_LEASE_MS,

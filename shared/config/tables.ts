@@ -42,6 +42,8 @@ export const TABLES = {
   approvers: { partitionKey: "toolkit", sortKey: "address", kind: "admin" },
   /** Webhook endpoints (docs/events.md): where signed events go. No secret is stored here (G16). */
   webhooks: { partitionKey: "id", kind: "admin" },
+  /** MCP tool servers, each with its reviewed tools pinned by hash (docs/mcp.md). */
+  mcpServers: { partitionKey: "id", kind: "admin" },
   /** One item per (SES message id, envelope recipient): the gate verdict, the dedupe marker and the evidence. */
   inbound: {
     partitionKey: "sesMessageId",

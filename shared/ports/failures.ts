@@ -9,7 +9,9 @@ import type { Logger } from "../logger.ts";
  * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
  * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
  * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
- * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued).
+ * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued);
+ * `mcp-definition-changed`: an MCP tool's live definition no longer matches its reviewed pin, so it is not offered
+ * until an operator reviews it again (G20).
  */
 export const FAILURE_CLASSES = [
   "send-failed",
@@ -17,6 +19,7 @@ export const FAILURE_CLASSES = [
   "notice-undelivered",
   "run-failed",
   "webhook-undelivered",
+  "mcp-definition-changed",
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
@@ -64,6 +67,12 @@ export const FAILURE_METRICS: Readonly<
     alsoFrom: ["verify", "agentStep", "outbound"],
     alarm:
       "Postern: an event could not be delivered to a webhook endpoint; `postern webhooks show <id>`, docs/events.md",
+  },
+  "mcp-definition-changed": {
+    metric: "McpDefinitionChanged",
+    source: "agentStep",
+    alarm:
+      "Postern: an MCP tool changed since review and is withheld; `postern mcp review <server>`, docs/mcp.md",
   },
 };
 

@@ -12,6 +12,7 @@ import {
   readAccessRules,
   readAgents,
   readApprovers,
+  readMcpServers,
   readOutboundRules,
   readResponsibilities,
   readToolkits,
@@ -44,6 +45,7 @@ import {
 import { type WebhookItem, webhookItem } from "../admin/webhook-item.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
+import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
 import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
@@ -288,6 +290,20 @@ export class AdminRepo implements AdminTables {
 
   // ---- approvers
 
+  // ---- MCP servers (shared/mcp): what `postern mcp add` and `review` write, through checkAdminWrite first
+
+  async listMcpServers(): Promise<McpServerItem[]> {
+    return readMcpServers(await this.rawItems("mcpServers"), this.logger);
+  }
+
+  async putMcpServer(input: unknown): Promise<AdminWriteResult<McpServerItem>> {
+    return this.write("mcpServers", mcpServerItem, input, {}, "id");
+  }
+
+  async deleteMcpServer(id: string): Promise<boolean> {
+    return this.rawDelete("mcpServers", { id });
+  }
+
   async listApprovers(toolkit?: string): Promise<ApproverItem[]> {
     const raws = toolkit
       ? await this.rawQuery("approvers", "toolkit", toolkit)
@@ -361,7 +377,7 @@ export class AdminRepo implements AdminTables {
   }
 
   async #readAll(): Promise<AdminSnapshot> {
-    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks] =
+    const [agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks, mcpServers] =
       await Promise.all([
         this.listAgents(),
         this.listAccessRules(),
@@ -370,8 +386,18 @@ export class AdminRepo implements AdminTables {
         this.listResponsibilities(),
         this.listApprovers(),
         this.listWebhooks(),
+        this.listMcpServers(),
       ]);
-    return { agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks };
+    return {
+      agents,
+      accessRules,
+      outboundRules,
+      toolkits,
+      responsibilities,
+      approvers,
+      webhooks,
+      mcpServers,
+    };
   }
 
   exportDocument(): Promise<AdminDocument> {

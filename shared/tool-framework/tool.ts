@@ -81,6 +81,11 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R extends string = st
    * must declare this, or closed channels cannot see it.
    */
   readonly network?: { host(input: unknown): string | null };
+  /**
+   * Its successful results close the run's channels (G18) whatever they hold: an outside tool the operator classed
+   * `restricted`, whose data classes cannot be named in advance.
+   */
+  readonly closesChannels?: boolean;
   use(ctx: ToolContext, input: z.output<S>): Promise<ToolResult<R>>;
 }
 

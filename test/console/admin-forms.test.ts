@@ -12,6 +12,7 @@ import {
   responsibilityItem,
   toolkitItem,
 } from "../../shared/admin/schema.ts";
+import { mcpServerItem } from "../../shared/mcp/index.ts";
 import { controlNames, submittedFields } from "../helpers/form-controls.ts";
 
 /**
@@ -110,5 +111,44 @@ describe("the add-only forms (rules, approvers)", () => {
   ] as const)("%s: an input for every field of the schema", (kind, schema) => {
     const names = [...controlNames(formOf(kind))].filter((n) => n !== "_csrf").sort();
     expect(names).toEqual(fields(schema));
+  });
+});
+
+describe("the MCP servers section (read-only)", () => {
+  it("lists each server's reviewed tools with class and review time, and no secret", () => {
+    const server = mcpServerItem.parse({
+      id: "orders",
+      transport: "http",
+      url: "https://mcp.example.com/mcp",
+      auth: { kind: "bearer", secret: "secretsmanager:postern/mcp/orders" },
+      tools: [
+        {
+          name: "cancelOrder",
+          exposedAs: "orders_cancel_order",
+          class: "act",
+          description: "Cancel an order.",
+          inputSchema: { type: "object" },
+          hash: "a".repeat(64),
+          reviewedAt: "2026-12-01T00:00:00.000Z",
+        },
+      ],
+    });
+    const snapshot: AdminSnapshot = {
+      agents: [],
+      accessRules: [],
+      outboundRules: [],
+      toolkits: [],
+      responsibilities: [],
+      approvers: [],
+      mcpServers: [server],
+    };
+    const page = String(adminView(snapshot, { csrf: "t", canWrite: true }));
+    const section = page.slice(page.indexOf('<h2 id="mcpServers">'));
+    expect(section).toContain(
+      "<td>cancelOrder</td><td>act</td><td>orders_cancel_order</td><td>2026-12-01T00:00:00.000Z</td>",
+    );
+    expect(section).toContain("<td>bearer</td>");
+    expect(section).not.toContain("postern/mcp/orders");
+    expect(section).not.toContain("<form");
   });
 });

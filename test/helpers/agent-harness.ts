@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { buildStepDeps } from "../../shared/agent/wiring.ts";
+import { buildStepDeps, type StepWiringOptions } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
@@ -95,6 +95,8 @@ export async function startHarness(opts: {
   egress?: "internal" | "external";
   /** The deployment's restricted data classes (G13, G18). */
   restrictedClasses?: string[];
+  /** MCP servers' reach (the local-only setting a test server on 127.0.0.1 needs). */
+  mcp?: StepWiringOptions["mcp"];
 }): Promise<Harness> {
   const emulators = await startEmulators();
   const loaded = {
@@ -120,6 +122,7 @@ export async function startHarness(opts: {
     models: (id) => (id === "demo" ? opts.model : null),
     leaseMs: opts.leaseMs ?? 60_000,
     ...(opts.resolvers ? { resolvers: opts.resolvers } : {}),
+    ...(opts.mcp ? { mcp: opts.mcp } : {}),
   });
   const { stores } = deps;
   await stores.admin.putAgent({ address: AGENT, name: "Helpdesk", model: "demo", instructions: "Help." });

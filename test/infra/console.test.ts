@@ -120,6 +120,9 @@ describe("console role: least privilege", () => {
       "approvers",
       // Endpoints only (`admin import` carries them); their signing secrets are never the console's.
       "webhooks",
+      // Reviewed MCP servers, as `admin import` carries them; registering and reviewing (which list the live
+      // server) are the CLI's, and no MCP secret is the console's.
+      "mcpServers",
     ] as const;
     expect(granted("dynamodb:PutItem").sort()).toEqual(
       [...admin.map(tableRef), tableRef("audit"), tableRef("state")].sort(),

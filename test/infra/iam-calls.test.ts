@@ -373,6 +373,8 @@ describe("granted but never exercised", () => {
       "s3:GetObject bucket/files/*":
         "attachments and agent files the mailbox tools read (shared/agent/mailbox.ts); this scenario has none",
       "s3:PutObject bucket/files/*": "files an agent's tools create (shared/agent/mailbox.ts); none here",
+      "secretsmanager:GetSecretValue arn:aws:secretsmanager:eu-west-1:111111111111:secret:postern/mcp/*":
+        "an MCP server's bearer token or client secret (shared/mcp/open-session.ts); this scenario registers no server",
     },
     outbound: {
       ...common("Outbound", "outbound"),

@@ -66,8 +66,10 @@ describe("least privilege per function", () => {
       "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0",
       "arn:<AWS::Partition>:bedrock:eu-west-1:111111111111:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
     ]);
-    expect(grants(statements.agentStep, "secretsmanager:GetSecretValue")).toEqual([
+    // The catalog's model key by name; MCP servers' credentials by their prefix only (shared/mcp/server-item.ts).
+    expect(grants(statements.agentStep, "secretsmanager:GetSecretValue").sort()).toEqual([
       "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/anthropic-??????",
+      "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/mcp/*",
     ]);
     expect(grants(statements.agentStep, /^ses:/)).toEqual([]);
   });
@@ -261,6 +263,7 @@ const TABLE_PIN: Record<string, string> = {
   Tablestoolkits90A81FCA: "id S",
   Tablesresponsibilities7C52EB46: "id S",
   Tablesapprovers3800EF47: "toolkit S, address S",
+  TablesmcpServers91822D90: "id S",
   Tablesinbound4CFA89C8: "sesMessageId S, recipient S | refusalsByDay: refusalDay S, refusalAt S",
   Tablesmessages13660B8D: "agent S, id S | byThread: threadId S, id S",
   Tablesthreads56A8D86C: "agent S, threadId S | byActivity: agent S, lastMessageAt S",

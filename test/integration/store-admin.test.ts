@@ -238,6 +238,7 @@ describe("admin documents", () => {
       responsibilities: [],
       approvers: [],
       webhooks: [],
+      mcpServers: [],
     });
   });
 

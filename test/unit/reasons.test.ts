@@ -6,12 +6,13 @@ import type { DispatchReason } from "../../shared/agent/dispatch.ts";
 import type { ClosedBecause, RunEndReason } from "../../shared/agent/ports.ts";
 import type { ScheduleReason } from "../../shared/agent/schedule.ts";
 import type { TurnRefusal } from "../../shared/agent/step.ts";
+import type { DeliveryReason, UndeliveredReason } from "../../shared/events/index.ts";
 import type { OutboundReachReason } from "../../shared/gate/outbound-reach.ts";
 import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";
 import { NOTICE_REASONS } from "../../shared/mail/notice.ts";
+import type { McpCallReason } from "../../shared/mcp/index.ts";
 import type { RequestRefusal } from "../../shared/messages/outbound.ts";
-import type { DeliveryReason, UndeliveredReason } from "../../shared/events/index.ts";
 import { MODEL_FAILURE_REASONS } from "../../shared/model/types.ts";
 import type { SafeFetchFailure } from "../../shared/net/safe-fetch.ts";
 import type { SearchReason } from "../../shared/net/search.ts";
@@ -163,6 +164,7 @@ const TOOL_TYPED = covers<
   | CreateFileReason
   | SearchReason
   | SafeFetchFailure
+  | McpCallReason
 >()([
   "tool-call-limit",
   "tool-call-id-duplicate",
@@ -217,6 +219,18 @@ const TOOL_TYPED = covers<
   "connection-failed",
   "content-type-not-allowed",
   "content-encoding-unsupported",
+  "mcp-call-budget",
+  "mcp-no-principal",
+  "mcp-definition-changed",
+  "mcp-timeout",
+  "mcp-call-failed",
+  "mcp-tool-error",
+  "mcp-host-not-allowed",
+  "mcp-address-not-public",
+  "mcp-redirect-refused",
+  "mcp-response-too-large",
+  "mcp-stdio-not-allowed",
+  "mcp-auth-unavailable",
 ]);
 
 /** Every `toolFailure("<code>"` in the tools and the agent core: codes a tool writes as a literal, not a union. */
@@ -266,7 +280,6 @@ const FAMILIES: Record<string, readonly string[]> = {
     // plan-card.ts: a plan nobody may confirm (the `plan-unconfirmable` event's reason).
     "no-approver",
   ],
-  channel: covers<ClosedBecause>()(["archive-read", "restricted-class", "classifier-error"]),
   webhook: [
     ...covers<UndeliveredReason>()(["circuit-opened", "retries-exhausted", "event-not-queued"]),
     ...covers<DeliveryReason>()([
@@ -285,6 +298,12 @@ const FAMILIES: Record<string, readonly string[]> = {
       "not-subscribed",
     ]),
   ],
+  channel: covers<ClosedBecause>()([
+    "archive-read",
+    "restricted-class",
+    "classifier-error",
+    "restricted-tool",
+  ]),
   schedule: covers<ScheduleReason>()([
     "rate-unit-plural-mismatch",
     "schedule-syntax",

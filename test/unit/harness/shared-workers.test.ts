@@ -13,7 +13,9 @@ const LEAKS = /\bvi\.(mock|doMock|unmock|stubEnv|stubGlobal|resetModules)\(/;
 
 it("no test mocks modules or stubs env and globals (they would leak between files that share a worker)", () => {
   const self = relative(ROOT, import.meta.filename);
-  const sources = [...walk(join(ROOT, "test"))].filter((f) => f.endsWith(".ts") && relative(ROOT, f) !== self);
+  const sources = [...walk(join(ROOT, "test"))].filter(
+    (f) => f.endsWith(".ts") && relative(ROOT, f) !== self,
+  );
   expect(sources.length).toBeGreaterThan(100);
   const hits = sources.flatMap((f) =>
     readFileSync(f, "utf8")

@@ -103,7 +103,7 @@ describe("checkDocument against the deployment (issue 21)", () => {
     const r = checkDocument({ agentz: [suzie], agents: [{ ...suzie, acceptBCC: true }] }, none);
     expect(issuesOf(r).map((i) => i.path)).toEqual(["agentz", "agents[0].acceptBCC"]);
     expect(issuesOf(r)[0]?.message).toBe(
-      "unknown list; an admin document has agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks",
+      "unknown list; an admin document has agents, accessRules, outboundRules, toolkits, responsibilities, approvers, webhooks, mcpServers",
     );
     expect(issuesOf(r)[1]?.message).toMatch(
       /^unknown field; known fields: address, name, model, .*acceptBcc/,

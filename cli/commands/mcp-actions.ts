@@ -1,0 +1,269 @@
+import type { AdminCatalog } from "../../shared/admin/catalog.ts";
+import { checkAdminWrite } from "../../shared/admin/sync.ts";
+import { untrustedLines } from "../../shared/gate/unicode.ts";
+import {
+  comparePins,
+  type ListedTool,
+  type McpServerItem,
+  mcpConnector,
+  mcpServerItem,
+  mcpToolClass,
+  pinTools,
+  type ToolChoice,
+} from "../../shared/mcp/index.ts";
+import type { SecretSource } from "../../shared/model/secret-source.ts";
+import type { HostResolver } from "../../shared/net/resolver.ts";
+import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { CommandFailure, UsageError } from "../errors.ts";
+import { type AdminIo, json, list, table } from "./admin-io.ts";
+
+/**
+ * `postern mcp ...` as plain functions over an AdminRepo (commander wiring in mcp.ts). Registering and reviewing
+ * list the server's tools now; what the operator chooses is pinned by hash (docs/mcp.md). Secrets are read to
+ * connect and never printed.
+ */
+
+export interface McpAddArgs {
+  url?: string;
+  command?: string;
+  arg?: string[];
+  bearerSecret?: string;
+  oauthTokenUrl?: string;
+  oauthClientId?: string;
+  oauthSecret?: string;
+  oauthScope?: string;
+  timeoutMs?: string;
+  maxCalls?: string;
+  dataClasses?: string;
+  recordContent?: boolean;
+  tools?: string;
+  replace?: boolean;
+}
+
+/** How the CLI reaches servers: the target decides (AWS: public hosts only, no stdio; local: both allowed). */
+export interface McpReach {
+  readonly aws: boolean;
+  readonly resolve: HostResolver;
+  readonly secrets: SecretSource;
+}
+
+/** `name=class`, optionally `:exposed_as` and `@principal_argument`, comma-separated. */
+export function parseToolChoices(spec: string): ToolChoice[] {
+  return list(spec).map((entry) => {
+    const m = /^([^=]+)=([a-z]+)(?::([a-z][a-z0-9_]{0,63}))?(?:@([A-Za-z_][A-Za-z0-9_-]{0,127}))?$/.exec(
+      entry,
+    );
+    const cls = mcpToolClass.safeParse(m?.[2]);
+    if (!m || !cls.success)
+      throw new UsageError(
+        `--tools ${JSON.stringify(entry)}: write name=read|act|restricted (optionally :exposed_name, @principal_arg)`,
+      );
+    return {
+      name: (m[1] as string).trim(),
+      class: cls.data,
+      ...(m[3] ? { exposedAs: m[3] } : {}),
+      ...(m[4] ? { principalArgument: m[4] } : {}),
+    };
+  });
+}
+
+function authOf(o: McpAddArgs): Record<string, unknown> {
+  if (o.bearerSecret && o.oauthTokenUrl)
+    throw new UsageError("--bearer-secret and --oauth-token-url exclude each other");
+  if (o.bearerSecret) return { kind: "bearer", secret: o.bearerSecret };
+  if (o.oauthTokenUrl) {
+    if (!o.oauthClientId || !o.oauthSecret)
+      throw new UsageError("OAuth client credentials need --oauth-client-id and --oauth-secret");
+    return {
+      kind: "oauth-client-credentials",
+      tokenUrl: o.oauthTokenUrl,
+      clientId: o.oauthClientId,
+      secret: o.oauthSecret,
+      ...(o.oauthScope ? { scope: o.oauthScope } : {}),
+    };
+  }
+  return { kind: "none" };
+}
+
+function itemOf(id: string, o: McpAddArgs, reach: McpReach): McpServerItem {
+  if (Boolean(o.url) === Boolean(o.command)) throw new UsageError("give exactly one of --url and --command");
+  // A stdio server is a child process of the function: there is no such process in Lambda.
+  if (o.command && reach.aws)
+    throw new CommandFailure(
+      "stdio servers (--command) run only in the local stack; register a --url for AWS",
+    );
+  const parsed = mcpServerItem.safeParse({
+    id,
+    transport: o.url ? "http" : "stdio",
+    ...(o.url ? { url: o.url } : {}),
+    ...(o.command ? { command: o.command, args: o.arg ?? [] } : {}),
+    auth: authOf(o),
+    ...(o.timeoutMs ? { timeoutMs: Number(o.timeoutMs) } : {}),
+    ...(o.maxCalls ? { maxCallsPerRun: Number(o.maxCalls) } : {}),
+    ...(o.dataClasses ? { dataClasses: list(o.dataClasses) } : {}),
+    ...(o.recordContent === false ? { recordContent: false } : {}),
+  });
+  if (!parsed.success)
+    throw new CommandFailure(
+      `server ${id} is invalid:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`,
+    );
+  return parsed.data;
+}
+
+async function listTools(server: McpServerItem, reach: McpReach): Promise<readonly ListedTool[]> {
+  const connect = mcpConnector({
+    resolve: reach.resolve,
+    secret: (ref) => reach.secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref }),
+    ...(reach.aws ? {} : { local: { allowStdio: true, allowLoopback: true } }),
+  });
+  let session: Awaited<ReturnType<typeof connect>> | undefined;
+  try {
+    session = await connect(server);
+    return await session.listTools();
+  } catch (err) {
+    throw new CommandFailure(`could not list ${server.id}'s tools: ${(err as Error).message}`);
+  } finally {
+    await session?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * A server's words on the operator's terminal, as the fence shows untrusted text (G8): control characters (escape
+ * sequences that could rewrite the screen or hide a line) and bidi controls become U+FFFD; each line indented.
+ */
+function shown(text: string): string {
+  return untrustedLines(text)
+    .map((l) => `      ${l}`)
+    .join("\n");
+}
+
+/** The review view: every listed tool with its state against the pins, the server's claims shown as claims. */
+function review(io: AdminIo, server: McpServerItem, listed: readonly ListedTool[]): void {
+  const cmp = comparePins(listed, server.tools);
+  const state = (name: string) =>
+    cmp.verified.some((p) => p.name === name)
+      ? "reviewed"
+      : cmp.changed.some((c) => c.pin.name === name)
+        ? "CHANGED since review (withheld)"
+        : "not reviewed (never offered)";
+  for (const t of listed) {
+    const pin = server.tools.find((p) => p.name === t.name);
+    io.out(
+      `  ${t.name}: ${state(t.name)}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
+    );
+    if (pin && cmp.changed.some((c) => c.pin.name === t.name) && pin.description !== (t.description ?? ""))
+      io.out(`    reviewed description:\n${shown(pin.description)}\n`);
+    io.out(`    description (the server's words, untrusted):\n${shown(t.description ?? "")}\n`);
+    io.out(`    input schema:\n${shown(JSON.stringify(t.inputSchema))}\n`);
+    if (t.annotations)
+      io.out(`    annotations (claims; no gate reads them):\n${shown(JSON.stringify(t.annotations))}\n`);
+  }
+  for (const p of cmp.missing) io.out(`  ${p.name}: GONE from the server (withheld)\n`);
+}
+
+async function write(repo: AdminRepo, catalog: AdminCatalog, item: McpServerItem): Promise<void> {
+  const r = await checkAdminWrite(repo, { mcpServers: [item] }, { catalog });
+  if (!r.ok)
+    throw new CommandFailure(
+      `server ${item.id} not written:\n${r.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}`,
+    );
+  const put = await repo.putMcpServer(item);
+  if (!put.ok) throw new CommandFailure(`server ${item.id} not written (${put.reason})`);
+}
+
+function pinned(server: McpServerItem, listed: readonly ListedTool[], spec: string): McpServerItem {
+  const pins = pinTools(server.id, listed, parseToolChoices(spec), new Date());
+  if (!pins.ok) throw new CommandFailure(pins.detail);
+  return { ...server, tools: [...pins.pins] };
+}
+
+/** `postern mcp add <id>`. */
+export async function mcpAdd(
+  repo: AdminRepo,
+  io: AdminIo,
+  id: string,
+  o: McpAddArgs,
+  catalog: AdminCatalog,
+  reach: McpReach,
+): Promise<void> {
+  const existing = (await repo.listMcpServers()).find((s) => s.id === id);
+  if (existing && !o.replace)
+    throw new CommandFailure(`server ${id} exists (--replace, or mcp review ${id})`);
+  const base = itemOf(id, o, reach);
+  const listed = await listTools(base, reach);
+  const item = o.tools ? pinned(base, listed, o.tools) : base;
+  await write(repo, catalog, item);
+  io.out(`server ${id}: ${listed.length} tools listed, ${item.tools.length} reviewed and offered\n`);
+  review(io, item, listed);
+  if (item.tools.length === 0)
+    io.out(`nothing is offered until you choose: postern mcp review ${id} --tools name=read,...\n`);
+  io.out("grant them to agents by name in a toolkit (postern toolkits add --tools ...)\n");
+}
+
+/** `postern mcp review <id>`: show the live tools against the pins; with --tools, pin that set instead. */
+export async function mcpReview(
+  repo: AdminRepo,
+  io: AdminIo,
+  id: string,
+  o: { tools?: string },
+  catalog: AdminCatalog,
+  reach: McpReach,
+): Promise<void> {
+  const server = (await repo.listMcpServers()).find((s) => s.id === id);
+  if (!server) throw new CommandFailure(`no MCP server ${id}`);
+  const listed = await listTools(server, reach);
+  if (!o.tools) {
+    io.out(`server ${id}:\n`);
+    review(io, server, listed);
+    return;
+  }
+  const item = pinned(server, listed, o.tools);
+  await write(repo, catalog, item);
+  io.out(`server ${id}: ${item.tools.length} tools reviewed and pinned\n`);
+  review(io, item, listed);
+}
+
+/** `postern mcp list`: servers and their reviewed tools; never a secret (only how it authenticates). */
+export async function mcpList(repo: AdminRepo, io: AdminIo, asJson: boolean): Promise<void> {
+  const servers = await repo.listMcpServers();
+  const rows = servers.map((s) => ({
+    id: s.id,
+    transport: s.transport,
+    where: s.transport === "http" ? (s.url ?? "") : [s.command, ...s.args].join(" "),
+    auth: s.auth.kind,
+    enabled: s.enabled,
+    tools: s.tools.map((t) => ({
+      name: t.name,
+      exposedAs: t.exposedAs,
+      class: t.class,
+      reviewedAt: t.reviewedAt,
+    })),
+  }));
+  if (asJson) {
+    io.out(json(rows));
+    return;
+  }
+  io.out(
+    table(
+      ["SERVER", "TRANSPORT", "WHERE", "AUTH", "TOOL", "CLASS", "OFFERED AS", "REVIEWED"],
+      rows.flatMap((r) =>
+        (r.tools.length > 0 ? r.tools : [null]).map((t) => [
+          r.id,
+          r.transport,
+          r.where,
+          r.auth,
+          t?.name ?? "(none reviewed)",
+          t?.class ?? "",
+          t?.exposedAs ?? "",
+          t?.reviewedAt ?? "",
+        ]),
+      ),
+    ),
+  );
+}
+
+/** `postern mcp remove <id>`: its tools are offered nowhere from the next delivery on. */
+export async function mcpRemove(repo: AdminRepo, io: AdminIo, id: string): Promise<void> {
+  if (!(await repo.deleteMcpServer(id))) throw new CommandFailure(`no MCP server ${id}`);
+  io.out(`removed MCP server ${id}; toolkits that name its tools now grant nothing by those names\n`);
+}

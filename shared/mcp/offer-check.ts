@@ -1,0 +1,78 @@
+import type { Tool } from "../tool-framework/tool.ts";
+import { comparePins } from "./compare-pins.ts";
+import { type DefinitionChange, mcpOrigin } from "./mcp-tool.ts";
+import type { McpConnector } from "./open-session.ts";
+import type { McpServerItem, McpToolPin } from "./server-item.ts";
+
+export interface OfferCheckDeps {
+  readonly connect: McpConnector;
+  definitionChanged(change: DefinitionChange): Promise<void>;
+}
+
+/** A trace event the offer check asks the run to record. */
+export type OfferEvent =
+  | { readonly type: "mcp-unavailable"; readonly data: { server: string; detail: string } }
+  | { readonly type: "mcp-unreviewed"; readonly data: { server: string; tools: readonly string[] } };
+
+/**
+ * Before a model call: list each MCP server whose tools the gates would offer, and keep only tools whose live
+ * definition still hashes to the reviewed pin (G20). A changed or vanished tool is reported (`mcp-definition-changed`,
+ * G19) and left out; a tool the server added since review is never offered (it has no pin); a server that cannot be
+ * listed offers nothing this round. Built-in and operator tools pass through untouched.
+ */
+export function offerCheck(deps: OfferCheckDeps) {
+  return async (
+    tools: readonly Tool[],
+    run: { readonly runId: string; readonly agent: string },
+    record: (event: OfferEvent) => Promise<void>,
+  ): Promise<readonly Tool[]> => {
+    const byServer = new Map<string, { server: McpServerItem; pins: McpToolPin[] }>();
+    for (const t of tools) {
+      const o = mcpOrigin(t);
+      if (!o) continue;
+      const entry = byServer.get(o.server.id) ?? { server: o.server, pins: [] };
+      entry.pins.push(o.pin);
+      byServer.set(o.server.id, entry);
+    }
+    if (byServer.size === 0) return tools;
+    const verified = new Set<string>();
+    await Promise.all(
+      [...byServer.values()].map(async ({ server, pins }) => {
+        let listed: Awaited<ReturnType<Awaited<ReturnType<McpConnector>>["listTools"]>>;
+        try {
+          const session = await deps.connect(server);
+          try {
+            listed = await session.listTools();
+          } finally {
+            await session.close().catch(() => undefined);
+          }
+        } catch (err) {
+          await record({
+            type: "mcp-unavailable",
+            data: { server: server.id, detail: String((err as Error)?.message ?? err).slice(0, 300) },
+          });
+          return;
+        }
+        const cmp = comparePins(listed, pins);
+        for (const p of cmp.verified) verified.add(p.exposedAs);
+        const changes = [
+          ...cmp.changed.map((c) => ({ pin: c.pin, live: c.hash })),
+          ...cmp.missing.map((pin) => ({ pin, live: "missing" })),
+        ];
+        for (const { pin, live } of changes)
+          await deps.definitionChanged({
+            runId: run.runId,
+            agent: run.agent,
+            server: server.id,
+            tool: pin.name,
+            exposedAs: pin.exposedAs,
+            live,
+          });
+        const unpinned = cmp.unreviewed.filter((n) => !server.tools.some((p) => p.name === n));
+        if (unpinned.length > 0)
+          await record({ type: "mcp-unreviewed", data: { server: server.id, tools: unpinned.slice(0, 20) } });
+      }),
+    );
+    return tools.filter((t) => !mcpOrigin(t) || verified.has(t.name));
+  };
+}
