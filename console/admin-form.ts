@@ -21,7 +21,7 @@ const flag = (f: Form, k: string): boolean => f[k] === "on";
 /**
  * Form fields → the admin item the import schema validates (types only; validation is the write check's). Nothing
  * is lower-cased here: an upper-case address or pattern is refused by the check, naming the lower-case form, so the
- * operator sees what will be stored instead of finding it changed (issue 21). Every field
+ * operator sees what will be stored instead of finding it changed. Every field
  * of the item's schema has a field here and an input in its form (console/views/admin.ts): an edit saves the whole
  * item as the form shows it, so a field the form left out would be one an operator cannot see or change
  * (test/console/admin-forms.test.ts derives the list from the schema).

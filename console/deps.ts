@@ -38,7 +38,7 @@ export interface ConsoleDeps {
   readonly index: IndexReads;
   readonly audit: AuditRepo;
   readonly lookups: TraceLookups;
-  /** SES's bounces, complaints, rejects and delivery delays, per agent (issue 21). */
+  /** SES's bounces, complaints, rejects and delivery delays, per agent. */
   readonly deliveryEvents: DeliveryEventReads;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
   readonly failures: FailureLog;
@@ -46,7 +46,7 @@ export interface ConsoleDeps {
   readonly sessions: SessionRevocations;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
-  /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
+  /** What admin writes are checked against: the config's domains and models, the registry's tools. */
   readonly catalog: AdminCatalog;
   /** A JSON body on the agent-step queue. */
   enqueueStep(body: object): Promise<void>;

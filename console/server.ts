@@ -18,7 +18,7 @@ export const DEFAULT_CONSOLE_PORT = 4570;
 /**
  * The local operator's identity: an admin, and the demo's approver (cli/local/demo.ts DEMO_OPERATOR, the same
  * address). A `.test` address the outbound mails (`operator@localhost` is recipient-invalid), so a confirm card to
- * it lands in the capture outbox (issue 21).
+ * it lands in the capture outbox.
  */
 export const DEFAULT_CONSOLE_EMAIL = "operator@postern.test";
 

@@ -248,7 +248,7 @@ export class PosternStack extends Stack {
     // The mailbox: a message by id, an agent's mail (a toolkit widened to the archive, G12), a thread's mail.
     tables.grant(agentStep.fn, [...get, ...query], ["messages"]);
     tables.grantIndexQuery(agentStep.fn, "messages", "byThread");
-    // Ledger, budgets (the day's token counters in one BatchGetItem, issue 13), plans, files, tool results.
+    // Ledger, budgets (the day's token counters in one BatchGetItem), plans, files, tool results.
     tables.grant(agentStep.fn, [...get, ...put, ...update, ...batchGet, ...query], ["state"]);
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");

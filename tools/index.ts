@@ -36,7 +36,7 @@ export function defaultResolvers(): readonly Resolver[] {
 
 /**
  * Every name a toolkit may grant: the registry's tools and the operator's resolvers (granted like tools). What an
- * admin write checks a toolkit's `tools` against (issue 21).
+ * admin write checks a toolkit's `tools` against.
  */
 export function grantableNames(
   registry: ToolRegistry = defaultRegistry(),

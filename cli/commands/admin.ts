@@ -87,7 +87,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     } catch (err) {
       // Usage errors exit 2, expected failures 1 (cli/errors.ts). Unknown errors (AWS credentials, network) are
       // not ours to interpret: name and message, exit 1.
-      // A refused write lists one line per field it names (issue 21's messages, kept as they are).
+      // A refused write lists one line per field it names (the admin check's messages, kept as they are).
       const e = describeError(err);
       io.err(`error: ${err instanceof CommandFailure ? err.message : e.line}\n`);
       setExitCode(e.exitCode);

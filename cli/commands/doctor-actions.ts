@@ -30,7 +30,7 @@ export async function doctor(
   }
   const region = resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) {
-    // One line, not the program's help after it (issue 22): the fix is in the message.
+    // One line, not the program's help after it: the fix is in the message.
     process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
     process.exitCode = 1;
     return;

@@ -45,7 +45,7 @@ export type DevSendResult =
   | DevSendFailure;
 
 /**
- * What stops a well-formed invocation (issue 22: one line, not nodemailer's error object or mailauth's JSON):
+ * What stops a well-formed invocation (one line, not nodemailer's error object or mailauth's JSON):
  * `not-a-mail` the bytes have no From header to sign, `smtp-unreachable` nothing listens where the mail goes,
  * `smtp-refused` the intake said no (a recipient outside the registered domains, a mail over the size limit).
  */

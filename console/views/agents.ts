@@ -46,7 +46,7 @@ export interface AgentDetail {
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly threads: Page<ThreadRecord>;
   readonly runs: Page<RunRecord>;
-  /** The newest of SES's reports on this agent's sent mail (issue 21). */
+  /** The newest of SES's reports on this agent's sent mail. */
   readonly deliveryEvents: readonly DeliveryEvent[];
 }
 

@@ -1,6 +1,6 @@
 // The custom resource behind `receiptRuleSet.mode: "create"`: activates Postern's receipt rule set on create and
 // update, and on delete deactivates it only if it is still the active one. SES has one active rule set per region;
-// deactivating blindly would switch off whatever set an operator activated since (issue 11).
+// deactivating blindly would switch off whatever set an operator activated since.
 
 import {
   DescribeActiveReceiptRuleSetCommand,

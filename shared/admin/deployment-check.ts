@@ -5,7 +5,7 @@ import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
 
 /**
- * An admin document against the deployment and the rest of the admin state (issue 21): what the item schemas
+ * An admin document against the deployment and the rest of the admin state: what the item schemas
  * cannot know. Each check stands for an item that would be stored and then never work, with only a log line to
  * say so at run time.
  */

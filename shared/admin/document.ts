@@ -21,7 +21,7 @@ export type DocumentCheck =
   | { readonly ok: false; readonly issues: AdminIssue[] };
 
 /**
- * The one check of every admin write (issue 21), whoever makes it: the CLI's commands, `admin import` and the
+ * The one check of every admin write, whoever makes it: the CLI's commands, `admin import` and the
  * console all write through here, one item or a whole document. Validated in full before anything is written (no
  * transactions: a half-applied import cannot be rolled back). Beyond the item schemas: no unknown key, no
  * upper-case address, no key twice, every reference names something that will exist, and every item can work in

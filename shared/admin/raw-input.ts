@@ -11,7 +11,7 @@ import {
 } from "./schema.ts";
 
 /**
- * What an admin write is refused for before its items are parsed (issue 21): names the schemas do not know, and
+ * What an admin write is refused for before its items are parsed: names the schemas do not know, and
  * addresses written in upper case. The item schemas stay loose because they are also the *read* schemas: a
  * function must not drop an item a newer CLI wrote with a field it does not know. A write is another matter: a
  * key nobody reads (`agentz`, `acceptBCC`) would be stored, exported and obeyed by nothing, the operator believing

@@ -162,7 +162,7 @@ export function readAccessRules(raws: readonly Item[], logger: Logger): AccessRu
 }
 
 /**
- * Outbound rules (issue 14), validated like access rules (the key must be `<effect>#<pattern>` of the item's own
+ * Outbound rules, validated like access rules (the key must be `<effect>#<pattern>` of the item's own
  * fields), but every invalid item fails closed as a synthetic `deny *` for its agent, allow or not (see above).
  */
 export function readOutboundRules(raws: readonly Item[], logger: Logger): OutboundRuleItem[] {

@@ -87,7 +87,7 @@ export const toolkitItem = z
     /** For `confirm` tools (G14): send the confirm card to the verified sender instead of the approvers. */
     confirmBySender: z.boolean().default(false),
     /**
-     * Whose mail this toolkit's tools may read (issue 14, same eyes). `sender`: only mail the run's proven sender
+     * Whose mail this toolkit's tools may read (same eyes). `sender`: only mail the run's proven sender
      * could already see. `agent`: the agent's whole archive, meant for toolkits whose sender gate admits only
      * staff; a run that reads wider than its sender this way has its channels closed (G18).
      */
@@ -116,7 +116,7 @@ export const responsibilityItem = z
     enabled: z.boolean().default(true),
     /**
      * A scheduled run has no sender, so no sender's view to keep to: what stored mail its tools may read is set
-     * here (issue 14). `none` (default): no stored mail at all. `agent`: the agent's whole archive, with the
+     * here. `none` (default): no stored mail at all. `agent`: the agent's whole archive, with the
      * run's channels closed once it reads any (G18).
      */
     archiveScope: z.enum(["none", "agent"]).default("none"),

@@ -54,7 +54,7 @@ export interface WriteOptions {
 }
 
 /**
- * Check a write against the deployment and the stored admin state, without writing (issue 21): the one check the
+ * Check a write against the deployment and the stored admin state, without writing: the one check the
  * CLI's commands, `admin import` and the console all make. The state is read from the tables, not from a cached
  * snapshot: a write must not be checked against a state another writer has already changed.
  */

@@ -28,7 +28,7 @@ export interface ContextSources {
 /** Earlier messages shown from a thread; older ones are summarised by count. */
 const MAX_HISTORY = 10;
 /**
- * Messages read from the thread's newest end to find them (issue 13: a thread is read by key, bounded, whatever
+ * Messages read from the thread's newest end to find them (a thread is read by key, bounded, whatever
  * the archive's size). More than shown, because some may be the sender's to not see (same eyes) or newer than
  * the message being answered.
  */
@@ -122,7 +122,7 @@ async function threadHistory(
 }
 
 /**
- * Same eyes (issue 14): thread memory shows only mail this run's sender could already see (they sent it, or it was
+ * Same eyes: thread memory shows only mail this run's sender could already see (they sent it, or it was
  * sent to them), and nothing newer than the message answered; a thread they joined late, or one with a Cc they
  * were left off, shows no more. A run without a proven sender sees none. Oldest first.
  */

@@ -6,7 +6,7 @@ import { capResultText } from "./tool-result.ts";
 
 /**
  * The original conversation, plus one engine-written turn with what was applied and how each operation went. Each
- * operation's data enters the transcript under the same cap as a tool result in the loop (issue 13).
+ * operation's data enters the transcript under the same cap as a tool result in the loop.
  */
 export function continuationTranscript(
   original: Transcript,
@@ -40,7 +40,7 @@ export function continueRun(deps: {
   return async (run, agent, summary, results) => {
     const runId = `${run.runId}-applied`;
     const stored = await deps.runs.get(run.runId);
-    // The run's own item says whether it has a transcript (issue 21): S3 is never asked about a key never written.
+    // The run's own item says whether it has a transcript: S3 is never asked about a key never written.
     if (!stored || stored.transcriptSaved === false) return;
     const original = await deps.transcripts.load(run.runId);
     if (!original) return;
@@ -55,7 +55,7 @@ export function continueRun(deps: {
       maxRounds: stored.maxRounds,
       correlationId: stored.correlationId,
     });
-    // Saved, and noted on the new run (issue 21), unless a delivery before this one got that far: a crash between
+    // Saved, and noted on the new run, unless a delivery before this one got that far: a crash between
     // the create and the note is finished here, not left to a round 1 that would start without the results.
     const saved = created.ok ? false : (await deps.runs.get(runId))?.transcriptSaved === true;
     if (!saved) {

@@ -35,6 +35,9 @@ export type DispatchReason =
   | "tool-error"
   | "tool-result-too-large";
 
+/** A failure the dispatcher writes itself: typed, so a new code is added to the union (and to its docs) first. */
+const dispatchFailure = (reason: DispatchReason, detail: string): ToolResult => toolFailure(reason, detail);
+
 export type DispatchEvent =
   | {
       readonly type: "tool-refused";
@@ -69,7 +72,7 @@ export type CallCheck = (
 
 export interface DispatchDeps {
   readonly gate: RunGateInput;
-  /** `grantedBy`: the toolkits that granted the call; what the tool may read follows from them (issue 14). */
+  /** `grantedBy`: the toolkits that granted the call; what the tool may read follows from them. */
   makeContext(call: ToolCallRequest, idempotencyKey: string, grantedBy: readonly ToolkitItem[]): ToolContext;
   readonly cache: ToolResultCache;
   record(event: DispatchEvent): Promise<void>;
@@ -103,7 +106,7 @@ export async function dispatchToolCall(call: ToolCallRequest, deps: DispatchDeps
       type: "tool-refused",
       data: { callId: traceCallId(call.id), name: String(call.name).slice(0, 100), reason: admitted.reason },
     });
-    return toolFailure(admitted.reason, admitted.detail);
+    return dispatchFailure(admitted.reason, admitted.detail);
   }
   const { tool, toolkits, grantedBy, input, inputSize } = admitted;
   const key = `${deps.runId}:${deps.round}:${call.id}`;
@@ -195,7 +198,7 @@ async function proposeInstead(
 ): Promise<ToolResult> {
   return deps.propose
     ? deps.propose(call, input, toolkits)
-    : toolFailure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
+    : dispatchFailure("tool-confirm-unavailable", `${tool.name} needs an approver's confirmation`);
 }
 
 /**
@@ -214,7 +217,7 @@ async function runTool(
   try {
     result = await tool.use(deps.makeContext(call, key, grantedBy), input);
   } catch (err) {
-    result = toolFailure(
+    result = dispatchFailure(
       "tool-error",
       `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
     );
@@ -223,7 +226,7 @@ async function runTool(
   const maxResult = deps.limits?.maxResultBytes ?? DEFAULT_MAX_RESULT;
   const size = jsonSize({ data: result.data, content: result.content ?? [] });
   if (size === null || size > maxResult)
-    return toolFailure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
+    return dispatchFailure("tool-result-too-large", `result exceeded ${maxResult} bytes`);
   for (const check of deps.checks ?? []) {
     const verdict = await check("result", { name: tool.name, input, result, grantedBy });
     if (!verdict.ok) return toolFailure(verdict.reason, verdict.detail);

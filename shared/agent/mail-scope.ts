@@ -4,7 +4,7 @@ import type { MessageRecord } from "../ports/messages.ts";
 import type { RunRecord } from "./ports.ts";
 
 /**
- * Whose eyes a read of stored mail uses (issue 14, same eyes). Two allowed senders of one agent are not one person:
+ * Whose eyes a read of stored mail uses (same eyes). Two allowed senders of one agent are not one person:
  * a run started by a sender's mail sees only what that sender could already see. A toolkit may widen its own tools'
  * reads to the agent's whole archive (`archiveScope: "agent"`, for staff-only toolkits); a scheduled run has no
  * sender and reads what its responsibility declares (default: nothing).
@@ -33,7 +33,7 @@ export function inScope(scope: MailScope, m: Addressed): boolean {
 }
 
 /**
- * The run's sender's own eyes, whatever a toolkit widened (issue 13, read_email): the eyes round 1's context reads
+ * The run's sender's own eyes, whatever a toolkit widened (read_email): the eyes round 1's context reads
  * thread history with. A widened `agent` scope narrows back to its sender; without a sender (a scheduled run) there
  * is no one whose eyes to use, so nothing.
  */

@@ -21,7 +21,7 @@ export interface MailboxDeps extends MailboxStore {
   /** The run's thread; null on a scheduled run (then only files created in this run are "in the thread"). */
   readonly threadId: string | null;
   readonly runId: string;
-  /** Whose eyes this mailbox reads with (issue 14): every search and attachment lookup is filtered by it. */
+  /** Whose eyes this mailbox reads with: every search and attachment lookup is filtered by it. */
   readonly scope: MailScope;
   /**
    * Called before a read returns mail wider than the run's sender could see (an `agent` scope): the runtime closes
@@ -43,7 +43,7 @@ export interface AttachmentScope {
   readonly threadId: string | null;
   /** Files created by this run count as in scope even on a threadless run. */
   readonly runId: string | null;
-  /** Whose eyes (issue 14): a message's attachment resolves only if the message is in this scope. */
+  /** Whose eyes: a message's attachment resolves only if the message is in this scope. */
   readonly mail: MailScope;
   readonly onWiderRead?: () => Promise<void>;
 }
@@ -93,7 +93,7 @@ export async function resolveAttachment(
   for (const m of messages) {
     // The repository queries one agent's partition; re-check so a repository bug cannot widen the reach.
     if (m.agent !== agent || (!anyThread && m.threadId !== threadId)) continue;
-    // Same eyes: another sender's mail is "not found", whatever id the model names (issue 14).
+    // Same eyes: another sender's mail is "not found", whatever id the model names.
     if (!inScope(scope.mail, m)) continue;
     const ref = m.attachments?.find((a) => a.id === id);
     // A ref pointing outside this agent's file prefix is corrupt or forged: fail closed.
@@ -188,7 +188,7 @@ export function newFileId(at: Date): string {
 }
 
 /**
- * read_email's lookup (issue 13): one message by id, only in this agent's partition and this run's thread, only if
+ * read_email's lookup: one message by id, only in this agent's partition and this run's thread, only if
  * the run's sender could see it (G12, same eyes; never widened, see Mailbox.threadMessage). Anything else is
  * null, "not found": an id from another thread, agent or sender reveals nothing, not even that it exists.
  */
@@ -220,7 +220,7 @@ async function searchMailbox(
   const who = query.participant?.trim().toLowerCase() ?? "";
   if (deps.scope.kind === "none") return [];
   // Newest first: ids are time-ordered within the agent's partition; only this agent's partition is read, and
-  // within it only mail in the run's scope (issue 14: another sender's mail is never searched or quoted).
+  // within it only mail in the run's scope (another sender's mail is never searched or quoted).
   const recent = (await deps.messages.listByAgent(deps.agent, { limit: deps.maxScan ?? 500 })).filter(
     (m) =>
       m.agent === deps.agent &&

@@ -51,7 +51,7 @@ export interface Transcript {
   readonly lastRound: number;
   /**
    * Accepted untrusted text of round 1, normalised as the fence shows it (for the quote check, G15): only what was
-   * shown, so a cut body's unshown rest is not here (issue 13); read_email's later slices are added from the
+   * shown, so a cut body's unshown rest is not here; read_email's later slices are added from the
    * messages by `acceptedText` (quote-check.ts).
    */
   readonly untrustedText: string;
@@ -88,7 +88,7 @@ export interface RunStore {
 /**
  * Transcripts by run. `load` is called only for a run whose item says one was saved (or, for a run older than that
  * flag, as before): a missing transcript is never inferred from the store, whose answer for a missing key is a 403
- * without s3:ListBucket (issue 21).
+ * without s3:ListBucket.
  */
 export interface TranscriptStore {
   load(runId: string): Promise<Transcript | null>;
@@ -174,7 +174,7 @@ export interface StepDeps {
     round: number,
     call: ToolCallRequest,
     key: string,
-    /** The toolkits that granted the call (G11): what its tool may read follows from them (issue 14). */
+    /** The toolkits that granted the call (G11): what its tool may read follows from them. */
     grantedBy: readonly ToolkitItem[],
   ): ToolContext;
   checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];

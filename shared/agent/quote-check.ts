@@ -39,7 +39,7 @@ export function quoteCheck(opts: { registry: ToolRegistry; untrustedText: string
 
 /**
  * The untrusted text a run accepted, for the quote check (G15): round 1's (`untrustedText`: the mail and history as
- * shown, cut, issue 13) and every slice of inbound mail read_email showed in the rounds since. A long mail's later
+ * shown, cut) and every slice of inbound mail read_email showed in the rounds since. A long mail's later
  * text reaches the model only through read_email, so only then can it be quoted; what was never shown never can.
  * Only read_email's own results count (paired with the call they answer by the assistant turn before them): text
  * a web page or another tool returned is not the sender's.

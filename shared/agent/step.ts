@@ -47,14 +47,14 @@ interface Round {
   readonly known: Pick<StepMessage, "fresh" | "noPlan" | "channelOpen">;
   /** Set when this delivery proposed an operation (G14): the run then has a plan. */
   readonly proposals: { made: boolean };
-  /** The queue's last delivery of this message: a retryable failure now ends the run instead (issue 21). */
+  /** The queue's last delivery of this message: a retryable failure now ends the run instead. */
   readonly lastDelivery: boolean;
   record(type: string, data: Record<string, unknown>): Promise<void>;
 }
 
 /**
  * The first claim of a round finds nothing cached for it: no delivery ran its tools. Its lookups are skipped
- * (issue 13: a read per tool call); results are still stored for a delivery that takes the round over.
+ * (a read per tool call); results are still stored for a delivery that takes the round over.
  */
 const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
   get: async () => null,
@@ -133,7 +133,7 @@ export async function runStep(
   const results = await answerTurn(r, turn, took.transcript);
   if (results !== null && endsWithReply(r, turn, results)) {
     // The answer went out: another model call would only say "done", with the whole context billed again. Nothing
-    // more is saved (issue 23: a PUT per mail): the turn is in the transcript, the send's result in the trace, and
+    // more is saved (a PUT per mail): the turn is in the transcript, the send's result in the trace, and
     // a delivery that resumes this round answers the turn again from the tool-result cache (the send is not made
     // twice) and ends the run here the same way.
     return finish(r, "completed", "replied");
@@ -141,7 +141,7 @@ export async function runStep(
 
   const last = msg.round >= maxRounds;
   // The results ride with the next round's message when they are small and have no media (one transcript write
-  // per round, issue 13); otherwise, and when no round follows, they are saved now.
+  // per round); otherwise, and when no round follows, they are saved now.
   const carried = !last && results !== null && carryable(results) ? results : null;
   if (results !== null && carried === null)
     await deps.transcripts.save(run.runId, withResults(took.transcript, results));
@@ -175,7 +175,7 @@ async function takeTurn(
     return { turn, transcript };
   }
   const budget = await deps.budgets.beforeInference(run, agent, r.round);
-  // A refusal is its own event; a pass is said by the model request that follows it (issue 13: one write less
+  // A refusal is its own event; a pass is said by the model request that follows it (one write less
   // per round).
   if (!budget.ok) {
     await r.record("budget-check", { ok: false, reason: budget.reason });
@@ -236,7 +236,7 @@ async function takeTurn(
 }
 
 /**
- * Save the transcript; the first save of a run is then noted on the run item (issue 21), before any tool runs, so
+ * Save the transcript; the first save of a run is then noted on the run item, before any tool runs, so
  * a delivery that takes the round over reads the turn instead of asking the model again. A crash between the two
  * leaves a turn whose tools never ran: the next delivery asks the model again and overwrites it, as after a crash
  * before the save.
@@ -369,7 +369,7 @@ async function runToolCalls(
 /**
  * The conversation this round continues: the saved transcript, with the previous round's results appended when
  * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
- * turn, and a round 1 that crashes before it builds the context again (issue 13).
+ * turn, and a round 1 that crashes before it builds the context again.
  */
 /**
  * The transcript a round starts from, whether it is the one saved (false: built or extended here), and whether the
@@ -382,9 +382,9 @@ interface Start {
 }
 
 /**
- * Whether the run has a saved transcript is the run's own state (issue 21), never S3's answer for a missing key: its
+ * Whether the run has a saved transcript is the run's own state, never S3's answer for a missing key: its
  * item says so after the first save, and every round after the first follows a saved turn. A run created before the
- * flag (absent) is read as it was: unless its message says it was just created (issue 13: no read).
+ * flag (absent) is read as it was: unless its message says it was just created (no read).
  */
 function transcriptStored(r: Round, msg: StepMessage): boolean {
   if (msg.round > 1) return true;
@@ -452,11 +452,11 @@ async function finish(
 ): Promise<StepOutcome> {
   const { deps, run, agent, round } = r;
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent). A run
-  // known to have proposed nothing has no plan card to send (issue 13: the plan store is not read).
+  // known to have proposed nothing has no plan card to send (the plan store is not read).
   if (!noPlanYet(r)) await deps.afterRun?.(run, agent, state);
   await deps.runs.finish(run.runId, state, reason);
   // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
-  // it claims one (runStep's first check), a crash right after this included (issue 13: one write less per run).
+  // it claims one (runStep's first check), a crash right after this included (one write less per run).
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
   if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);

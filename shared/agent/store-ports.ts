@@ -21,7 +21,7 @@ export interface StoredRun {
   readonly correlationId: string;
   readonly createdAt: string;
   /**
-   * Whether the run's transcript has been written (issue 21): the step reads a transcript only when its run says
+   * Whether the run's transcript has been written: the step reads a transcript only when its run says
    * so, and never asks S3 whether one exists. `false` on every run created since; absent on a run created before.
    */
   readonly transcriptSaved?: boolean;

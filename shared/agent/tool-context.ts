@@ -22,7 +22,7 @@ export interface ToolContextPorts {
   /** Facts of one agent in one scope (its thread, or the run when it has none). */
   facts(agent: string, scope: string): FactStore;
   /**
-   * The agent's own mailbox, bound to the run's thread (G12) and read with the call's eyes (issue 14):
+   * The agent's own mailbox, bound to the run's thread (G12) and read with the call's eyes:
    * `onWiderRead` is called before it returns mail wider than the run's sender could see.
    */
   mailbox(scope: {
@@ -124,7 +124,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
           });
           return fail(reach.reason, reach.detail ?? reach.reason);
         }
-        // Same eyes (G12, issue 14) for what a send carries: every attachment id must resolve through this call's
+        // Same eyes (G12) for what a send carries: every attachment id must resolve through this call's
         // own mailbox (the run's thread, mail its sender could see), whichever tool asks. The outbound function
         // resolves ids again within the agent's mailbox only, so this is where a send is held to the run's scope.
         for (const id of asked.attachmentIds ?? []) {

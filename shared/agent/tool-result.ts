@@ -3,7 +3,7 @@ import type { MediaBlock, ToolResult as ModelToolResult } from "../model/types.t
 import type { ToolResult } from "../tool-framework/tool.ts";
 
 /**
- * The text of one tool result as the transcript keeps it and the model reads it (issue 13): its JSON (data and
+ * The text of one tool result as the transcript keeps it and the model reads it: its JSON (data and
  * text), in bytes. The dispatcher refuses results over 256 KiB outright; this is the tighter bound on what enters the
  * transcript, which holds every result of every round and is sent whole to the model each round. 64 KiB is above
  * every built-in's own cut (web_fetch 20,000 characters, read_attachment 50,000 of plain text, read_email 48 KiB,

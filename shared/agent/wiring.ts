@@ -202,7 +202,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   const { logger, resources } = opts;
   const failures = failureDeps(w);
   // The step reads its run each delivery; the trace's thread log needs only the run's agent and thread, which never
-  // change: it takes them from the step's read instead of reading the run again (issue 13).
+  // change: it takes them from the step's read instead of reading the run again.
   const lastRead = new Map<string, Awaited<ReturnType<RunTable["get"]>>>();
   const stepRuns: RunTable = {
     ...runs,

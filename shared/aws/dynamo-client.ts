@@ -8,7 +8,7 @@ export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local
 
 /**
  * The DynamoDB document client alone: what the CLI's table commands (`runs`, the admin tables) need, without
- * loading the S3 and SQS clients (~0.2 s of a command's start, issue 22).
+ * loading the S3 and SQS clients (~0.2 s of a command's start).
  */
 export function makeDynamoClient(resources: Resources, observe?: CallObserver): DynamoDBDocumentClient {
   const ep = resources.endpoints;

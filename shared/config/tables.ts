@@ -33,7 +33,7 @@ export const TABLES = {
   /** sk `rule` = `<effect>#<pattern>`, so one pattern has at most one rule per effect. */
   accessRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },
   /**
-   * Where each agent's mail may go (issue 14): same key and pattern algebra as access rules, sk `rule` =
+   * Where each agent's mail may go: same key and pattern algebra as access rules, sk `rule` =
    * `<effect>#<pattern>`.
    */
   outboundRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },

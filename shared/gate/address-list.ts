@@ -3,7 +3,7 @@
 //
 // Why not postal-mime's addressParser (which this replaced): it decodes encoded-words before it parses, so
 // a signed `To: =?UTF-8?Q?Mallory_=3Cdesk=40agents.example=3E?=` (display text, no address at all) read as
-// `Mallory <desk@agents.example>` and addressed the agent (issue 20). It also repairs what it cannot read,
+// `Mallory <desk@agents.example>` and addressed the agent. It also repairs what it cannot read,
 // the very disagreement between readers that G2 exists to refuse. Here an encoded-word is display text and
 // never an address, a group is expanded to its members, and anything the strict parser refuses is no
 // address: not for "addressed", not for reply-all, not for thread membership.

@@ -54,7 +54,7 @@ const withoutSpace = (s: string) => s.replace(/\s+/g, "");
 /**
  * How far ahead of our clock a signature's t= may be. RFC 6376 §3.5 lets verifiers ignore
  * signatures timestamped in the future; senders' clocks drift, so a few minutes are tolerated,
- * but a t= years ahead is a signature made to be replayed later (issue 10).
+ * but a t= years ahead is a signature made to be replayed later.
  */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 

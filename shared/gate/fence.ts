@@ -24,7 +24,7 @@ export interface UntrustedPart {
 }
 
 /**
- * A line the code writes inside the fence, e.g. that the text above was cut (issue 13). It is drawn like the
+ * A line the code writes inside the fence, e.g. that the text above was cut. It is drawn like the
  * fence's own marker lines (`<<<NOTE nonce>>> ...`, no `| ` prefix), so no sender text can produce it: every line of
  * theirs starts with the prefix, and the nonce is fresh for this rendering. Code-written only: printable ASCII on
  * one line, or the renderer throws (a bug, never a sender's doing).

@@ -171,7 +171,7 @@ function accessRefusal(
 }
 
 /**
- * Mail proven to come from the agent itself starts no run (issue 20). Its own mail is in every thread it
+ * Mail proven to come from the agent itself starts no run. Its own mail is in every thread it
  * answered, so a run "with the sender's own eyes" (G12) would see nearly its whole archive; a mail that
  * reaches the agent from its own address is a loop, a forwarding rule or a replay of its own outbound mail,
  * never someone asking. Compared on the routing key: `Desk+x@Agents...` is the agent too.

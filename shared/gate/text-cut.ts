@@ -1,5 +1,5 @@
 /**
- * Cutting untrusted text to a size a model (and the transcript in S3) can hold (issue 13). A 10 MB mail body is
+ * Cutting untrusted text to a size a model (and the transcript in S3) can hold. A 10 MB mail body is
  * not shown whole: round 1 shows its start, and read_email hands out later slices on request. Offsets count UTF-16
  * code units of the stored body (what JavaScript's `length` counts), so they are stable across renderings: the
  * fence's normalisation (G8) changes what is shown, never where a slice starts.
@@ -51,7 +51,7 @@ export function cutText(text: string, offset: number, maxChars: number): TextCut
 export const grouped = (n: number): string => n.toLocaleString("en-US");
 
 /**
- * How much mail text a model is shown (issue 13; docs/agent-runtime.md, "Text caps"). A 10 MB body used to go
+ * How much mail text a model is shown (bounded memory; docs/agent-runtime.md, "Text caps"). A 10 MB body used to go
  * whole into the model request and twice into the transcript (fenced, and again as quote-check text); now round 1
  * shows the start of each body and read_email reads on.
  *

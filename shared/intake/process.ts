@@ -65,7 +65,7 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
   if (!raw) throw new Error(`raw mail ${event.objectKey} not found (SES message ${event.sesMessageId})`);
   const admin = await deps.loadAdmin();
   const result = await gateMessage({
-    // A view, not a copy: a 10 MB mail held twice is 10 MB more peak memory (issue 13).
+    // A view, not a copy: a 10 MB mail held twice is 10 MB more peak memory.
     raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength),
     envelope: { sesMessageId: event.sesMessageId, recipients: event.recipients, mailFrom: event.mailFrom },
     config: deps.config,
@@ -244,7 +244,7 @@ async function confirmationIn(
 /**
  * One signed message is the proving signature itself: its d= (the From domain, G2's exact alignment) and its b=
  * (hashed). Nothing a relay or a replayer can add changes either without breaking the signature; a header added
- * on top (a second Message-ID: issue 20) is not part of the key. A resend by the author is a new signature.
+ * on top (a second Message-ID: only signed fields count, G2) is not part of the key. A resend by the author is a new signature.
  */
 async function isReplay(
   decision: Extract<Decision, { verdict: "accept" }>,

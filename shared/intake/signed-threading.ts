@@ -1,4 +1,4 @@
-// Threading reads only what the proving signature covers (G2, issue 20).
+// Threading reads only what the proving signature covers (G2).
 //
 // Message-ID, In-Reply-To and References decide which thread a mail joins, and so which earlier mail its run
 // may read. A relay or a replayer can add any header the signature does not name in h=; with no field twice

@@ -51,7 +51,7 @@ export async function storeAccepted(
   runId: string | null;
   threadId: string;
   joinRefused: string | null;
-  /** Threading fields the proving signature does not cover, ignored (issue 20): the caller logs them. */
+  /** Threading fields the proving signature does not cover, ignored: the caller logs them. */
   unsignedThreading: readonly string[];
 }> {
   const { event, decision, mail, config } = input;
@@ -103,7 +103,7 @@ export async function storeAccepted(
     attachments,
     hop: decision.hop,
     sesMessageId: event.sesMessageId,
-    // G6: a run this mail starts never mails its sender unasked (no failure notice, issue 21).
+    // G6: a run this mail starts never mails its sender unasked (no failure notice).
     ...(decision.automatic ? { automatic: true } : {}),
   };
   // touch() counts messages: only the first delivery may count this one.
@@ -139,7 +139,7 @@ function participantsOf(decision: Accepted): string[] {
 }
 
 /**
- * Which thread a mail joins (issue 14, thread grafting). In-Reply-To and References are the sender's own words,
+ * Which thread a mail joins (thread grafting). In-Reply-To and References are the sender's own words,
  * and Message-IDs travel in every reply and are often guessable: they may name a thread, but a mail joins it only
  * when its proven sender already took part in it (sent to it, was in a signed To or Cc of a mail in it, or was
  * written to by the agent in it). Otherwise it starts a new thread, and its run sees no earlier mail.

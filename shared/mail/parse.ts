@@ -27,7 +27,7 @@ export interface ParsedAttachment {
 /**
  * What postal-mime read. To and Cc are deliberately absent: who a mail addresses is read only from the signed
  * fields by the gate's strict parser (gate/signed-recipients.ts); postal-mime decodes encoded-words before it
- * parses addresses, so its reading of them is never used (issue 20).
+ * parses addresses, so its reading of them is never used.
  */
 export interface ParsedMail {
   readonly messageId: string | null;

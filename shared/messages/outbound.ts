@@ -4,7 +4,7 @@ import { type FailWithDetail, fail, type Ok } from "../result.ts";
 
 /**
  * Who started the run a send comes from: a proven sender's mail, or the operator's schedule (a responsibility).
- * Without an allow rule, a `sender` run writes only to the mail it answers (issue 20, shared/gate/outbound-reach.ts).
+ * Without an allow rule, a `sender` run writes only to the mail it answers (shared/gate/outbound-reach.ts).
  */
 export const RUN_STARTED_BY = ["sender", "schedule"] as const;
 export type RunStartedBy = (typeof RUN_STARTED_BY)[number];

@@ -10,7 +10,7 @@ import type {
 /**
  * SES event publishing records for a configuration set (SES Developer Guide, "Contents of event data that Amazon SES
  * publishes to Amazon SNS"; EventBridge delivers the same record as an event's `detail`): the four kinds Postern
- * records (issue 21), each with the fields it reads. Everything else in a record is passed over.
+ * records, each with the fields it reads. Everything else in a record is passed over.
  */
 const recipient = z.object({
   emailAddress: z.string().min(1).max(320),

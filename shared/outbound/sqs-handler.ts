@@ -35,7 +35,7 @@ export function outboundSqsHandler(
 }
 
 /**
- * SQS records of the delivery-events queue (SES's events through EventBridge, issue 21) → the agent's record of
+ * SQS records of the delivery-events queue (SES's events through EventBridge) → the agent's record of
  * each. An unreadable record fails, so the DLQ keeps it for an operator.
  */
 export function deliveryEventsSqsHandler(

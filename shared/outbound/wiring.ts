@@ -66,7 +66,7 @@ function mailbox(stores: Stores): OutboundMailbox {
         sesMessageId: s.sesMessageId,
       });
       // Everyone the agent wrote to takes part in the thread (Bcc too: they got the mail), so their replies may
-      // join it (issue 14); recorded before the Message-ID their replies will name.
+      // join it; recorded before the Message-ID their replies will name.
       await stores.threads.addParticipants(s.agent, s.threadId, [...s.to, ...s.cc, ...s.bcc].map(routingKey));
       // The recipients' replies reference SES's Message-ID: index it so they join this thread.
       await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId);
@@ -91,7 +91,7 @@ export function outboundDeps(input: {
 }): OutboundDeps {
   const { stores } = input;
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
-  // version per send, not a scan and not a second read for the agent (issue 13). Callers without a delivery loop
+  // version per send, not a scan and not a second read for the agent. Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
   const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
   const clock = input.clock ?? (() => new Date());

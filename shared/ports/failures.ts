@@ -8,8 +8,8 @@ import type { Logger } from "../logger.ts";
  * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
  * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
  * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
- * be sent; `run-failed`: a run ended `failed`, so its sender got no answer. A later delivery kind (webhooks,
- * issue 25) adds its class here and reports through the same port.
+ * be sent; `run-failed`: a run ended `failed`, so its sender got no answer. A later delivery kind (signed webhooks)
+ * adds its class here and reports through the same port.
  */
 export const FAILURE_CLASSES = [
   "send-failed",

@@ -30,7 +30,7 @@ export interface MessageRecord {
   readonly cc: string[];
   /**
    * Outbound only: who got the mail blind. Never shown to a model or another participant; read only to decide
-   * who may see this message (issue 14, same eyes). Absent on inbound mail and on older records.
+   * who may see this message (same eyes). Absent on inbound mail and on older records.
    */
   readonly bcc?: string[];
   readonly subject: string;
@@ -64,7 +64,7 @@ export interface MessageStore {
 }
 
 /**
- * Bodies up to this size are kept on the message item instead of in S3 (issue 13: an S3 PUT costs as much as eight
+ * Bodies up to this size are kept on the message item instead of in S3 (an S3 PUT costs as much as eight
  * DynamoDB write units, and each body was read back with a GET). 2 KiB adds at most two write units to the item
  * and two to its `byThread` index copy; most mail bodies, and nearly every reply an agent writes, fit.
  */

@@ -29,7 +29,7 @@ export interface RunRecord {
   /** S3 key of the transcript (`transcripts/<runId>.json`). */
   readonly transcriptKey: string;
   /**
-   * Whether the transcript at `transcriptKey` has been written (issue 21): agent-step reads it only then, so it
+   * Whether the transcript at `transcriptKey` has been written: agent-step reads it only then, so it
    * never needs S3 to say "no such key" (which takes s3:ListBucket). `false` at create; absent on older runs.
    */
   readonly transcriptSaved?: boolean;

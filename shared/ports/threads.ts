@@ -23,7 +23,7 @@ export interface ThreadIndex {
   newThreadId(): string;
   /**
    * Record who took part in a thread, by routing key: the proven sender and the signed To/Cc of a mail in it, and
-   * everyone the agent wrote to in it. Only these may join the thread later (issue 14: threading headers are
+   * everyone the agent wrote to in it. Only these may join the thread later (threading headers are
    * never trusted to decide who sees what). Idempotent; at most MAX_PARTICIPANTS_PER_MAIL keys per call.
    */
   addParticipants(agent: string, threadId: string, keys: readonly string[]): Promise<void>;

@@ -55,7 +55,7 @@ export interface AdminRepoDeps {
 /**
  * The admin version: one item in the `state` table, incremented after every admin write made through this
  * repository (the CLI, `admin import`, the console). A snapshot is reused while the version is unchanged, so the
- * per-mail path reads one item instead of scanning five tables four times per mail (issue 13).
+ * per-mail path reads one item instead of scanning five tables four times per mail.
  */
 export const ADMIN_VERSION_KEY = { pk: "admin#version", sk: "version" } as const;
 /**
@@ -76,7 +76,7 @@ export interface WriteOptions {
 
 /**
  * The toolkit every new agent is attached to, so a fresh agent can at least answer its mail: send_email, and
- * read_email, which every cut mail names as the way to read the rest (issue 13). read_email reaches no further
+ * read_email, which every cut mail names as the way to read the rest. read_email reaches no further
  * than round 1's context already does (the thread's mail the sender could see), so it widens nothing.
  */
 export const DEFAULT_TOOLKIT = {

@@ -4,7 +4,7 @@ import { type DeliveryEvent, deliveryEventsPk } from "../ports/delivery-events.t
 import { queryAll } from "./dynamo-util.ts";
 
 /**
- * An agent's delivery events (bounces, complaints, rejects, delivery delays; issue 21) as the delivery-events
+ * An agent's delivery events (bounces, complaints, rejects, delivery delays) as the delivery-events
  * function recorded them in the state table: one Query of the agent's partition, newest first.
  */
 export class DeliveryEventReads {

@@ -53,7 +53,7 @@ export class MessageRepo implements MessageStore {
 
   /**
    * Oldest first; with `newest`, only the thread's newest N (still oldest first). Through the `byThread` index, so
-   * a run reads its thread, not the agent's whole archive (issue 13: 1,559 read units at 30,000 archived messages
+   * a run reads its thread, not the agent's whole archive (1,559 read units at 30,000 archived messages
    * through a filtered partition query). The index is eventually consistent: a message written a moment ago may
    * be missing, which thread memory tolerates (the run's own message is read by key). Filtered to the agent: a
    * thread never spans agents (G12).

@@ -32,7 +32,7 @@ export interface RunEventRepoDeps {
 const MAX_SEQ_TRIES = 32;
 
 /**
- * Append-only run events (the trace), one conditional PutItem each (issue 13: the sequence number used to come
+ * Append-only run events (the trace), one conditional PutItem each (the sequence number used to come
  * from a counter on the run item, a second write per event). `seq` is the append time in microsecond-sized
  * steps: milliseconds × 1000 plus a per-container counter, so one container's events are strictly ordered and two
  * containers' interleave in time order (Lambda hosts' clocks are NTP-synchronised; rounds of one run follow each

@@ -162,7 +162,7 @@ export class StateRepo implements KeyValueState {
   /**
    * Several counters' values in one strongly consistent BatchGetItem (a missing counter is 0; like `increment`,
    * expiry is not looked at: counters are keyed by their window). A probe that reads instead of writing `by: 0`
-   * (issue 13: a conditional update costs a write unit even when it adds nothing). At most 100 keys.
+   * (a conditional update costs a write unit even when it adds nothing). At most 100 keys.
    */
   async counterValues(keys: readonly { pk: string; sk: string }[]): Promise<number[]> {
     if (keys.length === 0) return [];

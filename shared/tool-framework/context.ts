@@ -66,7 +66,7 @@ export interface Mailbox {
     opts?: { readonly anyThread?: boolean },
   ): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null>;
   /**
-   * A message of the run's own thread that the run's sender could see, with its body text (read_email, issue 13);
+   * A message of the run's own thread that the run's sender could see, with its body text (read_email);
    * else null. Always with the sender's own eyes, even on a call a staff toolkit widened: it reads on from what
    * round 1's context showed, never further (wider reads are search_emails' and read_attachment's). An HTML-only
    * mail's text is "" (G8: its body is never shown).

@@ -49,7 +49,7 @@ export function runTableContract(make: () => RunTable | Promise<RunTable>): void
       expect(await runs.get(runId)).toMatchObject({ round: 3 });
     });
 
-    it("a new run has no transcript; noting one says so (issue 21: the step reads a transcript only then)", async () => {
+    it("a new run has no transcript; noting one says so (the step reads a transcript only then)", async () => {
       const runs = await make();
       const { runId } = newRun();
       await runs.create(newRun(runId));

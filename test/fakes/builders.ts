@@ -188,6 +188,6 @@ export function countingTool(
 
 /**
  * The agent's whole archive, as a toolkit with `archiveScope: "agent"` sees it on a scheduled run (no sender): the
- * scope the mailbox tests use when they test the agent and thread bounds (G12) rather than same eyes (issue 14).
+ * scope the mailbox tests use when they test the agent and thread bounds (G12) rather than same eyes.
  */
 export const WHOLE: MailScope = { kind: "agent", sender: null };

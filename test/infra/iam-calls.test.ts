@@ -427,7 +427,7 @@ describe("calls that must never be allowed", () => {
     ],
     [
       "agent-step",
-      "list transcripts (a missing one is known from the run item, issue 21)",
+      "list transcripts (a missing one is known from the run item)",
       () => [
         {
           action: "s3:ListBucket",

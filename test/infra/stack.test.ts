@@ -107,7 +107,7 @@ describe("least privilege per function", () => {
     }
   });
 
-  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404 (issue 21)", () => {
+  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404", () => {
     for (const sts of Object.values(statements)) expect(grants(sts, "s3:ListBucket")).toEqual([]);
   });
 
@@ -307,7 +307,7 @@ describe("table keys are pinned", () => {
   });
 });
 
-/** Every work queue with its consumer: the pipeline's three and the delivery events' (issue 21). */
+/** Every work queue with its consumer: the pipeline's three and the delivery events'. */
 const workQueues = () => [
   ...(["verify", "agentStep", "outbound"] as const).map((name) => ({
     name,

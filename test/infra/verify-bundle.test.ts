@@ -23,7 +23,7 @@ const run = promisify(execFile);
 const NOW = "2026-06-01T00:00:00.000Z";
 /**
  * The issue-13 budget for the verify bundle (it was 2.7 MB): parse and compile time grow with it. Thread membership
- * (issue 14) took it to 1,364,797 bytes after the first slimming; leaving the default credential chain out
+ * took it to 1,364,797 bytes after the first slimming; leaving the default credential chain out
  * (VERIFY_STUBS) brought it back under, with room for the next feature to fail here rather than grow unnoticed.
  */
 const MAX_VERIFY_BUNDLE_BYTES = 1_300_000;
@@ -187,7 +187,7 @@ describe("the verify bundle (infra/bundling.ts VERIFY_STUBS)", () => {
     for (const f of files) expect(importersOf(f.stub), f.request).toEqual([f.importer]);
   });
 
-  it(`stays within ${(MAX_VERIFY_BUNDLE_BYTES / 1e6).toFixed(2)} MB (issue 13; bench/bundle.ts measures its cold start)`, () => {
+  it(`stays within ${(MAX_VERIFY_BUNDLE_BYTES / 1e6).toFixed(2)} MB (cold start; bench/bundle.ts measures its cold start)`, () => {
     expect(handlerBytes).toBeLessThanOrEqual(MAX_VERIFY_BUNDLE_BYTES);
   });
 

@@ -52,7 +52,7 @@ describe("the layer rules lint fails on", () => {
     ["layer 0 importing upwards", "shared/config/uses-mail.ts"],
     ["a handler importing rules past the wiring", "functions/verify/handler.ts"],
     ["an operator tool reaching the store past its ToolContext", "tools/reads-store.ts"],
-    // The tripwire for same eyes (issue 14): a tool that reads stored mail must go through ctx.mailbox.
+    // The tripwire for same eyes: a tool that reads stored mail must go through ctx.mailbox.
     [
       "a built-in tool reading stored mail past the scoped mailbox",
       "shared/tool-framework/builtin/reads-store.ts",

@@ -119,7 +119,7 @@ describe("egress gate (G13)", () => {
   });
 });
 
-describe("read_email on an external model (issue 13)", () => {
+describe("read_email on an external model", () => {
   // A cut mail names read_email, so it must work wherever round 1's context goes: it reads only the thread's mail
   // the sender could see (the same text round 1 shows any model), while wider reads stay record content.
   const tools = builtinTools();

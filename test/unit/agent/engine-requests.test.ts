@@ -166,7 +166,7 @@ describe("what the engine asks the outbound function to send", () => {
       },
     });
     make(scheduled, agent(), 1, call, "k", []);
-    // A staff toolkit that granted this call widens its reads to the agent's archive (issue 14).
+    // A staff toolkit that granted this call widens its reads to the agent's archive.
     make(replyRun(), agent(), 2, call, "k2", [kit("staff", ["search_emails"], { archiveScope: "agent" })]);
     const sender = JSON.stringify({ kind: "sender", sender: SENDER });
     expect(scopes).toEqual([

@@ -55,7 +55,7 @@ describe("quote check (G15)", () => {
   });
 });
 
-describe("acceptedText: what a run may quote (G15, issue 13)", () => {
+describe("acceptedText: what a run may quote (G15)", () => {
   const fence = (direction: "in" | "out", body: string, nonce = "cd".repeat(12)) => ({
     id: "m1",
     direction,
@@ -113,7 +113,7 @@ describe("acceptedText: what a run may quote (G15, issue 13)", () => {
   });
 });
 
-describe("the run's quote check takes what read_email showed (G15, issue 13)", () => {
+describe("the run's quote check takes what read_email showed (G15)", () => {
   const registry = new ToolRegistry([recordFactTool]);
   const checks = runCallChecks({
     config: config(),

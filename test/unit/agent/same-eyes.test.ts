@@ -16,7 +16,7 @@ import { addMessage, MemoryMailboxStore } from "../tools/memory-mailbox-store.ts
 import { AGENT, kit } from "./dispatch-harness.ts";
 
 /**
- * Same eyes (issue 14) and closed channels (G18) on the fakes: what a run's mailbox, thread memory and network
+ * Same eyes and closed channels (G18) on the fakes: what a run's mailbox, thread memory and network
  * tools may do, for each scope. The pipeline test (test/integration/same-eyes.test.ts) runs the same through SMTP.
  */
 

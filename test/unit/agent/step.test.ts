@@ -54,7 +54,7 @@ describe("runStep", () => {
       },
     ];
     expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2, results }]);
-    // One transcript write per round (issue 13): the turn; its results ride with the next round's message.
+    // One transcript write per round: the turn; its results ride with the next round's message.
     const t = await w.transcripts.load(runId);
     expect(t?.lastRound).toBe(1);
     expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -269,7 +269,7 @@ describe("runStep", () => {
   });
 });
 
-describe("a missing transcript is known from the run item, never from the store (issue 21)", () => {
+describe("a missing transcript is known from the run item, never from the store", () => {
   const loads = (w: ReturnType<typeof world>) => {
     const seen = { loads: 0 };
     const deps = {
@@ -340,7 +340,7 @@ describe("a missing transcript is known from the run item, never from the store 
   });
 });
 
-describe("what a step message knows about its run (issue 13: reads skipped, heeded only on a first claim)", () => {
+describe("what a step message knows about its run (reads skipped, heeded only on a first claim)", () => {
   const counting = (w: ReturnType<typeof world>) => {
     const seen = { loads: 0, afterRuns: 0 };
     const deps = {

@@ -57,7 +57,7 @@ const ceoMail = (headers: string[], extra: Partial<MessageParts> = {}) =>
     headers,
   );
 
-describe("a replayed mail with headers added on top (issue 20)", () => {
+describe("a replayed mail with headers added on top", () => {
   it.each([
     ["a prepended Message-ID", ["Message-ID: <fresh@evil.example>"]],
     ["a prepended Date", ["Date: Mon, 30 Nov 2026 09:00:00 +0000"]],

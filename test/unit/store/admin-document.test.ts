@@ -61,7 +61,7 @@ describe("checkDocument", () => {
   });
 });
 
-describe("checkDocument against the deployment (issue 21)", () => {
+describe("checkDocument against the deployment", () => {
   it("refuses an agent at a domain that is not registered, naming the registered ones", () => {
     const r = checkDocument({ agents: [{ ...suzie, address: "bad@other.com" }] }, none);
     expect(issuesOf(r)).toEqual([

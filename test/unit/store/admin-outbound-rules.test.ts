@@ -19,7 +19,7 @@ import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { EMPTY_ADMIN, testCatalog } from "../../helpers/admin-catalog.ts";
 
 /**
- * Outbound rules as admin state (issue 14): validated on read and failing closed, checked as part of a document,
+ * Outbound rules as admin state: validated on read and failing closed, checked as part of a document,
  * and imported in an order that never lets mail out further than the state before or the state after.
  */
 

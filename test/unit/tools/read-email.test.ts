@@ -11,7 +11,7 @@ import type { ToolContext } from "../../../shared/tool-framework/context.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 
-// read_email (issue 13): reads on in a cut mail, one bounded, fenced slice at a time, only within the run's thread
+// read_email: reads on in a cut mail, one bounded, fenced slice at a time, only within the run's thread
 // and only what the run's sender could see (G12, same eyes), whatever scope a toolkit widened the call to.
 
 const A = "helpdesk@agents.example.net";
