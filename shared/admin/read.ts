@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Logger } from "../logger.ts";
+import type { Item } from "../ports/state.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
 import {
   type AccessRuleItem,
@@ -18,7 +19,6 @@ import {
 } from "./schema.ts";
 
 /** One raw admin-table item as the store returns it, before validation. */
-export type Item = Record<string, unknown>;
 
 /**
  * Validation on read, per admin table. Every item read from DynamoDB passes through here before anything uses

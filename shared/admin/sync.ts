@@ -1,10 +1,10 @@
 import type { Logger } from "../logger.ts";
+import type { Item } from "../ports/state.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { checkDocument, type DocumentCheck } from "./document.ts";
 import type { AdminIssue } from "./issues.ts";
 import {
   type AdminTable,
-  type Item,
   readAccessRules,
   readAgents,
   readApprovers,

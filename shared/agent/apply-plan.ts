@@ -1,26 +1,25 @@
 import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
 import { routingKey } from "../gate/access.ts";
 import type { ConfirmMessage, Unclear } from "../messages/agent-step.ts";
-import type { PlanRecord, StoredOperation } from "../ports/plans.ts";
+import type { PlanPort, PlanRecord, StoredOperation } from "../ports/plans.ts";
 import type { ToolContext } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import { planHash } from "./plan.ts";
-import type { PlanPort } from "./plan-ports.ts";
-import type { BudgetGate, RunEventSink, RunRecord } from "./ports.ts";
+import type { BudgetGate, LoadedRun, RunEventSink } from "./ports.ts";
 import { checkToolCall } from "./toolkits.ts";
 
 export interface ApplyDeps {
   readonly plans: PlanPort;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly registry: ToolRegistry;
-  getRun(runId: string): Promise<RunRecord | null>;
-  checks(run: RunRecord, agent: AgentItem): readonly CallCheck[];
+  getRun(runId: string): Promise<LoadedRun | null>;
+  checks(run: LoadedRun, agent: AgentItem): readonly CallCheck[];
   readonly budgets: BudgetGate;
   readonly cache: ToolResultCache;
   makeToolContext(
-    run: RunRecord,
+    run: LoadedRun,
     agent: AgentItem,
     call: ToolCallRequest,
     key: string,
@@ -30,7 +29,7 @@ export interface ApplyDeps {
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
   notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
   /** Give the agent a new round with the results. */
-  continueRun(run: RunRecord, agent: AgentItem, summary: string, results: readonly OpResult[]): Promise<void>;
+  continueRun(run: LoadedRun, agent: AgentItem, summary: string, results: readonly OpResult[]): Promise<void>;
   now(): Date;
 }
 
@@ -72,7 +71,7 @@ export type ApplyOutcome =
   | { readonly status: "refused"; readonly reason: ApplyRefusal };
 
 /** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
-export function approversFor(plan: PlanRecord, run: RunRecord, admin: AdminSnapshot): Set<string> {
+export function approversFor(plan: PlanRecord, run: LoadedRun, admin: AdminSnapshot): Set<string> {
   const kits = new Set(plan.ops.flatMap((o) => o.toolkits));
   const out = new Set(admin.approvers.filter((a) => kits.has(a.toolkit)).map((a) => routingKey(a.address)));
   if (run.sender && admin.toolkits.some((k) => kits.has(k.id) && k.confirmBySender))
@@ -164,7 +163,7 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
 async function applyOne(
   op: StoredOperation,
   index: number,
-  ctx: { run: RunRecord; agent: AgentItem; admin: AdminSnapshot; deps: ApplyDeps },
+  ctx: { run: LoadedRun; agent: AgentItem; admin: AdminSnapshot; deps: ApplyDeps },
 ): Promise<ToolResult> {
   const { run, agent, admin, deps } = ctx;
   const gate = checkToolCall(

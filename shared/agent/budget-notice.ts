@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import type { AgentItem } from "../admin/schema.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
 import { noticeRequest } from "../messages/outbound.ts";
-import type { BudgetReason, RunRecord } from "./ports.ts";
+import type { BudgetReason, LoadedRun } from "./ports.ts";
 
 /**
  * The "budget exceeded" notice (G10) to a run's proven sender; a scheduled run has nobody to tell. Its request id
  * is the sender and the day, so the outbound sends at most one a day to a sender however often it is asked to.
  */
 export function budgetNoticeRequest(
-  run: RunRecord,
+  run: LoadedRun,
   agent: AgentItem,
   reason: BudgetReason,
   now: Date,

@@ -2,7 +2,7 @@ import type { AgentItem } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { tokensProcessed, type Usage } from "../model/types.ts";
 import { type Fail, fail, type Ok, ok } from "../result.ts";
-import type { BudgetGate, BudgetReason, BudgetVerdict, RunRecord } from "./ports.ts";
+import type { BudgetGate, BudgetReason, BudgetVerdict, LoadedRun } from "./ports.ts";
 
 /** The slice of the state repository budgets need: atomic bounded counters and once-only markers. */
 export interface CounterStore {
@@ -34,7 +34,7 @@ export function createBudgetGate(opts: {
   config: DeploymentConfig;
   now: () => Date;
   /** Sends the "budget exceeded" notice; called at most once per sender per day. */
-  notify(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
+  notify(run: LoadedRun, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }): BudgetGate {
   const { counters, config } = opts;
   return {
@@ -109,7 +109,7 @@ async function withinCap(
 /** A new run counts against the agent's runs for the day, then its sender's. */
 async function countRun(
   counters: CounterStore,
-  run: RunRecord,
+  run: LoadedRun,
   agent: AgentItem,
   d: string,
   c: DailyCaps,
@@ -147,7 +147,7 @@ async function countRun(
  */
 async function probeTokens(
   counters: CounterStore,
-  run: RunRecord,
+  run: LoadedRun,
   agent: AgentItem,
   d: string,
   c: DailyCaps,

@@ -5,7 +5,7 @@ import type { ApplyDeps } from "./apply-plan.ts";
 import { closedChannelCheck, restrictedReadCheck } from "./channels.ts";
 import type { CallCheck } from "./dispatch.ts";
 import { egressCheck } from "./egress.ts";
-import type { ChannelState, RunRecord, StepDeps } from "./ports.ts";
+import type { ChannelState, LoadedRun, StepDeps } from "./ports.ts";
 import { acceptedText, quoteCheck } from "./quote-check.ts";
 
 interface CheckSources {
@@ -16,7 +16,7 @@ interface CheckSources {
 }
 
 /** G18: a closed run's network tools reach only allowed hosts; a restricted read closes the run's channels. */
-function channelChecks(src: CheckSources, run: RunRecord): CallCheck[] {
+function channelChecks(src: CheckSources, run: LoadedRun): CallCheck[] {
   const opts = { runId: run.runId, channel: src.channel, registry: src.registry };
   return [closedChannelCheck(opts), restrictedReadCheck({ ...opts, policy: src.config.egress })];
 }

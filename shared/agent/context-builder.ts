@@ -3,7 +3,7 @@ import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } 
 import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../gate/text-cut.ts";
 import { bodyText, type MessageRecord } from "../ports/messages.ts";
 import { seenBy } from "./mail-scope.ts";
-import type { ContextBuilder, RunRecord, Transcript } from "./ports.ts";
+import type { ContextBuilder, LoadedRun, Transcript } from "./ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
 
 export interface ContextSources {
@@ -22,7 +22,7 @@ export interface ContextSources {
     threadId: string,
   ): Promise<readonly { at: string; runId: string; tool: string; ok: boolean; reason?: string }[]>;
   /** Resolver output for this run, already gated and fenced (shared/agent/resolvers.ts). */
-  resolve?(run: RunRecord, agent: AgentItem): Promise<readonly string[]>;
+  resolve?(run: LoadedRun, agent: AgentItem): Promise<readonly string[]>;
 }
 
 /** Earlier messages shown from a thread; older ones are summarised by count. */
@@ -41,7 +41,7 @@ const HISTORY_WINDOW = 3 * MAX_HISTORY;
  */
 export function createContextBuilder(sources: ContextSources): ContextBuilder {
   return {
-    async initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">> {
+    async initial(run: LoadedRun, agent: AgentItem): Promise<Omit<Transcript, "lastRound">> {
       const system = systemPrompt(agent);
       const context = (await sources.resolve?.(run, agent)) ?? [];
       if (run.trigger.kind === "responsibility") {
@@ -97,7 +97,7 @@ type ThreadMessage = MessageRecord & { fromName?: string };
  */
 async function threadHistory(
   sources: ContextSources,
-  run: RunRecord,
+  run: LoadedRun,
   current: ThreadMessage,
 ): Promise<{ blocks: string[]; untrusted: string[] }> {
   const window = await sources.listThread(run.agent, current.threadId, { newest: HISTORY_WINDOW });
@@ -166,7 +166,7 @@ function noteOf(m: ThreadMessage, body: ShownBody): { note?: string } {
 /** What this agent did earlier in the thread, in other runs: engine-written lines (tool names and outcomes only). */
 async function earlierActions(
   sources: ContextSources,
-  run: RunRecord,
+  run: LoadedRun,
   threadId: string,
 ): Promise<string | null> {
   const actions = ((await sources.activity?.(run.agent, threadId)) ?? []).filter(

@@ -1,7 +1,6 @@
 import type { StepMessage } from "../messages/agent-step.ts";
 import type { ApplyDeps, OpResult } from "./apply-plan.ts";
-import type { Transcript, TranscriptStore } from "./ports.ts";
-import type { RunTable } from "./store-ports.ts";
+import type { RunTable, Transcript, TranscriptStore } from "./ports.ts";
 import { capResultText } from "./tool-result.ts";
 
 /**

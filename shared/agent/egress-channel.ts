@@ -1,3 +1,4 @@
+import { STATE_KEYS } from "../config/tables.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyValueState } from "../ports/state.ts";
 import type { ClosedBecause, EgressChannel, RunEventSink } from "./ports.ts";
@@ -5,7 +6,7 @@ import type { ClosedBecause, EgressChannel, RunEventSink } from "./ports.ts";
 /** How long a run's closed-channel marker is kept: well past any run's life (runs end within hours). */
 const CLOSED_TTL_SECONDS = 30 * 24 * 3600;
 
-const markerPk = (runId: string) => `channel#${runId}`;
+const markerPk = STATE_KEYS.channel;
 
 /**
  * G18's channel state in the `state` table: one conditional write when a run's channels close (so only the first

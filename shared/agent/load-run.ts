@@ -1,9 +1,8 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
 import { shownDisplayName } from "../gate/fence.ts";
 import type { Logger } from "../logger.ts";
-import type { RunRecord } from "./ports.ts";
+import type { LoadedRun, RunTable, StoredMessage } from "./ports.ts";
 import type { RunFailures } from "./run-failure.ts";
-import type { RunTable, StoredMessage } from "./store-ports.ts";
 
 export interface RunSources {
   readonly runs: Pick<RunTable, "get" | "finish">;
@@ -19,7 +18,7 @@ export interface RunSources {
  * proven sender as verify stored it (G17), never anything the model said. A run whose trigger is gone (a deleted
  * responsibility, a lost message) ends failed rather than hanging, and reads as missing.
  */
-export async function loadRun(runId: string, deps: RunSources): Promise<RunRecord | null> {
+export async function loadRun(runId: string, deps: RunSources): Promise<LoadedRun | null> {
   const run = await deps.runs.get(runId);
   if (!run) return null;
   const base = {

@@ -1,7 +1,7 @@
 import type { ToolkitItem } from "../admin/schema.ts";
 import { routingKey } from "../mail/routing-key.ts";
 import type { MessageRecord } from "../ports/messages.ts";
-import type { RunRecord } from "./ports.ts";
+import type { LoadedRun } from "./ports.ts";
 
 /**
  * Whose eyes a read of stored mail uses (same eyes). Two allowed senders of one agent are not one person:
@@ -53,7 +53,7 @@ export function widerThanSender(scope: MailScope, m: Addressed): boolean {
  * The scope of one tool call: from the run's proven sender, widened only by a toolkit that granted this very call
  * (a staff toolkit's `archiveScope` does not leak into the same tool granted by a customer-facing toolkit).
  */
-export function scopeForCall(run: RunRecord, grantedBy: readonly ToolkitItem[]): MailScope {
+export function scopeForCall(run: LoadedRun, grantedBy: readonly ToolkitItem[]): MailScope {
   if (run.trigger.kind === "responsibility")
     return run.trigger.responsibility.archiveScope === "agent"
       ? { kind: "agent", sender: null }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
-import { PREFIXES } from "../config/tables.ts";
+import { PREFIXES, STATE_KEYS } from "../config/tables.ts";
 import type { Blobs } from "../ports/blobs.ts";
 import { type AttachmentRef, bodyText, type MessageRecord, type MessageStore } from "../ports/messages.ts";
 import type { KeyValueState } from "../ports/state.ts";
@@ -51,7 +51,7 @@ export interface AttachmentScope {
 /** Newest messages an `anyThread` attachment lookup looks through: the lookup is bounded like a search. */
 const MAX_ATTACHMENT_SCAN = 1000;
 
-const filesPk = (agent: string): string => `file#${agent}`;
+const filesPk = STATE_KEYS.files;
 const agentFilesPrefix = (agent: string): string => `${PREFIXES.files}${agent}/`;
 /** Created-file ids become part of an S3 key: no `/`, no `..`, nothing to climb out of the agent's prefix with. */
 const FILE_ID = /^file-[0-9T]{18}-[0-9a-f]{8}$/;

@@ -1,11 +1,11 @@
 import type { AdminSnapshot } from "../admin/schema.ts";
 import { formatCode } from "../mail/confirm-reading.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
+import type { PlanBook } from "../ports/plans.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
 import { newConfirmCode, planHash } from "./plan.ts";
-import type { PlanBook } from "./plan-ports.ts";
-import type { RunEventSink, RunRecord, StepDeps } from "./ports.ts";
+import type { LoadedRun, RunEventSink, StepDeps } from "./ports.ts";
 
 /** How long a confirm card's code stays valid. */
 export const PLAN_TTL_MS = 24 * 3600 * 1000;
@@ -14,7 +14,7 @@ export const PLAN_TTL_MS = 24 * 3600 * 1000;
  * Whom the card is addressed to: the approvers as listed (their routing keys are what confirm), and the run's
  * proven sender when they may confirm. Unfiltered: the sender can also be a listed approver.
  */
-export function cardAddressees(approvers: readonly string[], run: RunRecord, admin: AdminSnapshot): string[] {
+export function cardAddressees(approvers: readonly string[], run: LoadedRun, admin: AdminSnapshot): string[] {
   const to = admin.approvers.filter((a) => approvers.includes(a.address.toLowerCase())).map((a) => a.address);
   if (approvers.includes(run.sender?.routingKey ?? "")) to.push(run.sender?.address ?? "");
   return to;

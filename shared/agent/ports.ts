@@ -3,14 +3,13 @@ import type { DeploymentConfig } from "../config/schema.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/agent-step.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
+import type { RunRecord, RunState } from "../ports/runs.ts";
 import type { Fail, Ok } from "../result.ts";
 import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
 import type { RunFailures } from "./run-failure.ts";
-
-export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
 
 /**
  * Why a run ended, as the run table and the `run-finished` event record it; operators search for these. The step
@@ -29,8 +28,8 @@ export type RunEndReason =
   | BudgetReason
   | ModelFailureReason;
 
-/** A run as the step loop needs it (the run repository's record, narrowed). */
-export interface RunRecord {
+/** A run as the step loop needs it: the run record (shared/ports/runs.ts) with its trigger and sender loaded. */
+export interface LoadedRun {
   readonly runId: string;
   readonly agent: string;
   readonly kind: "reply" | "scheduled";
@@ -39,7 +38,7 @@ export interface RunRecord {
   readonly state: RunState;
   readonly correlationId: string;
   readonly createdAt: string;
-  /** StoredRun.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
+  /** RunRecord.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
   readonly transcriptSaved?: boolean;
 }
 
@@ -77,11 +76,11 @@ export interface RoundLedger {
 }
 
 export interface RunStore {
-  get(runId: string): Promise<RunRecord | null>;
+  get(runId: string): Promise<LoadedRun | null>;
   finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
-  /** Record that the run's transcript is written, right after its first save (RunRecord.transcriptSaved). */
+  /** Record that the run's transcript is written, right after its first save (LoadedRun.transcriptSaved). */
   noteTranscript(runId: string): Promise<void>;
 }
 
@@ -135,15 +134,15 @@ export type BudgetVerdict = Ok | Fail<BudgetReason>;
 
 /** Per-sender and per-agent budgets (G10), atomic counters checked before inference. */
 export interface BudgetGate {
-  beforeInference(run: RunRecord, agent: AgentItem, round: number): Promise<BudgetVerdict>;
-  afterInference(run: RunRecord, agent: AgentItem, usage: Usage): Promise<void>;
+  beforeInference(run: LoadedRun, agent: AgentItem, round: number): Promise<BudgetVerdict>;
+  afterInference(run: LoadedRun, agent: AgentItem, usage: Usage): Promise<void>;
   /** At most one notice per sender per day; called when a budget stops a run. */
-  notifyExceeded(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
+  notifyExceeded(run: LoadedRun, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }
 
 /** Builds round 1's conversation: the agent's instructions + standing rules, and the fenced untrusted input. */
 export interface ContextBuilder {
-  initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">>;
+  initial(run: LoadedRun, agent: AgentItem): Promise<Omit<Transcript, "lastRound">>;
 }
 
 export interface StepDeps {
@@ -169,7 +168,7 @@ export interface StepDeps {
   readonly cache: ToolResultCache;
   enqueue(message: StepMessage): Promise<void>;
   makeToolContext(
-    run: RunRecord,
+    run: LoadedRun,
     agent: AgentItem,
     round: number,
     call: ToolCallRequest,
@@ -177,20 +176,104 @@ export interface StepDeps {
     /** The toolkits that granted the call (G11): what its tool may read follows from them. */
     grantedBy: readonly ToolkitItem[],
   ): ToolContext;
-  checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
+  checks?(run: LoadedRun, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
   /** G14: a call to a `confirm` tool adds an operation to the run's plan instead of running. */
   propose?(
-    run: RunRecord,
+    run: LoadedRun,
     agent: AgentItem,
     call: ToolCallRequest,
     input: unknown,
     toolkits: readonly string[],
   ): Promise<ToolResult>;
   /** Called once when a run ends (e.g. to mail the confirm card for its plan). */
-  afterRun?(run: RunRecord, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
+  afterRun?(run: LoadedRun, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
   readonly logger: Logger;
   /** G19: a run that ends `failed` is reported, and its proven sender told at most once a day. */
   readonly runFailures: RunFailures;
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;
+}
+
+// The records the agent's rules read and write below the step loop (runs as the run table keeps them, the trace,
+// the thread's activity). shared/agent/wiring.ts implements them over the store.
+
+/**
+ * The records the agent's rules read and write below the step loop's own ports (ports.ts): runs as the run table
+ * keeps them, the trace, the thread's activity. shared/agent/wiring.ts implements them over the store.
+ */
+
+/**
+ * The run record (shared/ports/runs.ts) narrowed to what the agent's rules read: its trigger by id (the message,
+ * or the responsibility). A Pick, not a copy, so a field changes in one place.
+ */
+export type StoredRun = Pick<
+  RunRecord,
+  | "runId"
+  | "agent"
+  | "kind"
+  | "state"
+  | "messageId"
+  | "responsibilityId"
+  | "sender"
+  | "threadId"
+  | "maxRounds"
+  | "correlationId"
+  | "createdAt"
+  | "transcriptSaved"
+>;
+
+export type NewStoredRun = Omit<StoredRun, "state" | "createdAt" | "transcriptSaved">;
+
+export interface RunTable {
+  get(runId: string): Promise<StoredRun | null>;
+  /** Conditional: `ok: false` when the run already exists. */
+  create(run: NewStoredRun): Promise<{ readonly ok: boolean }>;
+  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
+  /** Record that `round` started (display only; the round ledger decides). */
+  noteRound(runId: string, round: number): Promise<void>;
+  /** Record that the run's transcript is written (StoredRun.transcriptSaved); a missing run is no error. */
+  noteTranscript(runId: string): Promise<void>;
+}
+
+/** The accepted inbound message a reply run answers, as verify stored it. */
+export interface StoredMessage {
+  readonly id: string;
+  readonly threadId: string;
+  readonly subject: string | null;
+  readonly headerMessageId: string | null;
+  /** The DKIM-proven From address. */
+  readonly from: string;
+  /** The From display name as written; shown only through the fence's rules. */
+  readonly fromName?: string;
+}
+
+/** One trace event as stored. */
+export interface TraceEvent {
+  readonly type: string;
+  readonly round: number;
+  readonly at: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** Why the trace refused an event (the store's run-event repository): an event over 32 KB. */
+export type RunEventRefusal = "too-large";
+
+/** The run's trace, append-only. An append can be refused (an event too large to store). */
+export interface RunEventLog {
+  append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
+}
+
+/** One tool call of an agent in a thread, as a later run in the thread is shown it. */
+export interface ActivityEntry {
+  readonly at: string;
+  readonly runId: string;
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly reason?: string;
+}
+
+export interface ThreadActivityLog {
+  /** Once per call: a re-recorded call is written once. */
+  record(agent: string, threadId: string, callId: string, entry: ActivityEntry): Promise<void>;
+  list(agent: string, threadId: string): Promise<readonly ActivityEntry[]>;
 }

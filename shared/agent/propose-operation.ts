@@ -1,7 +1,7 @@
+import type { PlanBook } from "../ports/plans.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import { success, toolFailure } from "../tool-framework/tool.ts";
 import { canonicalJson } from "./plan.ts";
-import type { PlanBook } from "./plan-ports.ts";
 import type { StepDeps } from "./ports.ts";
 
 /**

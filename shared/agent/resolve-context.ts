@@ -4,9 +4,8 @@ import type { Logger } from "../logger.ts";
 import type { Resolver } from "../tool-framework/resolver.ts";
 import { restrictedReadCheck } from "./channels.ts";
 import { egressCheck } from "./egress.ts";
-import type { ChannelState, RunRecord } from "./ports.ts";
+import type { ChannelState, LoadedRun, RunEventLog } from "./ports.ts";
 import { runResolvers } from "./resolvers.ts";
-import type { RunEventLog } from "./store-ports.ts";
 
 /**
  * Round 1's resolver context (ContextSources.resolve): the operator's resolvers this run may use, each result
@@ -21,7 +20,7 @@ export function resolveContext(deps: {
   readonly log: RunEventLog;
   now(): Date;
   readonly logger: Logger;
-}): (run: RunRecord, agent: AgentItem) => Promise<readonly string[]> {
+}): (run: LoadedRun, agent: AgentItem) => Promise<readonly string[]> {
   const { resolvers, config } = deps;
   const byName = new Map(resolvers.map((r) => [r.name, r]));
   return async (run, agent) => {

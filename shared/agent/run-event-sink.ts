@@ -1,6 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { RunEventSink } from "./ports.ts";
-import type { RunEventLog, RunTable, ThreadActivityLog } from "./store-ports.ts";
+import type { RunEventLog, RunEventSink, RunTable, ThreadActivityLog } from "./ports.ts";
 
 export interface RunEventSinkDeps {
   readonly log: RunEventLog;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { noticeRequest, type OutboundRequest } from "../messages/outbound.ts";
 import type { FailureSink, SenderNoticeOutcome } from "../ports/failures.ts";
 import type { VerifiedSender } from "../tool-framework/context.ts";
-import type { RunEndReason, RunRecord } from "./ports.ts";
+import type { LoadedRun, RunEndReason } from "./ports.ts";
 
 /** A run that ended `failed`, as far as whoever failed it knows it (the step loop, or a last delivery). */
 export interface FailedRun {
@@ -15,7 +15,7 @@ export interface FailedRun {
   readonly messageId: string | null;
 }
 
-export function failedRunOf(run: RunRecord): FailedRun {
+export function failedRunOf(run: LoadedRun): FailedRun {
   return {
     runId: run.runId,
     agent: run.agent,

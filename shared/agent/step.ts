@@ -4,12 +4,12 @@ import type {
   AssistantMessage,
   Message,
   ModelFailureReason,
-  ToolResult as ModelToolResult,
+  ToolResultPart,
   ToolResultsMessage,
 } from "../model/types.ts";
 import { type ToolResult, toolFailure } from "../tool-framework/tool.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
-import type { RunEndReason, RunRecord, StepDeps, Transcript } from "./ports.ts";
+import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "./ports.ts";
 import { failedRunOf } from "./run-failure.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { type RunGateInput, toolsForRun } from "./toolkits.ts";
@@ -37,7 +37,7 @@ export const MAX_CALLS_PER_ROUND = 16;
 /** One round of one run, as the parts of a step share it. */
 interface Round {
   readonly deps: StepDeps;
-  readonly run: RunRecord;
+  readonly run: LoadedRun;
   readonly agent: AgentItem;
   readonly gate: RunGateInput;
   readonly round: number;
@@ -254,7 +254,7 @@ async function answerTurn(
   r: Round,
   turn: AssistantMessage,
   transcript: Transcript,
-): Promise<ModelToolResult[] | null> {
+): Promise<ToolResultPart[] | null> {
   // Resumed after the results were saved (a crash before the next round was enqueued): do not answer twice.
   const answered = transcript.lastRound === r.round && transcript.messages.at(-1)?.role === "tool";
   if (answered) return null;
@@ -270,7 +270,7 @@ async function answerTurn(
 export function endsWithReply(
   r: Pick<Round, "agent">,
   turn: AssistantMessage,
-  results: readonly ModelToolResult[],
+  results: readonly ToolResultPart[],
 ): boolean {
   if (r.agent.continueAfterReply === true) return false;
   if (turn.toolCalls.length !== 1 || results.length !== 1) return false;
@@ -281,7 +281,7 @@ export function endsWithReply(
   return typeof input === "object" && input !== null && input.mode === "reply";
 }
 
-function withResults(transcript: Transcript, results: readonly ModelToolResult[]): Transcript {
+function withResults(transcript: Transcript, results: readonly ToolResultPart[]): Transcript {
   return {
     ...transcript,
     messages: [...transcript.messages, { role: "tool", results } satisfies ToolResultsMessage],
@@ -289,12 +289,12 @@ function withResults(transcript: Transcript, results: readonly ModelToolResult[]
 }
 
 /** Small enough for the step message and free of media (images and documents are never carried). */
-function carryable(results: readonly ModelToolResult[]): boolean {
+function carryable(results: readonly ToolResultPart[]): boolean {
   if (results.some((x) => x.attachments && x.attachments.length > 0)) return false;
   return stepMessageSchema.shape.results.safeParse(results.map(carriedResult)).success;
 }
 
-function carriedResult(x: ModelToolResult): CarriedResult {
+function carriedResult(x: ToolResultPart): CarriedResult {
   return { toolCallId: x.toolCallId, isError: x.isError, content: x.content };
 }
 
@@ -303,10 +303,10 @@ async function runToolCalls(
   turn: AssistantMessage,
   c: Round,
   transcript: Transcript,
-): Promise<ModelToolResult[]> {
+): Promise<ToolResultPart[]> {
   const { deps, run, agent, gate, record } = c;
   const msg = { round: c.round };
-  const results: ModelToolResult[] = [];
+  const results: ToolResultPart[] = [];
   const checks = deps.checks?.(run, transcript, agent) ?? [];
   const seenIds = new Set<string>();
   for (const [i, call] of turn.toolCalls.entries()) {
@@ -436,7 +436,7 @@ function lastAssistant(messages: readonly Message[]): AssistantMessage {
   throw new Error("transcript has no assistant turn to resume");
 }
 
-function errorResult(id: string, reason: TurnRefusal, detail: string): ModelToolResult {
+function errorResult(id: string, reason: TurnRefusal, detail: string): ToolResultPart {
   return toModelToolResult(id, toolFailure(reason, detail));
 }
 

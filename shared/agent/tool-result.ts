@@ -1,5 +1,5 @@
 import { grouped, safeCutIndex } from "../gate/text-cut.ts";
-import type { MediaBlock, ToolResult as ModelToolResult } from "../model/types.ts";
+import type { MediaBlock, ToolResultPart } from "../model/types.ts";
 import type { ToolResult } from "../tool-framework/tool.ts";
 
 /**
@@ -16,7 +16,7 @@ export const MAX_RESULT_TEXT_BYTES = 64 * 1024;
 export const MAX_ERROR_DETAIL_CHARS = 2000;
 
 /** Map a tool's result to what the model reads. Failures carry their stable reason so the model can react. */
-export function toModelToolResult(callId: string, result: ToolResult): ModelToolResult {
+export function toModelToolResult(callId: string, result: ToolResult): ToolResultPart {
   if (!result.ok) {
     return {
       toolCallId: callId,

@@ -1,6 +1,7 @@
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Resources } from "../config/resources.ts";
+import { PREFIXES, STATE_KEYS } from "../config/tables.ts";
 import type { Logger } from "../logger.ts";
 import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type { OutboundRequest } from "../messages/outbound.ts";
@@ -33,13 +34,12 @@ import type { StepHandlerDeps } from "./handle-message.ts";
 import { loadRun } from "./load-run.ts";
 import { createMailbox } from "./mailbox.ts";
 import { sendPlanCard } from "./plan-card.ts";
-import type { StepDeps, Transcript, TranscriptStore } from "./ports.ts";
+import type { RunTable, StepDeps, Transcript, TranscriptStore } from "./ports.ts";
 import { proposeOperation } from "./propose-operation.ts";
 import { resolveContext } from "./resolve-context.ts";
 import { createRunEventSink } from "./run-event-sink.ts";
 import { type RunFailures, runFailures } from "./run-failure.ts";
 import { startDueRuns } from "./start-scheduled.ts";
-import type { RunTable } from "./store-ports.ts";
 import { toolContextFactory } from "./tool-context.ts";
 
 /**
@@ -86,7 +86,7 @@ interface Wired {
   enqueue(message: StepMessage): Promise<void>;
 }
 
-const transcriptKey = (runId: string) => `transcripts/${runId}.json`;
+const transcriptKey = (runId: string) => `${PREFIXES.transcripts}${runId}.json`;
 
 /** The run repository as the agent's run table; a run's transcript key is derived from its id. */
 function runTable(runs: RunRepo): RunTable {
@@ -112,11 +112,16 @@ function transcriptStore(blobs: BlobStore): TranscriptStore {
 function toolResultCache(state: StateRepo): ToolResultCache {
   return {
     async get(key) {
-      const item = await state.get(`toolres#${key}`, "result");
+      const item = await state.get(STATE_KEYS.toolResult(key), "result");
       return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
     },
     async put(key, result) {
-      await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
+      await state.putIfAbsent(
+        STATE_KEYS.toolResult(key),
+        "result",
+        { result: JSON.stringify(result) },
+        30 * 24 * 3600,
+      );
     },
   };
 }
@@ -187,8 +192,14 @@ function failureDeps(w: Wired): RunFailures {
       now,
     }),
     firstNoticeToday: async (agent, sender, day) =>
-      (await stores.state.putIfAbsent(`runfailnotice#${agent}#${sender}`, day, {}, NOTICE_MARK_TTL_SECONDS))
-        .ok,
+      (
+        await stores.state.putIfAbsent(
+          STATE_KEYS.runFailureNotice(agent, sender),
+          day,
+          {},
+          NOTICE_MARK_TTL_SECONDS,
+        )
+      ).ok,
     isAutomatic: async (agent, id) => (await w.message(agent, id))?.automatic === true,
     sendOutbound: w.sendOutbound,
     now,

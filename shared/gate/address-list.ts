@@ -8,13 +8,13 @@
 // never an address, a group is expanded to its members, and anything the strict parser refuses is no
 // address: not for "addressed", not for reply-all, not for thread membership.
 
-import type { AddressRefusal, Mailbox, ParseFromOptions } from "./address.ts";
+import type { AddressRefusal, ParsedAddress, ParseFromOptions } from "./address.ts";
 import { parseFromHeader } from "./address.ts";
 import { type Token, tokenize } from "./address-tokens.ts";
 
 export interface AddressList {
   /** Mailboxes that passed the strict parser, in order (group members included). */
-  readonly mailboxes: readonly Mailbox[];
+  readonly mailboxes: readonly ParsedAddress[];
   /** Why each refused list element was refused, in order: none of them is an address. */
   readonly refused: readonly AddressRefusal[];
 }
@@ -94,7 +94,7 @@ export function parseAddressList(value: string, opts: ParseFromOptions = {}): Ad
   if (inGroup)
     for (const element of elements.slice(groupStart)) element.unshift({ kind: "special", text: ":" });
 
-  const mailboxes: Mailbox[] = [];
+  const mailboxes: ParsedAddress[] = [];
   const refused: AddressRefusal[] = [];
   for (const element of elements) {
     const text = textOf(element);

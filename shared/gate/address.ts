@@ -39,7 +39,7 @@ export type AddressRefusal =
   | "address-domain-invalid"
   | "address-display-name-invalid";
 
-export type Mailbox = {
+export type ParsedAddress = {
   local: string;
   /** lower-case A-label */
   domain: string;
@@ -49,7 +49,7 @@ export type Mailbox = {
   displayName: string;
 };
 
-export type ParseFromResult = Ok<{ mailbox: Mailbox }> | Fail<AddressRefusal>;
+export type ParseFromResult = Ok<{ mailbox: ParsedAddress }> | Fail<AddressRefusal>;
 
 export type ParseFromOptions = { allowNonAsciiLocalParts?: boolean };
 

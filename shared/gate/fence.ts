@@ -74,7 +74,7 @@ export function renderUntrusted(
   return out.join("\n");
 }
 
-export interface AttachmentMeta {
+export interface ShownAttachment {
   readonly filename: string | null;
   readonly contentType: string;
   readonly size: number;
@@ -90,7 +90,7 @@ export interface RenderableMail {
   readonly text: string | null;
   /** Whether the mail had an HTML body (truthy: it had one). */
   readonly html: string | boolean | null;
-  readonly attachments: readonly AttachmentMeta[];
+  readonly attachments: readonly ShownAttachment[];
   /** Code-written note after the body, inside the fence (e.g. that the body was cut, and how to read on). */
   readonly note?: string;
 }
@@ -99,7 +99,7 @@ export const HTML_ONLY_NOTICE = "[this message has only an HTML body, which is n
 export const NO_BODY_NOTICE = "[this message has no text body]";
 const MAX_FILENAME_CHARS = 200;
 
-function filenameLine(a: AttachmentMeta): string {
+function filenameLine(a: ShownAttachment): string {
   const raw = a.filename === null ? "(no name)" : untrustedLine(a.filename);
   const name = raw.length > MAX_FILENAME_CHARS ? `${raw.slice(0, MAX_FILENAME_CHARS)}…` : raw;
   const type = a.contentType.toLowerCase().replace(/[^a-z0-9.+/-]/g, "") || "application/octet-stream";

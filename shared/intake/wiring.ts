@@ -2,6 +2,7 @@ import type { DNSResolver } from "mailauth";
 import { type AwsClients, makeClients } from "../aws/clients.ts";
 import type { Resources } from "../config/resources.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { STATE_KEYS } from "../config/tables.ts";
 import type { Logger } from "../logger.ts";
 import { agentStepMessageSchema } from "../messages/agent-step.ts";
 import { PlanStore } from "../store/plan-store.ts";
@@ -36,7 +37,7 @@ export function buildVerifyDeps(opts: {
     enqueueOutbound: async (r) => void (await stores.queue.send(resources.queues.outbound, r)),
     async claimSignedMessage(agent, key, sesMessageId) {
       // No expiry: a signed message stays replayable for as long as its key is published.
-      const claim = await stores.state.putIfAbsent(`signed#${agent}`, key, { sesMessageId });
+      const claim = await stores.state.putIfAbsent(STATE_KEYS.signed(agent), key, { sesMessageId });
       return claim.ok || claim.existing?.sesMessageId === sesMessageId ? "first" : "replay";
     },
     planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,

@@ -1,5 +1,6 @@
 import { createAttachmentSource } from "../agent/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { PREFIXES } from "../config/tables.ts";
 import type { Logger } from "../logger.ts";
 import { routingKey } from "../mail/routing-key.ts";
 import { perDelivery } from "../messages/per-delivery.ts";
@@ -60,7 +61,7 @@ function mailbox(stores: Stores): OutboundMailbox {
           filename: a.filename ?? "attachment",
           contentType: a.contentType,
           size: a.size,
-          key: `files/${s.agent}/${a.id}`,
+          key: `${PREFIXES.files}${s.agent}/${a.id}`,
         })),
         hop: s.hop ?? 0,
         sesMessageId: s.sesMessageId,

@@ -42,7 +42,8 @@ import {
 } from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
 import type { Logger } from "../logger.ts";
-import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
+import type { Item } from "../ports/state.ts";
+import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -69,7 +70,7 @@ export type AdminWriteResult<T> =
   | { readonly ok: false; readonly reason: "invalid"; readonly issues: AdminIssue[] }
   | { readonly ok: false; readonly reason: "duplicate" };
 
-export interface WriteOptions {
+export interface PutOptions {
   /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
   readonly ifAbsent?: boolean;
 }
@@ -116,7 +117,7 @@ export class AdminRepo implements AdminTables {
   }
 
   /** A newly created agent is attached to the `default` toolkit (created, `system: true`, if missing). */
-  async putAgent(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AgentItem>> {
+  async putAgent(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<AgentItem>> {
     const r = await this.write("agents", agentItem, input, opts, "address");
     if (r.ok && r.created) await this.attachAgent(DEFAULT_TOOLKIT.id, r.item.address);
     return r;
@@ -151,7 +152,7 @@ export class AdminRepo implements AdminTables {
     return readAccessRules(raws, this.logger);
   }
 
-  async putAccessRule(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
+  async putAccessRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
     const parsed = accessRuleItem.safeParse(input);
     if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
     const item = parsed.data;
@@ -179,10 +180,7 @@ export class AdminRepo implements AdminTables {
     return readOutboundRules(raws, this.logger);
   }
 
-  async putOutboundRule(
-    input: unknown,
-    opts: WriteOptions = {},
-  ): Promise<AdminWriteResult<OutboundRuleItem>> {
+  async putOutboundRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<OutboundRuleItem>> {
     const parsed = outboundRuleItem.safeParse(input);
     if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
     const item = parsed.data;
@@ -207,7 +205,7 @@ export class AdminRepo implements AdminTables {
     return raw ? (readToolkits([raw], this.logger)[0] ?? null) : null;
   }
 
-  async putToolkit(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ToolkitItem>> {
+  async putToolkit(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<ToolkitItem>> {
     return this.write("toolkits", toolkitItem, input, opts, "id");
   }
 
@@ -275,7 +273,7 @@ export class AdminRepo implements AdminTables {
 
   async putResponsibility(
     input: unknown,
-    opts: WriteOptions = {},
+    opts: PutOptions = {},
   ): Promise<AdminWriteResult<ResponsibilityItem>> {
     return this.write("responsibilities", responsibilityItem, input, opts, "id");
   }
@@ -293,7 +291,7 @@ export class AdminRepo implements AdminTables {
     return readApprovers(raws, this.logger);
   }
 
-  async putApprover(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ApproverItem>> {
+  async putApprover(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<ApproverItem>> {
     return this.write("approvers", approverItem, input, opts, "toolkit");
   }
 
@@ -416,7 +414,7 @@ export class AdminRepo implements AdminTables {
     table: AdminTable,
     schema: z.ZodType<T>,
     input: unknown,
-    opts: WriteOptions,
+    opts: PutOptions,
     pkName: string,
   ): Promise<AdminWriteResult<T>> {
     const parsed = schema.safeParse(input);

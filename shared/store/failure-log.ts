@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import { STATE_KEYS } from "../config/tables.ts";
 import { capDetail, type FailureReport } from "../ports/failures.ts";
 import { queryAll } from "./dynamo-util.ts";
 
@@ -20,7 +21,7 @@ export interface FailureEntry {
 export const FAILURE_TTL_SECONDS = 90 * 24 * 3600;
 
 /** Feed items: pk `failures#<UTC day>`, sk `<ISO time>#<class>#<run or request id>` in the `state` table. */
-export const failureDayPk = (day: string): string => `failures#${day}`;
+export const failureDayPk = STATE_KEYS.failures;
 
 /**
  * Every failure of every class in one place, per UTC day (a day partition, read by one Query: no index, no scan),

@@ -1,10 +1,12 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { STATE_KEYS } from "../config/tables.ts";
 import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "../outbound/ports.ts";
-import { type Item, scanAll } from "./dynamo-util.ts";
+import type { Item } from "../ports/state.ts";
+import { scanAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
 /** Send state items: pk `send#<requestId>`, sk `send` in the `state` table. */
-export const sendPk = (requestId: string): string => `send#${requestId}`;
+export const sendPk = STATE_KEYS.send;
 export const SEND_SK = "send";
 
 const STATES: readonly SendState[] = ["claimed", "sending", "sent", "done", "unknown", "failed"];

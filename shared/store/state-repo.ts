@@ -6,8 +6,8 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
-import type { KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
-import { type Item, isConditionFailed } from "./dynamo-util.ts";
+import type { Item, KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
+import { isConditionFailed } from "./dynamo-util.ts";
 
 export interface StateRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;

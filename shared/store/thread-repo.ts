@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
+import { STATE_KEYS } from "../config/tables.ts";
 import {
   MAX_PARTICIPANTS_PER_MAIL,
   type RecordIdResult,
@@ -28,7 +29,7 @@ export interface ThreadRecord {
 }
 
 /** Index items in the `state` table: pk `msgid#<agent>`, sk `<message-id>` → threadId. Per agent on purpose. */
-export const msgIdPk = (agent: string): string => `msgid#${agent}`;
+export const msgIdPk = STATE_KEYS.messageIds;
 
 /** `<abc@x>` → `abc@x`: Message-IDs are compared without their angle brackets and surrounding space. */
 export function normalizeMessageId(id: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewStoredRun, RunTable } from "../../shared/agent/store-ports.ts";
+import type { NewStoredRun, RunTable } from "../../shared/agent/ports.ts";
 import { fresh } from "./ids.ts";
 
 const newRun = (runId = fresh("run")): NewStoredRun => ({
@@ -14,7 +14,7 @@ const newRun = (runId = fresh("run")): NewStoredRun => ({
   correlationId: "ses-1",
 });
 
-/** The run table (store-ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
+/** The run table (shared/agent/ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
 export function runTableContract(make: () => RunTable | Promise<RunTable>): void {
   describe("RunTable", () => {
     it("creates a run once: a second create of its id is refused and changes nothing", async () => {

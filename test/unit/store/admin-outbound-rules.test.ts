@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { checkDocument } from "../../../shared/admin/document.ts";
 import {
   type AdminTable,
-  type Item,
   readAccessRules,
   readAgents,
   readApprovers,
@@ -15,6 +14,7 @@ import {
 import { type AdminTables, exportAdminDocument, importAdminDocument } from "../../../shared/admin/sync.ts";
 import { TABLES } from "../../../shared/config/tables.ts";
 import { outboundAllowed } from "../../../shared/gate/outbound-reach.ts";
+import type { Item } from "../../../shared/ports/state.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { EMPTY_ADMIN, testCatalog } from "../../helpers/admin-catalog.ts";
 
