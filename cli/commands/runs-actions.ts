@@ -1,3 +1,4 @@
+import { PosternError } from "../../shared/errors.ts";
 import { FailureLog } from "../../shared/store/failure-log.ts";
 import { MessageRepo } from "../../shared/store/message-repo.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
@@ -73,7 +74,7 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
   return withTarget(flags, io, async (t) => {
     const deps = { dynamo: t.clients.dynamo, tables: t.resources.tables };
     const run = await new RunRepo(deps).get(runId);
-    if (!run) throw new Error(`no run ${runId}`);
+    if (!run) throw new PosternError("record-missing", `no run ${runId}`);
     const events = await new RunEventRepo(deps).list(runId);
     // The run's plan names the calls that were proposals (G14): they read "proposed", not "ok".
     const plan = await new PlanStore({ ...deps, state: new StateRepo(deps) }).get(runId);

@@ -5,6 +5,7 @@ import type { AdminCatalog } from "../../shared/admin/catalog.ts";
 import type { AdminIssue } from "../../shared/admin/issues.ts";
 import type { AwsClients } from "../../shared/aws/clients.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { PosternError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
 
@@ -200,5 +201,8 @@ export async function seedDemo(
     const without = await repo.importDocument({ ...doc, approvers: [] }, { catalog: opts.catalog });
     if (without.ok) return { seeded: true, approverRefused };
   }
-  throw new Error(`could not seed the demo: ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  throw new PosternError(
+    "invariant-broken",
+    `could not seed the demo: ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+  );
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { dkimSign } from "mailauth/lib/dkim/sign.js";
 import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
+import { PosternError } from "../../shared/errors.ts";
 import { type FailWithDetail, fail, type Ok, ok } from "../../shared/result.ts";
 import { type DevKey, type DevKeyRefusal, ensureDevKey } from "./dev-keys.ts";
 import { DEFAULT_SMTP_PORT } from "./smtp-intake.ts";
@@ -73,7 +74,7 @@ export async function composeDevMail(o: {
 /** Prepend a DKIM-Signature (relaxed/relaxed, rsa-sha256, From/To/Subject/Date/Message-ID signed). */
 export async function signWithDevKey(raw: Uint8Array, key: DevKey, signTime?: Date): Promise<Buffer> {
   const r = await signDevMail(raw, key, signTime);
-  if (!r.ok) throw new Error(`DKIM signing failed: ${r.detail}`);
+  if (!r.ok) throw new PosternError("dependency-failed", `DKIM signing failed: ${r.detail}`);
   return r.raw;
 }
 

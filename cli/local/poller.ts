@@ -6,6 +6,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { Resources } from "../../shared/config/resources.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { type HandlerOutcome, recordsToDelete, toSqsEvent } from "./sqs-event.ts";
 
 /**
@@ -52,7 +53,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }),
   );
   const queueArn = attrs.Attributes?.QueueArn;
-  if (!queueArn) throw new Error(`queue ${queueUrl} has no QueueArn`);
+  if (!queueArn) throw new PosternError("dependency-failed", `queue ${queueUrl} has no QueueArn`);
   const onError =
     opts.onError ?? ((err, where) => console.error(`[poller ${queueArn}] ${where} error: ${describe(err)}`));
   const abort = new AbortController();

@@ -9,6 +9,7 @@ import type { CallObserver } from "../../shared/aws/observe.ts";
 import { makeSesClient } from "../../shared/aws/ses-client.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
 import type { Resources } from "../../shared/config/resources.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/dns.ts";
 import { grantableNames } from "../../tools/index.ts";
@@ -154,7 +155,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let demoSeed: DemoSeed | undefined;
     if (demo) {
       const key = ensureDevKey(dir, zoneFile, DEMO_DOMAIN);
-      if (!key.ok) throw new Error(`demo key: ${key.reason}`);
+      if (!key.ok) throw new PosternError("invariant-broken", `demo key: ${key.reason}`);
       demoSeed = await seedDemo(clients, resources, logger, {
         operator: opts.demoOperator ?? DEMO_OPERATOR,
         catalog: adminCatalog(config.config, grantableNames()),

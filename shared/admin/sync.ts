@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.ts";
 import type { Item } from "../ports/state.ts";
+import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { checkDocument, type DocumentCheck } from "./document.ts";
 import type { AdminIssue } from "./issues.ts";
@@ -26,7 +27,7 @@ export interface AdminTables {
 
 export type ImportResult =
   | { readonly ok: true; readonly written: number; readonly deleted: number }
-  | { readonly ok: false; readonly reason: "invalid-document"; readonly issues: AdminIssue[] };
+  | Fail<"invalid-document", { readonly issues: AdminIssue[] }>;
 
 const byText =
   <T>(key: (t: T) => string) =>
@@ -101,7 +102,7 @@ export async function importAdminDocument(
   opts: WriteOptions,
 ): Promise<ImportResult> {
   const check = await checkAdminWrite(repo, input, opts);
-  if (!check.ok) return { ok: false, reason: "invalid-document", issues: check.issues };
+  if (!check.ok) return failWith("invalid-document", { issues: check.issues });
   const doc = check.doc;
 
   const rules = doc.accessRules.map((r) => ({ ...r, rule: ruleKey(r.effect, r.pattern) }));

@@ -1,4 +1,5 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
+import { PosternError } from "../errors.ts";
 import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../gate/fence.ts";
 import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../gate/text-cut.ts";
 import { bodyText, type MessageRecord } from "../ports/messages.ts";
@@ -53,7 +54,11 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
         return { system, messages: [{ role: "user", content: [{ type: "text", text }] }], untrustedText: "" };
       }
       const current = await sources.getMessage(run.agent, run.trigger.message.id);
-      if (!current) throw new Error(`run ${run.runId}: message ${run.trigger.message.id} not found`);
+      if (!current)
+        throw new PosternError(
+          "record-missing",
+          `run ${run.runId}: message ${run.trigger.message.id} not found`,
+        );
       const history = await threadHistory(sources, run, current);
       const blocks: string[] = [...context, ...history.blocks];
       const untrusted: string[] = [...history.untrusted];

@@ -1,4 +1,5 @@
 import type { DeploymentConfig, ModelEntry } from "../config/schema.ts";
+import { PosternError } from "../errors.ts";
 import { fail, ok } from "../result.ts";
 import type { EgressDeclaration, ToolResult } from "../tool-framework/tool.ts";
 import type { CallCheck } from "./dispatch.ts";
@@ -45,7 +46,7 @@ export function egressCheck(opts: {
         phase === "input"
           ? await egress.classifyInput(call.input)
           : await egress.classifyResult(resultData(call.result));
-      if (!Array.isArray(classes)) throw new Error("classifier returned no list");
+      if (!Array.isArray(classes)) throw new PosternError("dependency-failed", "classifier returned no list");
     } catch (err) {
       return fail(
         "egress-classifier-error",

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import { PREFIXES, STATE_KEYS } from "../config/tables.ts";
+import { PosternError } from "../errors.ts";
 import type { Blobs } from "../ports/blobs.ts";
 import { type AttachmentRef, bodyText, type MessageRecord, type MessageStore } from "../ports/messages.ts";
 import type { KeyValueState } from "../ports/state.ts";
@@ -161,7 +162,7 @@ export function createMailbox(deps: MailboxDeps): Mailbox {
         runId: deps.runId,
         createdAt: now().toISOString(),
       });
-      if (!put.ok) throw new Error(`file id ${id} collided`);
+      if (!put.ok) throw new PosternError("write-contended", `file id ${id} collided`);
       return { id, ...meta };
     },
   };

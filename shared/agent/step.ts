@@ -1,4 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
+import { PosternError } from "../errors.ts";
 import { type CarriedResult, type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
 import type {
   AssistantMessage,
@@ -398,7 +399,8 @@ async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   if (!existing) {
     // Only a run older than the flag may find nothing where it looked (its round 1 crashed before any save).
     if (stored && (msg.round > 1 || run.transcriptSaved === true))
-      throw new Error(
+      throw new PosternError(
+        "invariant-broken",
         `run ${run.runId}: transcript missing at round ${msg.round} though the run says it was saved`,
       );
     return {
@@ -433,7 +435,7 @@ function lastAssistant(messages: readonly Message[]): AssistantMessage {
     const m = messages[i];
     if (m?.role === "assistant") return m;
   }
-  throw new Error("transcript has no assistant turn to resume");
+  throw new PosternError("invariant-broken", "transcript has no assistant turn to resume");
 }
 
 function errorResult(id: string, reason: TurnRefusal, detail: string): ToolResultPart {

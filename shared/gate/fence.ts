@@ -1,4 +1,5 @@
 import { randomBytes as cryptoRandomBytes } from "node:crypto";
+import { PosternError } from "../errors.ts";
 import { normaliseUntrusted, untrustedLine, untrustedLines } from "./unicode.ts";
 
 /**
@@ -49,7 +50,8 @@ export function freshNonce(randomBytes: RandomBytes = cryptoRandomBytes): string
 
 function fenceKind(kind: string | undefined): string {
   const k = kind ?? "MAIL";
-  if (!/^[A-Z][A-Z ]{0,30}$/.test(k)) throw new Error(`fence kind must be upper-case words: ${k}`);
+  if (!/^[A-Z][A-Z ]{0,30}$/.test(k))
+    throw new PosternError("invalid-argument", `fence kind must be upper-case words: ${k}`);
   return k;
 }
 
@@ -58,12 +60,14 @@ export function renderUntrusted(
   opts: FenceOptions = {},
 ): string {
   const nonce = opts.nonce ?? freshNonce(opts.randomBytes);
-  if (!NONCE_PATTERN.test(nonce)) throw new Error("fence nonce must be 16-64 lower-case hex digits");
+  if (!NONCE_PATTERN.test(nonce))
+    throw new PosternError("invalid-argument", "fence nonce must be 16-64 lower-case hex digits");
   const kind = fenceKind(opts.kind);
   const out = [`<<<UNTRUSTED ${kind} ${nonce}>>>`];
   for (const part of parts) {
     if ("note" in part) {
-      if (!NOTE_TEXT.test(part.note)) throw new Error("a fence note must be one line of printable ASCII");
+      if (!NOTE_TEXT.test(part.note))
+        throw new PosternError("invalid-argument", "a fence note must be one line of printable ASCII");
       out.push(`<<<NOTE ${nonce}>>> ${part.note}`);
       continue;
     }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/schema.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
+import { PosternError } from "../errors.ts";
 import { type Decision, gateMessage } from "../gate/gate.ts";
 import type { Logger } from "../logger.ts";
 import { cardCodes, readConfirmation } from "../mail/confirm-reading.ts";
@@ -62,7 +63,11 @@ export interface InboundSummary {
  */
 export async function processInbound(event: InboundEvent, deps: VerifyDeps): Promise<InboundSummary[]> {
   const raw = await deps.blobs.get(event.objectKey);
-  if (!raw) throw new Error(`raw mail ${event.objectKey} not found (SES message ${event.sesMessageId})`);
+  if (!raw)
+    throw new PosternError(
+      "record-missing",
+      `raw mail ${event.objectKey} not found (SES message ${event.sesMessageId})`,
+    );
   const admin = await deps.loadAdmin();
   const result = await gateMessage({
     // A view, not a copy: a 10 MB mail held twice is 10 MB more peak memory.
@@ -125,7 +130,7 @@ async function actOn(
     return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
   }
   if (decision.verdict === "accept") {
-    if (!mail) throw new Error("gate accepted without a parsed message");
+    if (!mail) throw new PosternError("invariant-broken", "gate accepted without a parsed message");
     handed = await handOn(decision, mail, event, deps);
   } else if (decision.notify) {
     // G6: only a proven sender gets a notice, with engine-written text only.

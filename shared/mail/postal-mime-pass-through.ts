@@ -1,4 +1,5 @@
 import PostalMime from "postal-mime";
+import { PosternError } from "../errors.ts";
 
 /**
  * postal-mime 4.0.0 keeps a 7bit / 8bit / binary part (no Content-Transfer-Encoding, or one that is neither base64
@@ -75,7 +76,8 @@ export function installCompactPassThrough(): void {
     ? (Object.getPrototypeOf(root) as Partial<MimeNodeInternals> & { [INSTALLED]?: true })
     : null;
   if (!proto || typeof proto.setupContentDecoder !== "function")
-    throw new Error(
+    throw new PosternError(
+      "dependency-failed",
       "postal-mime's MimeNode.setupContentDecoder is gone: shared/mail/postal-mime-pass-through.ts needs a new hook",
     );
   if (proto[INSTALLED]) return;

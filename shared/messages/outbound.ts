@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { PosternError } from "../errors.ts";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 
@@ -132,7 +133,8 @@ export function noticeRequest(input: {
   /** The run the notice is about (a budget or run-failure notice): a notice that fails is reported on it (G19). */
   readonly runId?: string;
 }): OutboundMessage {
-  if (!isNoticeReason(input.reason)) throw new Error(`unknown notice reason ${String(input.reason)}`);
+  if (!isNoticeReason(input.reason))
+    throw new PosternError("invalid-argument", `unknown notice reason ${String(input.reason)}`);
   return {
     requestId: input.requestId,
     agent: input.from,

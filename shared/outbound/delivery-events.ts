@@ -6,6 +6,7 @@ import type {
   DeliveryEventLog,
   DeliveryEventRecipient,
 } from "../ports/delivery-events.ts";
+import { type Fail, fail, type Ok } from "../result.ts";
 
 /**
  * SES event publishing records for a configuration set (SES Developer Guide, "Contents of event data that Amazon SES
@@ -67,24 +68,22 @@ const MAX_DIAGNOSTIC = 500;
  * An SQS body as the delivery-events queue receives it: an EventBridge event whose `detail` is the SES record
  * (source `aws.ses`), or the SES record itself (SNS raw delivery, the local stack). → the event to record.
  */
-export function readDeliveryEvent(
-  body: string,
-): { ok: true; event: DeliveryEvent } | { ok: false; reason: DeliveryEventRefusal; detail?: string } {
+export function readDeliveryEvent(body: string): Ok<{ event: DeliveryEvent }> | Fail<DeliveryEventRefusal> {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { ok: false, reason: "not-json" };
+    return fail("not-json");
   }
   const envelope = json as { source?: unknown; detail?: unknown };
   const candidate = envelope?.source === "aws.ses" ? envelope.detail : json;
   const type = (candidate as { eventType?: unknown } | null)?.eventType;
   if (!["Bounce", "Complaint", "Reject", "DeliveryDelay"].includes(String(type)))
-    return { ok: false, reason: "not-recorded-type", detail: String(type).slice(0, 40) };
+    return fail("not-recorded-type", String(type).slice(0, 40));
   const parsed = record.safeParse(candidate);
-  if (!parsed.success) return { ok: false, reason: "malformed", detail: parsed.error.message.slice(0, 300) };
+  if (!parsed.success) return fail("malformed", parsed.error.message.slice(0, 300));
   const agent = senderOf(parsed.data);
-  if (!agent) return { ok: false, reason: "no-sender" };
+  if (!agent) return fail("no-sender");
   return { ok: true, event: { agent, sesMessageId: parsed.data.mail.messageId, ...specifics(parsed.data) } };
 }
 

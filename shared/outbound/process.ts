@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 import type { MailOrigin } from "../mail/compose.ts";
 import type { OutboundMessage } from "../messages/outbound.ts";
 import type { FailureClass } from "../ports/failures.ts";
@@ -59,7 +60,8 @@ export async function processOutboundRequest(
   // Claim first: on a first delivery (the common case) that is the only state round trip before sending.
   if (await deps.state.claim(requestId, now())) return sendClaimed(message, deps, opts.origin ?? "agent");
   const record = await deps.state.get(requestId);
-  if (!record) throw new Error(`send state for ${requestId} vanished after a failed claim`);
+  if (!record)
+    throw new PosternError("invariant-broken", `send state for ${requestId} vanished after a failed claim`);
   return resume(record, message, deps, opts.origin ?? "agent");
 }
 
@@ -110,7 +112,8 @@ async function sendClaimed(
   if (!(await deps.state.transition(requestId, ["claimed"], "sending", { plan, sendingAt }, sendingAt))) {
     // Another copy of this request moved the item first; follow it rather than send a second time.
     const current = await deps.state.get(requestId);
-    if (!current || current.state === "claimed") throw new Error(`send state race on ${requestId}`);
+    if (!current || current.state === "claimed")
+      throw new PosternError("invariant-broken", `send state race on ${requestId}`);
     return resume(current, message, deps, origin);
   }
 
@@ -138,7 +141,7 @@ async function sendClaimed(
     );
   }
   const sent = await deps.state.get(requestId);
-  if (!sent) throw new Error(`send state for ${requestId} vanished after sending`);
+  if (!sent) throw new PosternError("invariant-broken", `send state for ${requestId} vanished after sending`);
   return resume(sent, message, deps, origin);
 }
 
@@ -302,7 +305,7 @@ async function markUnknown(
 async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean): Promise<OutboundOutcome> {
   const { requestId, plan } = record;
   if (!plan || !record.sesMessageId || !record.headerMessageId || !record.sentAt)
-    throw new Error(`send state ${requestId} is sent but incomplete`);
+    throw new PosternError("invariant-broken", `send state ${requestId} is sent but incomplete`);
   if (plan.kind === "agent") {
     await deps.mailbox.recordSent({
       agent: plan.agent,

@@ -1,3 +1,4 @@
+import type { Fail, Ok } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -50,7 +51,7 @@ export interface MessageRecord {
   readonly automatic?: boolean;
 }
 
-export type MessagePutResult = { readonly ok: true } | { readonly ok: false; readonly reason: "duplicate" };
+export type MessagePutResult = Ok | Fail<"duplicate">;
 
 /** The agents' mailboxes (shared/store/message-repo.ts). */
 export interface MessageStore {

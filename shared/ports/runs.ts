@@ -1,3 +1,4 @@
+import type { Fail } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -63,9 +64,7 @@ export type NewRun = Omit<
   | "failureCount"
 > & { readonly createdAt?: string };
 
-export type CreateRunResult =
-  | { readonly ok: true; readonly run: RunRecord }
-  | { readonly ok: false; readonly reason: "duplicate" };
+export type CreateRunResult = { readonly ok: true; readonly run: RunRecord } | Fail<"duplicate">;
 
 /** Where intake starts a run (shared/store/run-repo.ts). */
 export interface RunCreator {

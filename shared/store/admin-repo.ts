@@ -41,8 +41,10 @@ import {
   importAdminDocument,
 } from "../admin/sync.ts";
 import type { Resources } from "../config/resources.ts";
+import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Item } from "../ports/state.ts";
+import { type Fail, fail, failWith } from "../result.ts";
 import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
@@ -67,8 +69,8 @@ export const ADMIN_SNAPSHOT_MAX_AGE_MS = 60_000;
 
 export type AdminWriteResult<T> =
   | { readonly ok: true; readonly item: T; readonly created: boolean }
-  | { readonly ok: false; readonly reason: "invalid"; readonly issues: AdminIssue[] }
-  | { readonly ok: false; readonly reason: "duplicate" };
+  | Fail<"invalid", { readonly issues: AdminIssue[] }>
+  | Fail<"duplicate">;
 
 export interface PutOptions {
   /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
@@ -154,11 +156,11 @@ export class AdminRepo implements AdminTables {
 
   async putAccessRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
     const parsed = accessRuleItem.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const item = parsed.data;
     const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
     const created = await this.rawPut("accessRules", stored, opts.ifAbsent ? "agent" : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item, created };
   }
 
@@ -182,11 +184,11 @@ export class AdminRepo implements AdminTables {
 
   async putOutboundRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<OutboundRuleItem>> {
     const parsed = outboundRuleItem.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const item = parsed.data;
     const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
     const created = await this.rawPut("outboundRules", stored, opts.ifAbsent ? "agent" : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item, created };
   }
 
@@ -262,7 +264,10 @@ export class AdminRepo implements AdminTables {
         if (!isConditionFailed(err)) throw err;
       }
     }
-    throw new Error(`toolkit ${toolkitId}: could not detach ${agent} (edited concurrently 5 times)`);
+    throw new PosternError(
+      "write-contended",
+      `toolkit ${toolkitId}: could not detach ${agent} (edited concurrently 5 times)`,
+    );
   }
 
   // ---- responsibilities
@@ -418,9 +423,9 @@ export class AdminRepo implements AdminTables {
     pkName: string,
   ): Promise<AdminWriteResult<T>> {
     const parsed = schema.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const created = await this.rawPut(table, parsed.data, opts.ifAbsent ? pkName : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item: parsed.data, created };
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
 import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/messages.ts";
+import { fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 /** The messages table's thread index (shared/config/tables.ts): threadId → message ids in time order. */
@@ -39,7 +40,7 @@ export class MessageRepo implements MessageStore {
       );
       return { ok: true };
     } catch (err) {
-      if (isConditionFailed(err)) return { ok: false, reason: "duplicate" };
+      if (isConditionFailed(err)) return fail("duplicate");
       throw err;
     }
   }

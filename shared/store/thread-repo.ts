@@ -9,6 +9,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/resources.ts";
 import { STATE_KEYS } from "../config/tables.ts";
+import { PosternError } from "../errors.ts";
 import {
   MAX_PARTICIPANTS_PER_MAIL,
   type RecordIdResult,
@@ -16,6 +17,7 @@ import {
   type ThreadIndex,
   type ThreadResolution,
 } from "../ports/threads.ts";
+import { failWith } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 export interface ThreadRecord {
@@ -85,7 +87,8 @@ export class ThreadRepo implements ThreadIndex {
     const pk = msgIdPk(agent);
     let keys: Record<string, unknown>[] | undefined = ids.map((sk) => ({ pk, sk }));
     for (let attempt = 0; keys && keys.length > 0; attempt++) {
-      if (attempt === 5) throw new Error("resolveThread: BatchGet left keys unprocessed 5 times");
+      if (attempt === 5)
+        throw new PosternError("dependency-failed", "resolveThread: BatchGet left keys unprocessed 5 times");
       const r: BatchGetCommandOutput = await this.#dynamo.send(
         new BatchGetCommand({ RequestItems: { [this.#state]: { Keys: keys, ConsistentRead: true } } }),
       );
@@ -97,7 +100,7 @@ export class ThreadRepo implements ThreadIndex {
 
   async recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult> {
     const sk = normalizeMessageId(headerMessageId);
-    if (sk === "") throw new Error("recordMessageId: empty Message-ID");
+    if (sk === "") throw new PosternError("invalid-argument", "recordMessageId: empty Message-ID");
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -112,7 +115,7 @@ export class ThreadRepo implements ThreadIndex {
       const cur = await this.#dynamo.send(
         new GetCommand({ TableName: this.#state, Key: { pk: msgIdPk(agent), sk }, ConsistentRead: true }),
       );
-      return { ok: false, reason: "duplicate", threadId: (cur.Item?.threadId as string | undefined) ?? null };
+      return failWith("duplicate", { threadId: (cur.Item?.threadId as string | undefined) ?? null });
     }
   }
 

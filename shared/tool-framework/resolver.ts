@@ -1,4 +1,5 @@
 import type { AgentItem } from "../admin/schema.ts";
+import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Fail, Ok } from "../result.ts";
 import type { RunTrigger, VerifiedSender } from "./context.ts";
@@ -29,7 +30,11 @@ export interface Resolver {
 
 export function defineResolver(spec: Resolver): Resolver {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(spec.name))
-    throw new Error(`resolver name ${spec.name} must be snake_case`);
-  if (!spec.egress) throw new Error(`resolver ${spec.name} declares no egress classification (G13)`);
+    throw new PosternError("definition-invalid", `resolver name ${spec.name} must be snake_case`);
+  if (!spec.egress)
+    throw new PosternError(
+      "definition-invalid",
+      `resolver ${spec.name} declares no egress classification (G13)`,
+    );
   return spec;
 }

@@ -42,6 +42,7 @@ describe("checkDocument", () => {
     const doc = { accessRules: [{ agent: S, pattern: "*@evil.example", effect: "deny" }] };
     expect(checkDocument(doc, none)).toEqual({
       ok: false,
+      reason: "invalid-document",
       issues: [{ path: "accessRules[0].agent", message: `no agent ${S} (add it under "agents")` }],
     });
     const stored = { ...EMPTY_ADMIN, agents: [agentItem.parse(suzie)] };

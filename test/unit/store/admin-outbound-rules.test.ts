@@ -76,6 +76,7 @@ describe("outbound rules in an admin document", () => {
     const rule = { agent: A, pattern: "*@partner.example", effect: "allow" };
     expect(checkDocument({ outboundRules: [rule] }, none)).toEqual({
       ok: false,
+      reason: "invalid-document",
       issues: [{ path: "outboundRules[0].agent", message: `no agent ${A} (add it under "agents")` }],
     });
     const twice = checkDocument(
