@@ -1,4 +1,4 @@
-import { approversFor } from "../shared/agent/apply-plan.ts";
+import { approversFor } from "../shared/agent/plans/apply-plan.ts";
 import { routingKey } from "../shared/mail/routing-key.ts";
 import { type ConfirmMessage, confirmEnvelopeSchema } from "../shared/messages/agent-step.ts";
 import type { Principal } from "./auth/principal.ts";

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { approversFor } from "../../shared/agent/apply-plan.ts";
+import { approversFor } from "../../shared/agent/plans/apply-plan.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { toModelToolResult } from "../../shared/agent/tool-result.ts";
+import { toModelToolResult } from "../../shared/agent/loop/tool-result.ts";
 import type { SendSummary } from "../../shared/store/trace-lookups.ts";
 import type { ToolResult } from "../../shared/tool-framework/tool.ts";
 import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";

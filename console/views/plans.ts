@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../shared/agent/plan.ts";
+import { canonicalJson } from "../../shared/agent/plans/plan.ts";
 import type { PlanRecord } from "../../shared/ports/plans.ts";
 import type { Page } from "../../shared/store/page.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";

@@ -8,8 +8,8 @@ import type { Fail, Ok } from "../result.ts";
 import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ToolResult } from "../tool-framework/tool.ts";
-import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
-import type { RunFailures } from "./run-failure.ts";
+import type { CallCheck, ToolCallRequest, ToolResultCache } from "./loop/dispatch.ts";
+import type { RunFailures } from "./runs/run-failure.ts";
 
 /**
  * Why a run ended, as the run table and the `run-finished` event record it; operators search for these. The step
@@ -124,7 +124,7 @@ export interface RunEventSink {
   ): Promise<void>;
 }
 
-/** G10: the daily cap that stopped a run (shared/agent/budgets.ts). */
+/** G10: the daily cap that stopped a run (shared/agent/runs/budgets.ts). */
 export type BudgetReason =
   | "agent-runs-per-day"
   | "sender-runs-per-day"

@@ -1,4 +1,4 @@
-import { createAttachmentSource } from "../agent/mailbox.ts";
+import { createAttachmentSource } from "../agent/mailbox/mailbox.ts";
 import type { DeploymentConfig } from "../config/schema.ts";
 import { PREFIXES } from "../config/tables.ts";
 import type { Logger } from "../logger.ts";

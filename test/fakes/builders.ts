@@ -6,7 +6,7 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../../shared/admin/schema.ts";
-import type { MailScope } from "../../shared/agent/mail-scope.ts";
+import type { MailScope } from "../../shared/agent/mailbox/mail-scope.ts";
 import type { LoadedRun, StoredRun } from "../../shared/agent/ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";

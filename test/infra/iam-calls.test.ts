@@ -322,10 +322,11 @@ describe("granted but never exercised", () => {
     "agent-step": {
       ...common("AgentStep", "agentStep"),
       "dynamodb:Query table/messages":
-        "an agent's whole mailbox, for a toolkit widened to the archive (G12, shared/agent/mailbox.ts listByAgent); this scenario reads threads only",
+        "an agent's whole mailbox, for a toolkit widened to the archive (G12, shared/agent/mailbox/mailbox.ts listByAgent); this scenario reads threads only",
       "s3:GetObject bucket/files/*":
-        "attachments and agent files the mailbox tools read (shared/agent/mailbox.ts); this scenario has none",
-      "s3:PutObject bucket/files/*": "files an agent's tools create (shared/agent/mailbox.ts); none here",
+        "attachments and agent files the mailbox tools read (shared/agent/mailbox/mailbox.ts); this scenario has none",
+      "s3:PutObject bucket/files/*":
+        "files an agent's tools create (shared/agent/mailbox/mailbox.ts); none here",
     },
     outbound: {
       ...common("Outbound", "outbound"),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runStep } from "../../shared/agent/step.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
 import { defineResolver } from "../../shared/tool-framework/resolver.ts";
 import { customerProfileResolver, demoOrderBackend } from "../../tools/orders.ts";
 import { counting, type Harness, SENDER, scripted, startHarness } from "../helpers/agent-harness.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { createMailbox } from "../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { OutboundMessage } from "../../shared/messages/outbound.ts";
 import type { OutboundDeps } from "../../shared/outbound/ports.ts";

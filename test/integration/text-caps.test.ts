@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
-import { CURRENT_MAIL_CHARS } from "../../shared/gate/text-cut.ts";
+import { CURRENT_MAIL_CHARS } from "../../shared/mail/text-cut.ts";
 import type { MessageRecord } from "../../shared/ports/messages.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";

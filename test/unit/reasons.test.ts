@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ApplyRefusal } from "../../shared/agent/apply-plan.ts";
-import type { DispatchReason } from "../../shared/agent/dispatch.ts";
+import type { DispatchReason } from "../../shared/agent/loop/dispatch.ts";
+import type { TurnRefusal } from "../../shared/agent/loop/step.ts";
+import type { ApplyRefusal } from "../../shared/agent/plans/apply-plan.ts";
 import type { ClosedBecause, RunEndReason } from "../../shared/agent/ports.ts";
-import type { ScheduleReason } from "../../shared/agent/schedule.ts";
-import type { TurnRefusal } from "../../shared/agent/step.ts";
+import type { ScheduleReason } from "../../shared/agent/runs/schedule.ts";
 import type { OutboundReachReason } from "../../shared/gate/outbound-reach.ts";
 import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";

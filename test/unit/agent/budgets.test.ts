@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createBudgetGate } from "../../../shared/agent/budgets.ts";
+import { createBudgetGate } from "../../../shared/agent/runs/budgets.ts";
 import { deploymentConfig } from "../../../shared/config/schema.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { memoryState } from "../../fakes/state.ts";

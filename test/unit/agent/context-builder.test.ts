@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ContextSources, createContextBuilder } from "../../../shared/agent/context-builder.ts";
+import { type ContextSources, createContextBuilder } from "../../../shared/agent/loop/context-builder.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { addMessage, MemoryMailboxStore } from "../tools/memory-mailbox-store.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { OpResult } from "../../../shared/agent/apply-plan.ts";
-import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
+import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/loop/tool-result.ts";
+import type { OpResult } from "../../../shared/agent/plans/apply-plan.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
-import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/tool-result.ts";
+import { continuationTranscript, continueRun } from "../../../shared/agent/runs/continue-run.ts";
 import type { StepMessage } from "../../../shared/messages/agent-step.ts";
 import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { agent, replyRun, storedRun } from "../../fakes/builders.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
-import { egressCheck } from "../../../shared/agent/egress.ts";
+import { egressCheck } from "../../../shared/agent/channels/egress.ts";
+import { dispatchToolCall } from "../../../shared/agent/loop/dispatch.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
-import { confirmNoticeRequest } from "../../../shared/agent/confirm-notice.ts";
-import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
+import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
+import { confirmNoticeRequest } from "../../../shared/agent/plans/confirm-notice.ts";
+import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { OutboundRuleItem } from "../../../shared/admin/schema.ts";
-import { egressChannel } from "../../../shared/agent/egress-channel.ts";
-import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
+import { egressChannel } from "../../../shared/agent/channels/egress-channel.ts";
+import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runCallChecks } from "../../../shared/agent/call-checks.ts";
-import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
-import { acceptedText, quoteCheck } from "../../../shared/agent/quote-check.ts";
+import { runCallChecks } from "../../../shared/agent/loop/call-checks.ts";
+import { dispatchToolCall } from "../../../shared/agent/loop/dispatch.ts";
+import { acceptedText, quoteCheck } from "../../../shared/agent/loop/quote-check.ts";
 import type { Message } from "../../../shared/model/types.ts";
 import { recordFactTool } from "../../../shared/tool-framework/builtin/record-fact.ts";
 import type { ToolContext } from "../../../shared/tool-framework/context.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { runStep } from "../../../shared/agent/step.ts";
+import { runStep } from "../../../shared/agent/loop/step.ts";
 import { MAX_CARRIED_RESULT_BYTES, type StepMessage } from "../../../shared/messages/agent-step.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import {
@@ -12,7 +12,7 @@ import {
 import { APPROVER, countingTool, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
-/** runStep (shared/agent/step.ts) on the in-memory fakes: every rule real, no emulator. */
+/** runStep (shared/agent/loop/step.ts) on the in-memory fakes: every rule real, no emulator. */
 
 const lookup = [{ toolCalls: [{ name: "lookup_order", input: { note: "1234" } }] }, { text: "done" }];
 

@@ -6,7 +6,7 @@ import {
   type RunGateInput,
   type ToolGateReason,
   toolsForRun,
-} from "../../../shared/agent/toolkits.ts";
+} from "../../../shared/agent/loop/toolkits.ts";
 import { routingKey } from "../../../shared/gate/address.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import { defineTool, success, type Tool } from "../../../shared/tool-framework/tool.ts";

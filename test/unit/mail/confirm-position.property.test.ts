@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { convert } from "html-to-text";
 import { describe, expect, it } from "vitest";
-import { renderCard } from "../../../shared/agent/confirm-card.ts";
+import { renderCard } from "../../../shared/agent/plans/confirm-card.ts";
 import { formatCode, readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
+import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
 import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";

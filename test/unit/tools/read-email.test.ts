@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { MailScope } from "../../../shared/agent/mail-scope.ts";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import type { MailScope } from "../../../shared/agent/mailbox/mail-scope.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import { HTML_ONLY_NOTICE } from "../../../shared/gate/fence.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import {
