@@ -8,8 +8,8 @@ import type { Fail, Ok } from "../result.ts";
 import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
 import type { ToolRegistry } from "../tool-framework/registry.ts";
 import type { ToolResult } from "../tool-framework/tool.ts";
-import type { CallCheck, ToolCallRequest, ToolResultCache } from "./loop/dispatch.ts";
-import type { RunFailures } from "./runs/run-failure.ts";
+import type { CallCheck } from "./loop/call-check.ts";
+import type { ToolCallRequest, ToolResultCache } from "./loop/dispatch.ts";
 
 /**
  * Why a run ended, as the run table and the `run-finished` event record it; operators search for these. The step
@@ -276,4 +276,20 @@ export interface ThreadActivityLog {
   /** Once per call: a re-recorded call is written once. */
   record(agent: string, threadId: string, callId: string, entry: ActivityEntry): Promise<void>;
   list(agent: string, threadId: string): Promise<readonly ActivityEntry[]>;
+}
+
+/** A run that ended `failed`, as far as whoever failed it knows it (the step loop, or a last delivery). */
+export interface FailedRun {
+  readonly runId: string;
+  readonly agent: string;
+  readonly correlationId: string;
+  /** The proven sender (G2) of a reply run; null for a scheduled run, or when the run's mail is gone. */
+  readonly sender: Pick<VerifiedSender, "address" | "routingKey"> | null;
+  /** The accepted mail that started it, when known: its `automatic` flag decides whether the sender is told. */
+  readonly messageId: string | null;
+}
+
+/** What the step loop is handed: report one failed run (G19). */
+export interface RunFailures {
+  failed(run: FailedRun, reason: RunEndReason, detail?: string): Promise<void>;
 }

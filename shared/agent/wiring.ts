@@ -33,13 +33,13 @@ import { applyConfirmation } from "./plans/apply-plan.ts";
 import { confirmNoticeRequest } from "./plans/confirm-notice.ts";
 import { sendPlanCard } from "./plans/plan-card.ts";
 import { proposeOperation } from "./plans/propose-operation.ts";
-import type { RunTable, StepDeps, Transcript, TranscriptStore } from "./ports.ts";
+import type { RunFailures, RunTable, StepDeps, Transcript, TranscriptStore } from "./ports.ts";
 import { budgetNoticeRequest } from "./runs/budget-notice.ts";
 import { createBudgetGate } from "./runs/budgets.ts";
 import { continueRun } from "./runs/continue-run.ts";
 import { loadRun } from "./runs/load-run.ts";
 import { createRunEventSink } from "./runs/run-event-sink.ts";
-import { type RunFailures, runFailures } from "./runs/run-failure.ts";
+import { runFailures } from "./runs/run-failure.ts";
 import { startDueRuns } from "./runs/start-scheduled.ts";
 
 /**

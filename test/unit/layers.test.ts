@@ -65,6 +65,11 @@ describe("the layer rules lint fails on", () => {
     expect(rulesFor("shared/mail/cycle-a.ts")).toContain("lint/suspicious/noImportCycles");
     expect(rulesFor("shared/mail/cycle-b.ts")).toContain("lint/suspicious/noImportCycles");
   });
+
+  it("a type-only import cycle (erased at runtime, still two files that change together)", () => {
+    expect(rulesFor("shared/mail/type-cycle-a.ts")).toContain("lint/suspicious/noImportCycles");
+    expect(rulesFor("shared/mail/type-cycle-b.ts")).toContain("lint/suspicious/noImportCycles");
+  });
 });
 
 describe("the layer rules allow", () => {

@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../../config/schema.ts";
 import { fail, ok } from "../../result.ts";
 import type { ToolRegistry } from "../../tool-framework/registry.ts";
 import type { EgressDeclaration } from "../../tool-framework/tool.ts";
-import type { CallCheck } from "../loop/dispatch.ts";
+import type { CallCheck } from "../loop/call-check.ts";
 import type { ChannelState } from "../ports.ts";
 
 /**
@@ -13,8 +13,6 @@ import type { ChannelState } from "../ports.ts";
  * only within the agent's outbound rules. The egress gate (G13) keeps data from the model provider; this keeps
  * it from the tools' own ways out (a URL's query string, a search query, a mail to someone else).
  */
-export type ChannelReason = "egress-channel-closed";
-
 /** Anything that names an egress declaration by tool or resolver name. */
 interface EgressDeclarations {
   get(name: string): { readonly egress: EgressDeclaration } | undefined;

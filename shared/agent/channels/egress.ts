@@ -2,13 +2,7 @@ import type { DeploymentConfig, ModelEntry } from "../../config/schema.ts";
 import { PosternError } from "../../errors.ts";
 import { fail, ok } from "../../result.ts";
 import type { EgressDeclaration, ToolResult } from "../../tool-framework/tool.ts";
-import type { CallCheck } from "../loop/dispatch.ts";
-
-export type EgressReason =
-  | "egress-unclassified"
-  | "egress-classifier-error"
-  | "egress-restricted-class"
-  | "egress-record-content";
+import type { CallCheck } from "../loop/call-check.ts";
 
 /**
  * The egress gate (G13): what may enter the context of a model outside the operator's boundary. Checked on the

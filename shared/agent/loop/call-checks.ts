@@ -5,7 +5,7 @@ import { closedChannelCheck, restrictedReadCheck } from "../channels/channels.ts
 import { egressCheck } from "../channels/egress.ts";
 import type { ApplyDeps } from "../plans/apply-plan.ts";
 import type { ChannelState, LoadedRun, StepDeps } from "../ports.ts";
-import type { CallCheck } from "./dispatch.ts";
+import type { CallCheck } from "./call-check.ts";
 import { acceptedText, quoteCheck } from "./quote-check.ts";
 
 interface CheckSources {

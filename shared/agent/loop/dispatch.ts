@@ -2,9 +2,7 @@ import type { ToolkitItem } from "../../admin/schema.ts";
 import { type FailWithDetail, fail, type Ok } from "../../result.ts";
 import type { ToolContext } from "../../tool-framework/context.ts";
 import { type Tool, type ToolResult, toolFailure } from "../../tool-framework/tool.ts";
-import type { ChannelReason } from "../channels/channels.ts";
-import type { EgressReason } from "../channels/egress.ts";
-import type { QuoteReason } from "./quote-check.ts";
+import type { CallCheck, CheckReason } from "./call-check.ts";
 import { checkToolCall, type RunGateInput, type ToolGateReason } from "./toolkits.ts";
 
 /** A tool call exactly as the model emitted it: nothing here is trusted. */
@@ -52,23 +50,6 @@ export type DispatchEvent =
       readonly type: "tool-result";
       readonly data: { callId: string; name: string; ok: boolean; reason?: string };
     };
-
-/** What refuses a call on its input or its result: the egress gate (G13), closed channels (G18), the quote check (G15). */
-export type CheckReason = EgressReason | ChannelReason | QuoteReason;
-/** A refusal's detail is what the model reads, so it is always there. */
-export type CheckVerdict = Ok | FailWithDetail<CheckReason>;
-
-/** A check run on validated input before the tool, or on its result after: egress (G13), quote (G15), ... */
-export type CallCheck = (
-  phase: "input" | "result",
-  call: {
-    readonly name: string;
-    readonly input: unknown;
-    readonly result?: ToolResult;
-    /** The toolkits that granted this call (G11): their own settings (allow-lists, scopes) apply to it. */
-    readonly grantedBy: readonly ToolkitItem[];
-  },
-) => Promise<CheckVerdict>;
 
 export interface DispatchDeps {
   readonly gate: RunGateInput;

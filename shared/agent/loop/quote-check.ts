@@ -3,9 +3,7 @@ import { READ_EMAIL } from "../../mail/text-cut.ts";
 import { fail, ok } from "../../result.ts";
 import type { ToolRegistry } from "../../tool-framework/registry.ts";
 import type { Transcript } from "../ports.ts";
-import type { CallCheck } from "./dispatch.ts";
-
-export type QuoteReason = "evidence-missing" | "evidence-too-short" | "evidence-not-quoted";
+import type { CallCheck } from "./call-check.ts";
 
 /** Shorter spans match by accident ("the", "order"): not evidence of anything the sender wrote. */
 export const MIN_QUOTE_CHARS = 8;

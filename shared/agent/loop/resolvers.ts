@@ -3,7 +3,7 @@ import { evaluateLayer } from "../../gate/access.ts";
 import { renderUntrusted } from "../../gate/fence.ts";
 import { fail } from "../../result.ts";
 import type { Resolver, ResolverContext } from "../../tool-framework/resolver.ts";
-import type { CallCheck } from "./dispatch.ts";
+import type { CallCheck } from "./call-check.ts";
 
 /** Resolver output larger than this is cut: context is for facts, not dumps. */
 const MAX_RESOLVER_CHARS = 8000;

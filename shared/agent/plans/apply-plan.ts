@@ -5,7 +5,8 @@ import type { PlanPort, PlanRecord, StoredOperation } from "../../ports/plans.ts
 import type { ToolContext } from "../../tool-framework/context.ts";
 import type { ToolRegistry } from "../../tool-framework/registry.ts";
 import { type ToolResult, toolFailure } from "../../tool-framework/tool.ts";
-import type { CallCheck, ToolCallRequest, ToolResultCache } from "../loop/dispatch.ts";
+import type { CallCheck } from "../loop/call-check.ts";
+import type { ToolCallRequest, ToolResultCache } from "../loop/dispatch.ts";
 import { checkToolCall } from "../loop/toolkits.ts";
 import type { BudgetGate, LoadedRun, RunEventSink } from "../ports.ts";
 import { planHash } from "./plan.ts";

@@ -1,8 +1,7 @@
 import type { AdminSnapshot } from "../../admin/schema.ts";
 import { shownDisplayName } from "../../gate/fence.ts";
 import type { Logger } from "../../logger.ts";
-import type { LoadedRun, RunTable, StoredMessage } from "../ports.ts";
-import type { RunFailures } from "./run-failure.ts";
+import type { LoadedRun, RunFailures, RunTable, StoredMessage } from "../ports.ts";
 
 export interface RunSources {
   readonly runs: Pick<RunTable, "get" | "finish">;

@@ -1,7 +1,7 @@
 import type { Logger } from "../../logger.ts";
 import type { StepMessage } from "../../messages/agent-step.ts";
-import type { RunEndReason, RunEventSink, RunStore } from "../ports.ts";
-import { failedRunOf, type RunFailures } from "./run-failure.ts";
+import type { RunEndReason, RunEventSink, RunFailures, RunStore } from "../ports.ts";
+import { failedRunOf } from "./run-failure.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */
 export const RETRIES_EXHAUSTED = "step-retries-exhausted" satisfies RunEndReason;

@@ -2,18 +2,7 @@ import { createHash } from "node:crypto";
 import { noticeRequest, type OutboundRequest } from "../../messages/outbound.ts";
 import type { FailureSink, SenderNoticeOutcome } from "../../ports/failures.ts";
 import type { VerifiedSender } from "../../tool-framework/context.ts";
-import type { LoadedRun, RunEndReason } from "../ports.ts";
-
-/** A run that ended `failed`, as far as whoever failed it knows it (the step loop, or a last delivery). */
-export interface FailedRun {
-  readonly runId: string;
-  readonly agent: string;
-  readonly correlationId: string;
-  /** The proven sender (G2) of a reply run; null for a scheduled run, or when the run's mail is gone. */
-  readonly sender: Pick<VerifiedSender, "address" | "routingKey"> | null;
-  /** The accepted mail that started it, when known: its `automatic` flag decides whether the sender is told. */
-  readonly messageId: string | null;
-}
+import type { FailedRun, LoadedRun, RunFailures } from "../ports.ts";
 
 export function failedRunOf(run: LoadedRun): FailedRun {
   return {
@@ -36,11 +25,6 @@ export interface RunFailureDeps {
   isAutomatic(agent: string, messageId: string): Promise<boolean>;
   sendOutbound(request: OutboundRequest): Promise<void>;
   now(): Date;
-}
-
-/** What the step loop is handed: report one failed run (G19). */
-export interface RunFailures {
-  failed(run: FailedRun, reason: RunEndReason, detail?: string): Promise<void>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runStep } from "../../../shared/agent/loop/step.ts";
-import { type FailedRun, runFailures } from "../../../shared/agent/runs/run-failure.ts";
+import type { FailedRun } from "../../../shared/agent/ports.ts";
+import { runFailures } from "../../../shared/agent/runs/run-failure.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import type { ModelResult } from "../../../shared/model/types.ts";
 import { AGENT, SENDER } from "../../fakes/builders.ts";
