@@ -1,9 +1,8 @@
 import type { DNSResolver } from "mailauth";
-import type { AdminSnapshot } from "../shared/admin/schema.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import type { AdminSnapshot } from "../shared/admin/index.ts";
+import type { DeploymentConfig } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
-import { renderMessage, renderRefusal } from "../shared/gate/fence.ts";
-import { type Decision, gateMessage } from "../shared/gate/gate.ts";
+import { type Decision, gateMessage, renderMessage, renderRefusal } from "../shared/gate/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
 export interface CheckResult {

@@ -1,4 +1,4 @@
-import { ruleKey } from "../shared/admin/read.ts";
+import { ruleKey } from "../shared/admin/index.ts";
 import type { AdminKind } from "./admin-edit.ts";
 
 /** A submitted form as Hono's `parseBody` gives it. */

@@ -1,23 +1,24 @@
-import { type AdminCatalog, adminCatalog } from "../shared/admin/catalog.ts";
-import type { AwsClients } from "../shared/aws/clients.ts";
-import type { Resources } from "../shared/config/resources.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import { type AdminCatalog, adminCatalog } from "../shared/admin/index.ts";
+import type { AwsClients } from "../shared/aws/index.ts";
+import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import { SqsQueue } from "../shared/queue/sqs-queue.ts";
-import { AdminRepo } from "../shared/store/admin-repo.ts";
-import { AuditRepo } from "../shared/store/audit-repo.ts";
-import { BlobStore } from "../shared/store/blob-store.ts";
-import { DeliveryEventReads } from "../shared/store/delivery-event-reads.ts";
-import { FailureLog } from "../shared/store/failure-log.ts";
-import { IndexReads } from "../shared/store/index-reads.ts";
-import { MessageRepo } from "../shared/store/message-repo.ts";
-import { PlanStore } from "../shared/store/plan-store.ts";
-import { RunEventRepo } from "../shared/store/run-event-repo.ts";
-import { RunRepo } from "../shared/store/run-repo.ts";
-import { StateRepo } from "../shared/store/state-repo.ts";
-import { ThreadRepo } from "../shared/store/thread-repo.ts";
-import { TraceLookups } from "../shared/store/trace-lookups.ts";
-import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import { SqsQueue } from "../shared/queue/index.ts";
+import {
+  AdminRepo,
+  AuditRepo,
+  BlobStore,
+  DeliveryEventReads,
+  FailureLog,
+  IndexReads,
+  MessageRepo,
+  PlanStore,
+  RunEventRepo,
+  RunRepo,
+  StateRepo,
+  ThreadRepo,
+  TraceLookups,
+} from "../shared/store/index.ts";
+import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { grantableNames } from "../tools/index.ts";
 import { type SessionRevocations, stateRevocations } from "./auth/revocations.ts";
 

@@ -1,11 +1,10 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { makeClients } from "../shared/aws/clients.ts";
-import { resourcesFromEnv } from "../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../shared/config/runtime.ts";
+import { makeClients } from "../shared/aws/index.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
-import { makeLogger } from "../shared/runtime/logger.ts";
+import { makeLogger } from "../shared/runtime/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { cognitoSignIn } from "./auth/cognito-sign-in.ts";

@@ -1,10 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { AwsClients } from "../shared/aws/clients.ts";
-import type { Resources } from "../shared/config/resources.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import type { AwsClients } from "../shared/aws/index.ts";
+import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { LOCAL_ADMIN, type LocalOperator, type LocalSignIn, localSignIn } from "./auth/local-sign-in.ts";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
-import { ENV } from "../shared/config/resources.ts";
+import { SES_SEND_TIMEOUT_MS } from "../shared/aws/index.ts";
+import { ENV } from "../shared/config/index.ts";
 import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
 import { DeliveryEvents } from "./constructs/delivery-events.ts";

@@ -1,7 +1,5 @@
-import { builtinTools } from "../shared/tool-framework/builtin/index.ts";
-import { ToolRegistry } from "../shared/tool-framework/registry.ts";
-import type { Resolver } from "../shared/tool-framework/resolver.ts";
-import type { Tool } from "../shared/tool-framework/tool.ts";
+import type { Resolver, Tool } from "../shared/tool-framework/index.ts";
+import { builtinTools, ToolRegistry } from "../shared/tool-framework/index.ts";
 import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
 

@@ -9,8 +9,14 @@
  */
 import * as z from "zod";
 import { fail } from "../shared/result.ts";
-import { defineResolver, type Resolver } from "../shared/tool-framework/resolver.ts";
-import { defineTool, success, type Tool, toolFailure } from "../shared/tool-framework/tool.ts";
+import {
+  defineResolver,
+  defineTool,
+  type Resolver,
+  success,
+  type Tool,
+  toolFailure,
+} from "../shared/tool-framework/index.ts";
 
 export interface Order {
   readonly id: string;

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { type AdminCatalog, adminCatalog } from "../../shared/admin/catalog.ts";
-import { ConfigError, loadConfigFile } from "../../shared/config/load.ts";
+import { type AdminCatalog, adminCatalog } from "../../shared/admin/index.ts";
+import { ConfigError, loadConfigFile } from "../../shared/config/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";

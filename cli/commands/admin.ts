@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import type { AdminCatalog } from "../../shared/admin/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure, describeError, UsageError } from "../errors.ts";
 import type { TableTarget, TargetOptions } from "../target.ts";
 import type * as Actions from "./admin-actions.ts";
@@ -57,7 +57,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
       const [act, { AdminRepo }, { catalogFromFile, configFileFor }] = await Promise.all([
         import("./admin-actions.ts"),
-        import("../../shared/store/admin-repo.ts"),
+        import("../../shared/store/index.ts"),
         import("./admin-catalog.ts"),
       ]);
       target = await open({

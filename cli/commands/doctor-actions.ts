@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { loadConfigFile } from "../../shared/config/index.ts";
 import { awsPorts } from "../doctor/ports.ts";
 import { formatReport } from "../doctor/report.ts";
 import { runDoctor } from "../doctor/run.ts";

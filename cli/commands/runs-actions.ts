@@ -1,11 +1,13 @@
 import { PosternError } from "../../shared/errors.ts";
-import { FailureLog } from "../../shared/store/failure-log.ts";
-import { MessageRepo } from "../../shared/store/message-repo.ts";
-import { PlanStore } from "../../shared/store/plan-store.ts";
-import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
-import { RunRepo } from "../../shared/store/run-repo.ts";
-import { StateRepo } from "../../shared/store/state-repo.ts";
-import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
+import {
+  FailureLog,
+  MessageRepo,
+  PlanStore,
+  RunEventRepo,
+  RunRepo,
+  StateRepo,
+} from "../../shared/store/index.ts";
+import { confirmToolPredicate } from "../../shared/trace/index.ts";
 import { describeError } from "../errors.ts";
 import { renderRunTree } from "../runs-tree.ts";
 import { openTableTarget, type TableTarget } from "../target.ts";

@@ -1,13 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminIssue } from "../../shared/admin/issues.ts";
-import type { AwsClients } from "../../shared/aws/clients.ts";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { AdminCatalog, AdminIssue } from "../../shared/admin/index.ts";
+import type { AwsClients } from "../../shared/aws/index.ts";
+import type { Resources } from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
+import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/index.ts";
 
 /**
  * A newcomer's first `npm start` with nothing configured: a demo domain, a dev signing key for it, and two agents

@@ -18,8 +18,8 @@ import {
 import { SQSClient } from "@aws-sdk/client-sqs";
 import dynalite from "dynalite";
 import type { FauxqsServer } from "fauxqs";
-import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/index.ts";
 import { ensureQueue } from "./emulator-queues.ts";
 import { LOOPBACK, startLoopbackFauxqs } from "./fauxqs-loopback.ts";
 

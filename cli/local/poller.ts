@@ -5,7 +5,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { Resources } from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
 import { type HandlerOutcome, recordsToDelete, toSqsEvent } from "./sqs-event.ts";
 

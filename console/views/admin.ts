@@ -1,5 +1,10 @@
-import type { AdminIssue } from "../../shared/admin/issues.ts";
-import type { AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import type {
+  AdminIssue,
+  AdminSnapshot,
+  AgentItem,
+  ResponsibilityItem,
+  ToolkitItem,
+} from "../../shared/admin/index.ts";
 import type { AdminKind } from "../admin-edit.ts";
 import { type Html, html, seg } from "./html.ts";
 import { csrfField } from "./layout.ts";

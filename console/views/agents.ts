@@ -5,13 +5,11 @@ import type {
   OutboundRuleItem,
   ResponsibilityItem,
   ToolkitItem,
-} from "../../shared/admin/schema.ts";
-import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import type { DeliveryEvent } from "../../shared/ports/delivery-events.ts";
-import type { RunRecord } from "../../shared/ports/runs.ts";
-import type { Page } from "../../shared/store/page.ts";
-import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
-import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
+} from "../../shared/admin/index.ts";
+import type { DeploymentConfig } from "../../shared/config/index.ts";
+import type { DeliveryEvent, RunRecord } from "../../shared/ports/index.ts";
+import type { Page, ThreadRecord } from "../../shared/store/index.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 

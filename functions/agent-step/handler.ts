@@ -1,9 +1,7 @@
-import { agentStepSqsHandler, maxReceivesFromEnv } from "../../shared/agent/sqs-handler.ts";
-import { buildStepDeps } from "../../shared/agent/wiring.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
-import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
+import { agentStepSqsHandler, buildStepDeps, maxReceivesFromEnv } from "../../shared/agent/index.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
+import { awsSecretSource } from "../../shared/model/index.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
 import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
 
 // Built once per cold start, from the environment CDK sets.

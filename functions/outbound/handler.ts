@@ -1,11 +1,8 @@
-import { makeClients } from "../../shared/aws/clients.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
-import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
-import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
+import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
+import { makeStores } from "../../shared/store/index.ts";
 
 // Built once per cold start. SES gets its own client with SDK retries off (a retried SendEmail can send twice).
 const logger = makeLogger("postern-outbound");

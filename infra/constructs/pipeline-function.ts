@@ -4,7 +4,7 @@ import { Architecture, Function as LambdaFunction, Runtime } from "aws-cdk-lib/a
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { CONFIG_ENV } from "../../shared/config/runtime.ts";
+import { CONFIG_ENV } from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
 import { type BundleStubs, bundledCode, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
 import type { WorkQueue } from "./work-queue.ts";

@@ -2,8 +2,13 @@ import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
-import { tableEnvName } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
+import {
+  TABLE_KEYS,
+  TABLES,
+  type TableKey,
+  type TableSpec,
+  tableEnvName,
+} from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
 import { ACTIONS } from "../iam/actions.ts";
 

@@ -1,4 +1,4 @@
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 
 /**
  * What this deployment offers an admin item, and so what every admin write is checked against: an

@@ -1,5 +1,4 @@
-import { parseAddrSpec } from "../mail/recipients.ts";
-import { routingKey } from "../mail/routing-key.ts";
+import { parseAddrSpec, routingKey } from "../mail/index.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Logger } from "../logger.ts";
-import type { Item } from "../ports/state.ts";
+import type { Item } from "../ports/index.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
 import {
   type AccessRuleItem,

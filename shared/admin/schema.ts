@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
+import { accessEffect, accessPattern, accessRule, domainName } from "../config/index.ts";
 
 /**
  * Admin items: what operators edit at run time (CLI or console) in DynamoDB. Every item is validated on read;

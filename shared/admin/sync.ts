@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { Item } from "../ports/state.ts";
+import type { Item } from "../ports/index.ts";
 import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { checkDocument, type DocumentCheck } from "./document.ts";

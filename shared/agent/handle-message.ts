@@ -1,7 +1,6 @@
 import type { Logger } from "../logger.ts";
-import type { ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
-import { parseAgentStepMessage } from "../messages/agent-step.ts";
-import type { RecordOutcome, RecordScope } from "../messages/partial-batch.ts";
+import type { ConfirmMessage, RecordOutcome, RecordScope, StepMessage } from "../messages/index.ts";
+import { parseAgentStepMessage } from "../messages/index.ts";
 import { runStep } from "./loop/step.ts";
 import type { ApplyOutcome } from "./plans/apply-plan.ts";
 import type { StepDeps } from "./ports.ts";

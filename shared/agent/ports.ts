@@ -1,13 +1,17 @@
-import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { StepMessage } from "../messages/agent-step.ts";
-import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
-import type { RunRecord, RunState } from "../ports/runs.ts";
+import type { StepMessage } from "../messages/index.ts";
+import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
+import type { RunRecord, RunState } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
-import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
-import type { ToolRegistry } from "../tool-framework/registry.ts";
-import type { ToolResult } from "../tool-framework/tool.ts";
+import type {
+  RunTrigger,
+  ToolContext,
+  ToolRegistry,
+  ToolResult,
+  VerifiedSender,
+} from "../tool-framework/index.ts";
 import type { CallCheck } from "./loop/call-check.ts";
 import type { ToolCallRequest, ToolResultCache } from "./loop/dispatch.ts";
 

@@ -1,26 +1,22 @@
-import { type AwsClients, makeClients } from "../aws/clients.ts";
-import type { LoadedConfig } from "../config/load.ts";
-import type { Resources } from "../config/resources.ts";
-import { PREFIXES, STATE_KEYS } from "../config/tables.ts";
+import { type AwsClients, makeClients } from "../aws/index.ts";
+import type { LoadedConfig, Resources } from "../config/index.ts";
+import { PREFIXES, STATE_KEYS } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
-import { perDelivery } from "../messages/per-delivery.ts";
-import { createModel } from "../model/factory.ts";
-import type { SecretSource } from "../model/secret-source.ts";
-import type { ModelProvider } from "../model/types.ts";
-import type { BlobStore } from "../store/blob-store.ts";
-import { createFactStore } from "../store/fact-store.ts";
-import { failureReporter } from "../store/failure-reporter.ts";
-import { PlanStore } from "../store/plan-store.ts";
-import { DynamoRoundLedger } from "../store/round-ledger.ts";
-import type { RunRepo } from "../store/run-repo.ts";
-import type { StateRepo } from "../store/state-repo.ts";
-import { makeStores, type Stores } from "../store/stores.ts";
-import { ThreadActivity } from "../store/thread-activity.ts";
-import type { ToolRegistry } from "../tool-framework/registry.ts";
-import type { Resolver } from "../tool-framework/resolver.ts";
-import type { ToolResult } from "../tool-framework/tool.ts";
+import type { OutboundRequest } from "../messages/index.ts";
+import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
+import type { ModelProvider, SecretSource } from "../model/index.ts";
+import { createModel } from "../model/index.ts";
+import type { BlobStore, RunRepo, StateRepo } from "../store/index.ts";
+import {
+  createFactStore,
+  DynamoRoundLedger,
+  failureReporter,
+  makeStores,
+  PlanStore,
+  type Stores,
+  ThreadActivity,
+} from "../store/index.ts";
+import type { Resolver, ToolRegistry, ToolResult } from "../tool-framework/index.ts";
 import { egressChannel } from "./channels/egress-channel.ts";
 import type { StepHandlerDeps } from "./handle-message.ts";
 import { planCallChecks, runCallChecks } from "./loop/call-checks.ts";

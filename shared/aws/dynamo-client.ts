@@ -1,6 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 
 /** Emulators accept any credentials; fixed fake ones keep the SDK from searching the machine for real ones. */

@@ -1,5 +1,5 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { SesOutcome, SesPort, SesSendInput } from "../outbound/ports.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";

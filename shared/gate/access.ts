@@ -1,4 +1,4 @@
-import { type AccessRule, SUBDOMAIN_WILDCARD } from "../config/schema.ts";
+import { type AccessRule, SUBDOMAIN_WILDCARD } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 
 /**

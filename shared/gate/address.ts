@@ -15,7 +15,7 @@ import { type Token, tokenize } from "./address-tokens.ts";
 
 // The routing key lives with the other address primitives in shared/mail, which the gate builds on (a mail
 // module must never import the gate); re-exported here because the gate's rules are stated in its terms.
-export { routingKey } from "../mail/routing-key.ts";
+export { routingKey } from "../mail/index.ts";
 
 import { decodeDisplayName } from "./display-name.ts";
 import { normaliseDomain } from "./domain-name.ts";

@@ -1,5 +1,5 @@
-import type { AgentItem } from "../admin/schema.ts";
-import type { LimitReason } from "../mail/limits.ts";
+import type { AgentItem } from "../admin/index.ts";
+import type { LimitReason } from "../mail/index.ts";
 import type { LoopReason } from "./loop-guard.ts";
 import type { Route } from "./routing.ts";
 import type { SenderProof, SenderRefusal } from "./sender-proof.ts";

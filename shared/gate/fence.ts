@@ -1,6 +1,6 @@
 import { randomBytes as cryptoRandomBytes } from "node:crypto";
 import { PosternError } from "../errors.ts";
-import { normaliseUntrusted, untrustedLine, untrustedLines } from "../mail/unicode.ts";
+import { normaliseUntrusted, untrustedLine, untrustedLines } from "../mail/index.ts";
 
 /**
  * What the model sees (G4, G8). Untrusted text goes inside a fence it cannot close: the marker lines carry a

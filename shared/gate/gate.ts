@@ -1,13 +1,14 @@
 import type { DNSResolver } from "mailauth";
-import type { AccessRuleItem, AdminSnapshot, AgentItem } from "../admin/schema.ts";
-import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
+import type { AccessRuleItem, AdminSnapshot, AgentItem } from "../admin/index.ts";
+import type { AccessRule, DeploymentConfig } from "../config/index.ts";
 import {
   type AttachmentLimits,
   checkHeaderSize,
   checkMessageSize,
   type LimitReason,
-} from "../mail/limits.ts";
-import { type ParsedMail, parseMail } from "../mail/parse.ts";
+  type ParsedMail,
+  parseMail,
+} from "../mail/index.ts";
 import { decideAccess } from "./access.ts";
 import { routingKey } from "./address.ts";
 import { addresses } from "./addressed.ts";

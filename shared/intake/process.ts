@@ -1,19 +1,15 @@
 import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
-import type { AdminSnapshot } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AdminSnapshot } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
-import { type Decision, gateMessage } from "../gate/gate.ts";
+import { type Decision, gateMessage } from "../gate/index.ts";
 import type { Logger } from "../logger.ts";
-import { cardCodes, readConfirmation } from "../mail/confirm-reading.ts";
-import { freshText } from "../mail/fresh-text.ts";
-import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
-import type { ParsedMail } from "../mail/parse.ts";
-import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
-import { noticeRequest } from "../messages/outbound.ts";
-import type { Blobs } from "../ports/blobs.ts";
-import type { InboundLedger, InboundOutcome } from "../ports/inbound.ts";
+import type { ParsedMail } from "../mail/index.ts";
+import { cardCodes, freshText, noticeReasonFor, postmasterOf, readConfirmation } from "../mail/index.ts";
+import type { ConfirmEnvelope, ConfirmMessage, OutboundRequest, StepMessage } from "../messages/index.ts";
+import { noticeRequest } from "../messages/index.ts";
+import type { Blobs, InboundLedger, InboundOutcome } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 

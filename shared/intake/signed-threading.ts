@@ -6,7 +6,7 @@
 // is the word of whoever handled the mail last: it is ignored, the mail starts a new thread (or keeps its own
 // on a redelivery), and the caller logs which fields were ignored.
 
-import type { ParsedMail } from "../mail/parse.ts";
+import type { ParsedMail } from "../mail/index.ts";
 
 export interface SignedThreading {
   /** The mail's Message-ID if signed, else null (the caller derives one from the SES message id). */

@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
-import type { DeploymentConfig } from "../config/schema.ts";
-import { PREFIXES } from "../config/tables.ts";
-import type { Decision } from "../gate/gate.ts";
-import type { ParsedMail } from "../mail/parse.ts";
-import { routingKey } from "../mail/routing-key.ts";
-import type { Blobs } from "../ports/blobs.ts";
-import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/messages.ts";
-import type { RunCreator } from "../ports/runs.ts";
-import type { ThreadHeaders, ThreadIndex } from "../ports/threads.ts";
+import type { DeploymentConfig } from "../config/index.ts";
+import { PREFIXES } from "../config/index.ts";
+import type { Decision } from "../gate/index.ts";
+import type { ParsedMail } from "../mail/index.ts";
+import { routingKey } from "../mail/index.ts";
+import type { Blobs, RunCreator, ThreadHeaders, ThreadIndex } from "../ports/index.ts";
+import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { signedThreading } from "./signed-threading.ts";
 

@@ -1,12 +1,10 @@
 import type { DNSResolver } from "mailauth";
-import { type AwsClients, makeClients } from "../aws/clients.ts";
-import type { Resources } from "../config/resources.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
-import { STATE_KEYS } from "../config/tables.ts";
+import { type AwsClients, makeClients } from "../aws/index.ts";
+import type { DeploymentConfig, Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import { agentStepMessageSchema } from "../messages/agent-step.ts";
-import { PlanStore } from "../store/plan-store.ts";
-import { makeStores } from "../store/stores.ts";
+import { agentStepMessageSchema } from "../messages/index.ts";
+import { makeStores, PlanStore } from "../store/index.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */

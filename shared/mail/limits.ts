@@ -1,4 +1,4 @@
-import type { AttachmentLimits } from "../config/schema.ts";
+import type { AttachmentLimits } from "../config/index.ts";
 import { type FailWithDetail, fail, type Ok, ok } from "../result.ts";
 
 /**

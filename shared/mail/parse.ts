@@ -1,5 +1,5 @@
 import PostalMime, { type Email, type PostalMimeOptions } from "postal-mime";
-import type { AttachmentLimits } from "../config/schema.ts";
+import type { AttachmentLimits } from "../config/index.ts";
 import { fail, type Ok } from "../result.ts";
 import { checkAttachments, checkMessageSize, checkShape, type LimitFailure } from "./limits.ts";
 import { scanMime } from "./mime-scan.ts";

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { PosternError } from "../errors.ts";
-import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
+import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import type { ModelEntry } from "../config/schema.ts";
+import type { ModelEntry } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import { anthropicModel } from "./anthropic.ts";
 import { bedrockModel } from "./bedrock.ts";

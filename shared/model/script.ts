@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { formatIssues } from "../config/load.ts";
+import { formatIssues } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import { MODEL_FAILURE_REASONS } from "./types.ts";
 

@@ -5,7 +5,7 @@ import type {
   DeliveryEventKind,
   DeliveryEventLog,
   DeliveryEventRecipient,
-} from "../ports/delivery-events.ts";
+} from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { PosternError } from "../errors.ts";
-import type { MailOrigin } from "../mail/compose.ts";
-import type { OutboundMessage } from "../messages/outbound.ts";
-import type { FailureClass } from "../ports/failures.ts";
+import type { MailOrigin } from "../mail/index.ts";
+import type { OutboundMessage } from "../messages/index.ts";
+import { type FailureClass, UNKNOWN_OUTCOME_LOG } from "../ports/index.ts";
 import type { OutboundDeps, SendPlan, SendRecord, SesOutcome, SesSendInput } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
@@ -46,9 +46,6 @@ export interface ProcessOptions {
  * (test/infra/stack.test.ts holds the deployed stack to both).
  */
 export const SEND_LEASE_MS = 120_000;
-
-/** The log line an operator alarms on (a CloudWatch metric filter on this exact message). */
-export const UNKNOWN_OUTCOME_LOG = "outbound-send-outcome-unknown";
 
 export async function processOutboundRequest(
   message: OutboundMessage,

@@ -1,8 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
-import { parseOutboundMessage } from "../messages/outbound.ts";
-import { sqsBatchHandler } from "../messages/partial-batch.ts";
-import type { DeliveryEventLog } from "../ports/delivery-events.ts";
+import { parseOutboundMessage, sqsBatchHandler } from "../messages/index.ts";
+import type { DeliveryEventLog } from "../ports/index.ts";
 import { recordDeliveryEvent } from "./delivery-events.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";

@@ -1,15 +1,13 @@
-import { createAttachmentSource } from "../agent/mailbox/mailbox.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
-import { PREFIXES } from "../config/tables.ts";
+import { createAttachmentSource } from "../agent/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
+import { PREFIXES } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import { routingKey } from "../mail/routing-key.ts";
-import { perDelivery } from "../messages/per-delivery.ts";
-import { type DeliveryEventLog, deliveryEventsPk } from "../ports/delivery-events.ts";
-import type { MessageRecord } from "../ports/messages.ts";
-import { failureReporter } from "../store/failure-reporter.ts";
-import { sendStateStore } from "../store/send-state-store.ts";
-import type { Stores } from "../store/stores.ts";
-import { normalizeMessageId } from "../store/thread-repo.ts";
+import { routingKey } from "../mail/index.ts";
+import { perDelivery } from "../messages/index.ts";
+import type { MessageRecord } from "../ports/index.ts";
+import { type DeliveryEventLog, deliveryEventsPk } from "../ports/index.ts";
+import type { Stores } from "../store/index.ts";
+import { failureReporter, normalizeMessageId, sendStateStore } from "../store/index.ts";
 import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
 

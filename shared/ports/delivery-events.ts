@@ -1,4 +1,4 @@
-import { STATE_KEYS } from "../config/tables.ts";
+import { STATE_KEYS } from "../config/index.ts";
 // What SES reports after a send was accepted: a bounce, a complaint, a reject or a delivery delay, per
 // agent. Recorded by the delivery-events function (shared/outbound/delivery-events.ts) in the state table and
 // shown on the agent's console page.

@@ -6,44 +6,41 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { z } from "zod";
-import { type AdminIssue, zodIssues } from "../admin/issues.ts";
 import {
+  type AccessRuleItem,
+  type AdminDocument,
+  type AdminIssue,
+  type AdminSnapshot,
   type AdminTable,
+  type AdminTables,
+  type AgentItem,
+  type ApproverItem,
+  accessRuleItem,
+  agentItem,
+  approverItem,
+  exportAdminDocument,
+  type WriteOptions as ImportOptions,
+  type ImportResult,
+  importAdminDocument,
+  type OutboundRuleItem,
+  outboundRuleItem,
+  type ResponsibilityItem,
   readAccessRules,
   readAgents,
   readApprovers,
   readOutboundRules,
   readResponsibilities,
   readToolkits,
-  ruleKey,
-} from "../admin/read.ts";
-import {
-  type AccessRuleItem,
-  type AdminDocument,
-  type AdminSnapshot,
-  type AgentItem,
-  type ApproverItem,
-  accessRuleItem,
-  agentItem,
-  approverItem,
-  type OutboundRuleItem,
-  outboundRuleItem,
-  type ResponsibilityItem,
   responsibilityItem,
+  ruleKey,
   type ToolkitItem,
   toolkitItem,
-} from "../admin/schema.ts";
-import {
-  type AdminTables,
-  exportAdminDocument,
-  type WriteOptions as ImportOptions,
-  type ImportResult,
-  importAdminDocument,
-} from "../admin/sync.ts";
-import type { Resources } from "../config/resources.ts";
+  zodIssues,
+} from "../admin/index.ts";
+import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Item } from "../ports/state.ts";
+import type { Item } from "../ports/index.ts";
 import { type Fail, fail, failWith } from "../result.ts";
 import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 

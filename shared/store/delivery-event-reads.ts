@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { type DeliveryEvent, deliveryEventsPk } from "../ports/delivery-events.ts";
+import type { Resources } from "../config/index.ts";
+import { type DeliveryEvent, deliveryEventsPk } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /**

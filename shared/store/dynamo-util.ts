@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { QueryCommand, type QueryCommandInput, ScanCommand } from "@aws-sdk/lib-dynamodb";
 
-import type { Item } from "../ports/state.ts";
+import type { Item } from "../ports/index.ts";
 
 /**
  * The one DynamoDB error every repository expects: a failed condition is a domain outcome (duplicate, conflict),

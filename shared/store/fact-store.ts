@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { STATE_KEYS } from "../config/tables.ts";
-import type { FactStore } from "../tool-framework/context.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import type { FactStore } from "../tool-framework/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { STATE_KEYS } from "../config/tables.ts";
-import { capDetail, type FailureReport } from "../ports/failures.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import { capDetail, type FailureReport } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /** One failure as the feed keeps it (G19): what `postern runs failures` and the console's Failures page list. */

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import type {
   ClaimResult,
   CompleteResult,
@@ -7,7 +7,7 @@ import type {
   InboundLedger,
   InboundOutcome,
   InboundRecord,
-} from "../ports/inbound.ts";
+} from "../ports/index.ts";
 import { fail, failWith } from "../result.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/messages.ts";
+import type { Resources } from "../config/index.ts";
+import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/index.ts";
 import { fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 

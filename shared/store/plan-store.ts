@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { STATE_KEYS } from "../config/tables.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../ports/index.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { type Fail, fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 

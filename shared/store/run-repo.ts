@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type {
   CreateRunResult,
@@ -9,7 +9,7 @@ import type {
   RunFailureMark,
   RunRecord,
   RunState,
-} from "../ports/runs.ts";
+} from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 

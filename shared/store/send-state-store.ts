@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { STATE_KEYS } from "../config/tables.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "../outbound/ports.ts";
-import type { Item } from "../ports/state.ts";
+import type { Item } from "../ports/index.ts";
 import { scanAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 

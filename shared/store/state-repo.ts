@@ -5,9 +5,9 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
-import type { Item, KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
+import type { Item, KeyValueState, PutIfAbsentResult } from "../ports/index.ts";
 import { type Fail, fail, failWith, type Ok } from "../result.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 

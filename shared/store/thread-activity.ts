@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ActivityEntry } from "../agent/ports.ts";
-import type { Resources } from "../config/resources.ts";
-import { STATE_KEYS } from "../config/tables.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 

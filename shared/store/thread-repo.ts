@@ -7,8 +7,8 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { STATE_KEYS } from "../config/tables.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import {
   MAX_PARTICIPANTS_PER_MAIL,
@@ -16,7 +16,7 @@ import {
   type ThreadHeaders,
   type ThreadIndex,
   type ThreadResolution,
-} from "../ports/threads.ts";
+} from "../ports/index.ts";
 import { failWith } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 

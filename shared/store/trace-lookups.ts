@@ -1,4 +1,4 @@
-import { STATE_KEYS } from "../config/tables.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import type { StateRepo } from "./state-repo.ts";
 
 /**

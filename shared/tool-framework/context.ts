@@ -1,7 +1,7 @@
-import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AgentItem, ResponsibilityItem } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
+import type { OutboundRequest } from "../messages/index.ts";
 import type { Fail, Ok } from "../result.ts";
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */

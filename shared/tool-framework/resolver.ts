@@ -1,4 +1,4 @@
-import type { AgentItem } from "../admin/schema.ts";
+import type { AgentItem } from "../admin/index.ts";
 import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Fail, Ok } from "../result.ts";

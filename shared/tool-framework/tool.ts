@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { PosternError } from "../errors.ts";
-import type { DocumentMediaType, ImageMediaType } from "../model/types.ts";
+import type { DocumentMediaType, ImageMediaType } from "../model/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { ToolContext } from "./context.ts";
 

@@ -1,8 +1,7 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
-import type { DeploymentConfig } from "../../config/schema.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
+import type { DeploymentConfig } from "../../config/index.ts";
 import { fail, ok } from "../../result.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
-import type { EgressDeclaration } from "../../tool-framework/tool.ts";
+import type { EgressDeclaration, ToolRegistry } from "../../tool-framework/index.ts";
 import type { CallCheck } from "../loop/call-check.ts";
 import type { ChannelState } from "../ports.ts";
 

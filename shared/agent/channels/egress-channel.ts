@@ -1,6 +1,6 @@
-import { STATE_KEYS } from "../../config/tables.ts";
+import { STATE_KEYS } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { KeyValueState } from "../../ports/state.ts";
+import type { KeyValueState } from "../../ports/index.ts";
 import type { ClosedBecause, EgressChannel, RunEventSink } from "../ports.ts";
 
 /** How long a run's closed-channel marker is kept: well past any run's life (runs end within hours). */

@@ -1,7 +1,7 @@
-import type { DeploymentConfig, ModelEntry } from "../../config/schema.ts";
+import type { DeploymentConfig, ModelEntry } from "../../config/index.ts";
 import { PosternError } from "../../errors.ts";
 import { fail, ok } from "../../result.ts";
-import type { EgressDeclaration, ToolResult } from "../../tool-framework/tool.ts";
+import type { EgressDeclaration, ToolResult } from "../../tool-framework/index.ts";
 import type { CallCheck } from "../loop/call-check.ts";
 
 /**

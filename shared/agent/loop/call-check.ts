@@ -1,6 +1,6 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
 import type { FailWithDetail, Ok } from "../../result.ts";
-import type { ToolResult } from "../../tool-framework/tool.ts";
+import type { ToolResult } from "../../tool-framework/index.ts";
 
 // The checks the dispatcher runs on a call, and the codes their refusals carry. A leaf: the checks (channels,
 // egress, quote) and the dispatcher that runs them both import it, so neither imports the other.

@@ -1,6 +1,6 @@
-import type { AgentItem } from "../../admin/schema.ts";
-import type { DeploymentConfig } from "../../config/schema.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
+import type { AgentItem } from "../../admin/index.ts";
+import type { DeploymentConfig } from "../../config/index.ts";
+import type { ToolRegistry } from "../../tool-framework/index.ts";
 import { closedChannelCheck, restrictedReadCheck } from "../channels/channels.ts";
 import { egressCheck } from "../channels/egress.ts";
 import type { ApplyDeps } from "../plans/apply-plan.ts";

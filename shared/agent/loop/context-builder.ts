@@ -1,8 +1,8 @@
-import type { AgentItem, ResponsibilityItem } from "../../admin/schema.ts";
+import type { AgentItem, ResponsibilityItem } from "../../admin/index.ts";
 import { PosternError } from "../../errors.ts";
-import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../../gate/fence.ts";
-import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../../mail/text-cut.ts";
-import { bodyText, type MessageRecord } from "../../ports/messages.ts";
+import { looksLikeAddress, normaliseUntrusted, renderMessage, renderUntrusted } from "../../gate/index.ts";
+import { CURRENT_MAIL_CHARS, HISTORY_MAIL_CHARS, shownBody } from "../../mail/index.ts";
+import { bodyText, type MessageRecord } from "../../ports/index.ts";
 import { seenBy } from "../mailbox/mail-scope.ts";
 import type { ContextBuilder, LoadedRun, Transcript } from "../ports.ts";
 import { systemPrompt } from "./standing-rules.ts";

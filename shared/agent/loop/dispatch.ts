@@ -1,7 +1,7 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../../result.ts";
-import type { ToolContext } from "../../tool-framework/context.ts";
-import { type Tool, type ToolResult, toolFailure } from "../../tool-framework/tool.ts";
+import type { ToolContext } from "../../tool-framework/index.ts";
+import { type Tool, type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { CallCheck, CheckReason } from "./call-check.ts";
 import { checkToolCall, type RunGateInput, type ToolGateReason } from "./toolkits.ts";
 

@@ -1,7 +1,7 @@
-import { LINE_PREFIX, normaliseUntrusted } from "../../gate/fence.ts";
-import { READ_EMAIL } from "../../mail/text-cut.ts";
+import { LINE_PREFIX, normaliseUntrusted } from "../../gate/index.ts";
+import { READ_EMAIL } from "../../mail/index.ts";
 import { fail, ok } from "../../result.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
+import type { ToolRegistry } from "../../tool-framework/index.ts";
 import type { Transcript } from "../ports.ts";
 import type { CallCheck } from "./call-check.ts";
 

@@ -1,7 +1,7 @@
-import type { AdminSnapshot, AgentItem } from "../../admin/schema.ts";
-import type { DeploymentConfig } from "../../config/schema.ts";
+import type { AdminSnapshot, AgentItem } from "../../admin/index.ts";
+import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { Resolver } from "../../tool-framework/resolver.ts";
+import type { Resolver } from "../../tool-framework/index.ts";
 import { restrictedReadCheck } from "../channels/channels.ts";
 import { egressCheck } from "../channels/egress.ts";
 import type { ChannelState, LoadedRun, RunEventLog } from "../ports.ts";

@@ -1,8 +1,7 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
-import { evaluateLayer } from "../../gate/access.ts";
-import { renderUntrusted } from "../../gate/fence.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
+import { evaluateLayer, renderUntrusted } from "../../gate/index.ts";
 import { fail } from "../../result.ts";
-import type { Resolver, ResolverContext } from "../../tool-framework/resolver.ts";
+import type { Resolver, ResolverContext } from "../../tool-framework/index.ts";
 import type { CallCheck } from "./call-check.ts";
 
 /** Resolver output larger than this is cut: context is for facts, not dumps. */

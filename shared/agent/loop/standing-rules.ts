@@ -1,4 +1,4 @@
-import type { AgentItem } from "../../admin/schema.ts";
+import type { AgentItem } from "../../admin/index.ts";
 
 /**
  * The engine's standing rules, placed before the operator's instructions. They tell the model how the fence

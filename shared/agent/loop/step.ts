@@ -1,14 +1,14 @@
-import type { AgentItem } from "../../admin/schema.ts";
+import type { AgentItem } from "../../admin/index.ts";
 import { PosternError } from "../../errors.ts";
-import { type CarriedResult, type StepMessage, stepMessageSchema } from "../../messages/agent-step.ts";
+import { type CarriedResult, type StepMessage, stepMessageSchema } from "../../messages/index.ts";
 import type {
   AssistantMessage,
   Message,
   ModelFailureReason,
   ToolResultPart,
   ToolResultsMessage,
-} from "../../model/types.ts";
-import { type ToolResult, toolFailure } from "../../tool-framework/tool.ts";
+} from "../../model/index.ts";
+import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "../ports.ts";
 import { failedRunOf } from "../runs/run-failure.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import type { AccessRule, DeploymentConfig } from "../../config/schema.ts";
-import { checkOutboundReach } from "../../gate/outbound-reach.ts";
+import type { AccessRule, DeploymentConfig } from "../../config/index.ts";
+import { checkOutboundReach } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { OutboundRequest, RunStartedBy } from "../../messages/outbound.ts";
+import type { OutboundRequest, RunStartedBy } from "../../messages/index.ts";
 import { fail } from "../../result.ts";
-import type { FactStore, Mailbox, ToolContext } from "../../tool-framework/context.ts";
+import type { FactStore, Mailbox, ToolContext } from "../../tool-framework/index.ts";
 import { reachableWhileClosed } from "../channels/channels.ts";
 import { type MailScope, scopeForCall } from "../mailbox/mail-scope.ts";
 import type { ChannelState, StepDeps } from "../ports.ts";

@@ -1,6 +1,6 @@
-import { grouped, safeCutIndex } from "../../mail/text-cut.ts";
-import type { MediaBlock, ToolResultPart } from "../../model/types.ts";
-import type { ToolResult } from "../../tool-framework/tool.ts";
+import { grouped, safeCutIndex } from "../../mail/index.ts";
+import type { MediaBlock, ToolResultPart } from "../../model/index.ts";
+import type { ToolResult } from "../../tool-framework/index.ts";
 
 /**
  * The text of one tool result as the transcript keeps it and the model reads it: its JSON (data and

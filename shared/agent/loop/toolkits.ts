@@ -1,8 +1,6 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
-import { evaluateLayer } from "../../gate/access.ts";
-import type { VerifiedSender } from "../../tool-framework/context.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
-import type { Tool } from "../../tool-framework/tool.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
+import { evaluateLayer } from "../../gate/index.ts";
+import type { Tool, ToolRegistry, VerifiedSender } from "../../tool-framework/index.ts";
 
 /** Who is asking, as the gate sees it: never what the model says (G11, G17). */
 export interface RunGateInput {

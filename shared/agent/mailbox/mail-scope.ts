@@ -1,6 +1,6 @@
-import type { ToolkitItem } from "../../admin/schema.ts";
-import { routingKey } from "../../mail/routing-key.ts";
-import type { MessageRecord } from "../../ports/messages.ts";
+import type { ToolkitItem } from "../../admin/index.ts";
+import { routingKey } from "../../mail/index.ts";
+import type { MessageRecord } from "../../ports/index.ts";
 import type { LoadedRun } from "../ports.ts";
 
 /**

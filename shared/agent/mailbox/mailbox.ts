@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
-import { PREFIXES, STATE_KEYS } from "../../config/tables.ts";
+import { PREFIXES, STATE_KEYS } from "../../config/index.ts";
 import { PosternError } from "../../errors.ts";
-import type { Blobs } from "../../ports/blobs.ts";
-import { type AttachmentRef, bodyText, type MessageRecord, type MessageStore } from "../../ports/messages.ts";
-import type { KeyValueState } from "../../ports/state.ts";
-import type { AttachmentMeta, Mailbox, MailboxMessage } from "../../tool-framework/context.ts";
+import type { Blobs, KeyValueState } from "../../ports/index.ts";
+import { type AttachmentRef, bodyText, type MessageRecord, type MessageStore } from "../../ports/index.ts";
+import type { AttachmentMeta, Mailbox, MailboxMessage } from "../../tool-framework/index.ts";
 import { inScope, type MailScope, senderEyes, widerThanSender } from "./mail-scope.ts";
 
 /** The store ports a mailbox reads, narrowed to what it calls (tests and other runtimes can hand in fakes). */

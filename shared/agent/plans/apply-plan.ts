@@ -1,10 +1,9 @@
-import type { AdminSnapshot, AgentItem, ToolkitItem } from "../../admin/schema.ts";
-import { routingKey } from "../../gate/access.ts";
-import type { ConfirmMessage, Unclear } from "../../messages/agent-step.ts";
-import type { PlanPort, PlanRecord, StoredOperation } from "../../ports/plans.ts";
-import type { ToolContext } from "../../tool-framework/context.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
-import { type ToolResult, toolFailure } from "../../tool-framework/tool.ts";
+import type { AdminSnapshot, AgentItem, ToolkitItem } from "../../admin/index.ts";
+import { routingKey } from "../../gate/index.ts";
+import type { ConfirmMessage, Unclear } from "../../messages/index.ts";
+import type { PlanPort, PlanRecord, StoredOperation } from "../../ports/index.ts";
+import type { ToolContext, ToolRegistry } from "../../tool-framework/index.ts";
+import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { CallCheck } from "../loop/call-check.ts";
 import type { ToolCallRequest, ToolResultCache } from "../loop/dispatch.ts";
 import { checkToolCall } from "../loop/toolkits.ts";

@@ -7,8 +7,8 @@
 // an unquoted card (Outlook's default reply) confirms nothing. And nothing model-written can start
 // a line: summaries and arguments are escaped so no line break or control character survives.
 
-import { formatCode } from "../../mail/confirm-reading.ts";
-import type { PlanOperation } from "../../ports/plans.ts";
+import { formatCode } from "../../mail/index.ts";
+import type { PlanOperation } from "../../ports/index.ts";
 import { canonicalJson } from "./plan.ts";
 
 // Controls (Cc), format characters (Cf: bidi overrides, zero-width), line and paragraph separators

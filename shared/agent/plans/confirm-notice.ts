@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { ConfirmMessage } from "../../messages/agent-step.ts";
-import { noticeRequest, type OutboundMessage } from "../../messages/outbound.ts";
+import type { ConfirmMessage } from "../../messages/index.ts";
+import { noticeRequest, type OutboundMessage } from "../../messages/index.ts";
 import type { ConfirmNotice } from "./apply-plan.ts";
 
 /**

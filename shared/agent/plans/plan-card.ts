@@ -1,7 +1,7 @@
-import type { AdminSnapshot } from "../../admin/schema.ts";
-import { formatCode } from "../../mail/confirm-reading.ts";
-import type { OutboundRequest } from "../../messages/outbound.ts";
-import type { PlanBook } from "../../ports/plans.ts";
+import type { AdminSnapshot } from "../../admin/index.ts";
+import { formatCode } from "../../mail/index.ts";
+import type { OutboundRequest } from "../../messages/index.ts";
+import type { PlanBook } from "../../ports/index.ts";
 import type { LoadedRun, RunEventSink, StepDeps } from "../ports.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
-import { CODE_ALPHABET, CODE_LENGTH } from "../../mail/confirm-reading.ts";
-import type { PlanOperation } from "../../ports/plans.ts";
+import { CODE_ALPHABET, CODE_LENGTH } from "../../mail/index.ts";
+import type { PlanOperation } from "../../ports/index.ts";
 
 /** JSON with object keys sorted at every level: the same plan always hashes the same (RFC 8785 in spirit). */
 export function canonicalJson(value: unknown): string {

@@ -1,6 +1,6 @@
-import type { PlanBook } from "../../ports/plans.ts";
-import type { ToolRegistry } from "../../tool-framework/registry.ts";
-import { success, toolFailure } from "../../tool-framework/tool.ts";
+import type { PlanBook } from "../../ports/index.ts";
+import type { ToolRegistry } from "../../tool-framework/index.ts";
+import { success, toolFailure } from "../../tool-framework/index.ts";
 import type { StepDeps } from "../ports.ts";
 import { canonicalJson } from "./plan.ts";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { AgentItem } from "../../admin/schema.ts";
-import type { OutboundRequest } from "../../messages/outbound.ts";
-import { noticeRequest } from "../../messages/outbound.ts";
+import type { AgentItem } from "../../admin/index.ts";
+import type { OutboundRequest } from "../../messages/index.ts";
+import { noticeRequest } from "../../messages/index.ts";
 import type { BudgetReason, LoadedRun } from "../ports.ts";
 
 /**

@@ -1,6 +1,6 @@
-import type { AgentItem } from "../../admin/schema.ts";
-import type { DeploymentConfig } from "../../config/schema.ts";
-import { tokensProcessed, type Usage } from "../../model/types.ts";
+import type { AgentItem } from "../../admin/index.ts";
+import type { DeploymentConfig } from "../../config/index.ts";
+import { tokensProcessed, type Usage } from "../../model/index.ts";
 import { type Fail, fail, type Ok, ok } from "../../result.ts";
 import type { BudgetGate, BudgetReason, BudgetVerdict, LoadedRun } from "../ports.ts";
 

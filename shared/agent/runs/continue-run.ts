@@ -1,4 +1,4 @@
-import type { StepMessage } from "../../messages/agent-step.ts";
+import type { StepMessage } from "../../messages/index.ts";
 import { capResultText } from "../loop/tool-result.ts";
 import type { ApplyDeps, OpResult } from "../plans/apply-plan.ts";
 import type { RunTable, Transcript, TranscriptStore } from "../ports.ts";

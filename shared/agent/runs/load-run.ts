@@ -1,5 +1,5 @@
-import type { AdminSnapshot } from "../../admin/schema.ts";
-import { shownDisplayName } from "../../gate/fence.ts";
+import type { AdminSnapshot } from "../../admin/index.ts";
+import { shownDisplayName } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
 import type { LoadedRun, RunFailures, RunTable, StoredMessage } from "../ports.ts";
 

@@ -1,5 +1,5 @@
 import type { Logger } from "../../logger.ts";
-import type { StepMessage } from "../../messages/agent-step.ts";
+import type { StepMessage } from "../../messages/index.ts";
 import type { RunEndReason, RunEventSink, RunFailures, RunStore } from "../ports.ts";
 import { failedRunOf } from "./run-failure.ts";
 

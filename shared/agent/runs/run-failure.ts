@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { noticeRequest, type OutboundRequest } from "../../messages/outbound.ts";
-import type { FailureSink, SenderNoticeOutcome } from "../../ports/failures.ts";
-import type { VerifiedSender } from "../../tool-framework/context.ts";
+import { noticeRequest, type OutboundRequest } from "../../messages/index.ts";
+import type { FailureSink, SenderNoticeOutcome } from "../../ports/index.ts";
+import type { VerifiedSender } from "../../tool-framework/index.ts";
 import type { FailedRun, LoadedRun, RunFailures } from "../ports.ts";
 
 export function failedRunOf(run: LoadedRun): FailedRun {

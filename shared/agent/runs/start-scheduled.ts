@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { AdminSnapshot } from "../../admin/schema.ts";
-import type { DeploymentConfig } from "../../config/schema.ts";
+import type { AdminSnapshot } from "../../admin/index.ts";
+import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { StepMessage } from "../../messages/agent-step.ts";
+import type { StepMessage } from "../../messages/index.ts";
 import { parseSchedule } from "./schedule.ts";
 
 export interface ScheduledRunSpec {

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { HTML_ONLY_NOTICE, renderUntrusted } from "../../gate/fence.ts";
-import { cutNote, cutText, READ_EMAIL, READ_EMAIL_CHARS } from "../../mail/text-cut.ts";
+import { HTML_ONLY_NOTICE, renderUntrusted } from "../../gate/index.ts";
+import { cutNote, cutText, READ_EMAIL, READ_EMAIL_CHARS } from "../../mail/index.ts";
 import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 
 /**

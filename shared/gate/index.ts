@@ -1,0 +1,13 @@
+export { evaluateLayer, routingKey } from "./access.ts";
+export {
+  HTML_ONLY_NOTICE,
+  LINE_PREFIX,
+  looksLikeAddress,
+  normaliseUntrusted,
+  renderMessage,
+  renderRefusal,
+  renderUntrusted,
+  shownDisplayName,
+} from "./fence.ts";
+export { type Decision, gateMessage } from "./gate.ts";
+export { checkOutboundReach, type OutboundReachReason } from "./outbound-reach.ts";

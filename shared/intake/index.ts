@@ -1,0 +1,3 @@
+export { verifySqsHandler } from "./sqs-handler.ts";
+export { acceptedIds } from "./store-accepted.ts";
+export { buildVerifyDeps } from "./wiring.ts";

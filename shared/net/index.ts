@@ -1,0 +1,4 @@
+export { type DuckDuckGoOptions, duckDuckGoProvider } from "./duckduckgo.ts";
+export { decodeText, readableText, truncateText } from "./readable-text.ts";
+export { type SafeFetchFailure, type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
+export { type SearchOutcome, type SearchProvider, type SearchReason, tidyResults } from "./search.ts";

@@ -1,0 +1,1 @@
+export { SqsQueue } from "./sqs-queue.ts";

@@ -1,0 +1,21 @@
+export { builtinTools } from "./builtin/index.ts";
+export { defineSearchTool } from "./builtin/web-search.ts";
+export type {
+  AttachmentMeta,
+  FactStore,
+  Mailbox,
+  MailboxMessage,
+  RunTrigger,
+  ToolContext,
+  VerifiedSender,
+} from "./context.ts";
+export { ToolRegistry } from "./registry.ts";
+export { defineResolver, type Resolver, type ResolverContext } from "./resolver.ts";
+export {
+  defineTool,
+  type EgressDeclaration,
+  success,
+  type Tool,
+  type ToolResult,
+  toolFailure,
+} from "./tool.ts";
