@@ -2,20 +2,20 @@ import { type AdminCatalog, adminCatalog } from "../shared/admin/index.ts";
 import type { AwsClients } from "../shared/aws/index.ts";
 import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import { SqsQueue } from "../shared/queue/index.ts";
 import {
-  AdminRepo,
+  type AdminRepo,
   AuditRepo,
-  BlobStore,
+  type BlobStore,
   DeliveryEventReads,
-  FailureLog,
+  type FailureLog,
   IndexReads,
-  MessageRepo,
+  type MessageRepo,
+  makeStores,
   PlanStore,
-  RunEventRepo,
-  RunRepo,
-  StateRepo,
-  ThreadRepo,
+  type RunEventRepo,
+  type RunRepo,
+  type StateRepo,
+  type ThreadRepo,
   TraceLookups,
 } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
@@ -64,30 +64,31 @@ export function consoleDeps(input: {
   now?: () => Date;
 }): ConsoleDeps {
   const { clients, resources } = input;
-  const base = { dynamo: clients.dynamo, tables: resources.tables };
-  const state = new StateRepo(base);
-  const queue = new SqsQueue({ sqs: clients.sqs });
   const now = input.now ?? (() => new Date());
+  // The repositories every function builds (one composition of the store); the console adds its own reads.
+  const stores = makeStores(clients, resources, input.logger);
+  const base = { dynamo: clients.dynamo, tables: resources.tables };
+  const { state } = stores;
   return {
-    admin: new AdminRepo({ ...base, logger: input.logger }),
-    runs: new RunRepo(base),
-    runEvents: new RunEventRepo(base),
-    messages: new MessageRepo(base),
-    threads: new ThreadRepo(base),
-    blobs: new BlobStore({ s3: clients.s3, bucket: resources.bucket }),
+    admin: stores.admin,
+    runs: stores.runs,
+    runEvents: stores.runEvents,
+    messages: stores.messages,
+    threads: stores.threads,
+    blobs: stores.blobs,
     state,
     plans: new PlanStore({ ...base, state }),
     index: new IndexReads(base),
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
-    failures: new FailureLog(base),
+    failures: stores.failures,
     sessions: stateRevocations(state, input.config.console.sessionMinutes * 60),
     registry: input.registry,
     config: input.config,
     catalog: adminCatalog(input.config, grantableNames(input.registry)),
     enqueueStep: async (body) => {
-      await queue.send(resources.queues.agentStep, body);
+      await stores.queue.send(resources.queues.agentStep, body);
     },
     now,
     logger: input.logger,
