@@ -1,6 +1,5 @@
 import { type AdminCatalog, adminCatalog } from "../shared/admin/index.ts";
-import type { AwsClients } from "../shared/aws/index.ts";
-import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
+import type { DeploymentConfig } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import {
   type AdminRepo,
@@ -10,8 +9,8 @@ import {
   type FailureLog,
   IndexReads,
   type MessageRepo,
-  makeStores,
   PlanStore,
+  type Platform,
   type RunEventRepo,
   type RunRepo,
   type StateRepo,
@@ -55,20 +54,11 @@ export interface ConsoleDeps {
   readonly logger: Logger;
 }
 
-export function consoleDeps(input: {
-  clients: AwsClients;
-  resources: Resources;
-  config: DeploymentConfig;
-  registry: ToolRegistry;
-  logger: Logger;
-  now?: () => Date;
-}): ConsoleDeps {
-  const { clients, resources } = input;
-  const now = input.now ?? (() => new Date());
-  // The repositories every function builds (one composition of the store); the console adds its own reads.
-  const stores = makeStores(clients, resources, input.logger);
+export function consoleDeps(platform: Platform, parts: { readonly registry: ToolRegistry }): ConsoleDeps {
+  const { clients, resources, stores, now } = platform;
   const base = { dynamo: clients.dynamo, tables: resources.tables };
   const { state } = stores;
+  // The repositories every function builds (the platform's stores); the console adds its own reads.
   return {
     admin: stores.admin,
     runs: stores.runs,
@@ -83,14 +73,14 @@ export function consoleDeps(input: {
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
     failures: stores.failures,
-    sessions: stateRevocations(state, input.config.console.sessionMinutes * 60),
-    registry: input.registry,
-    config: input.config,
-    catalog: adminCatalog(input.config, grantableNames(input.registry)),
+    sessions: stateRevocations(state, platform.config.console.sessionMinutes * 60),
+    registry: parts.registry,
+    config: platform.config,
+    catalog: adminCatalog(platform.config, grantableNames(parts.registry)),
     enqueueStep: async (body) => {
       await stores.queue.send(resources.queues.agentStep, body);
     },
     now,
-    logger: input.logger,
+    logger: platform.logger,
   };
 }

@@ -1,10 +1,10 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { makeClients } from "../shared/aws/index.ts";
 import { loadRuntimeConfig, resourcesFromEnv } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
 import { makeLogger } from "../shared/runtime/index.ts";
+import { makePlatform } from "../shared/store/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { cognitoSignIn } from "./auth/cognito-sign-in.ts";
@@ -39,12 +39,8 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
       read(CONSOLE_ENV.originParameter),
     ]);
     const logger = makeLogger("postern-console");
-    const deps = consoleDeps({
-      clients: makeClients(resources),
-      resources,
-      config: loadRuntimeConfig().config,
+    const deps = consoleDeps(makePlatform({ resources, config: loadRuntimeConfig().config, logger }), {
       registry: defaultRegistry(),
-      logger,
     });
     const signIn = cognitoSignIn({
       userPoolId: need(CONSOLE_ENV.userPoolId),

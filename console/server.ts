@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import type { AwsClients } from "../shared/aws/index.ts";
 import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
+import { makePlatform } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
@@ -54,14 +55,14 @@ export async function startLocalConsole(opts: {
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.linkKey ? { linkKey: opts.linkKey } : {}),
   });
-  const deps = consoleDeps({
+  const platform = makePlatform({
     clients: opts.clients,
     resources: opts.resources,
     config: opts.config,
-    registry: opts.registry ?? defaultRegistry(),
     logger: opts.logger,
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const deps = consoleDeps(platform, { registry: opts.registry ?? defaultRegistry() });
   // The origin is the URL printed below, known once the port is (0 picks one): the app is built then, and a request
   // that came before it (none can: nothing awaits in between) would get 503, never an app without its origin.
   let app: ReturnType<typeof createConsoleApp> | undefined;

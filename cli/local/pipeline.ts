@@ -5,7 +5,7 @@ import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
 import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
-import { makeStores } from "../../shared/store/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
@@ -29,40 +29,30 @@ export function pipelineHandlers(
   // Each function has its own clients, as in AWS, so an observer can tell whose call each one is.
   const clientsOf = (fn: "verify" | "agent-step" | "outbound") =>
     ctx.observe ? makeClients(ctx.resources, ctx.observe(fn)) : ctx.clients;
+  // Each function's platform, as its handler builds it at cold start (functions/*/handler.ts).
+  const platformOf = (fn: "verify" | "agent-step" | "outbound", logger: KeyedLogger) =>
+    makePlatform({ resources: ctx.resources, config: ctx.config.config, logger, clients: clientsOf(fn) });
   return {
     verify: verifySqsHandler(
-      buildVerifyDeps({
-        resources: ctx.resources,
-        config: ctx.config.config,
-        resolver: ctx.resolver,
-        logger: verifyLog,
-        clients: clientsOf("verify"),
-      }),
+      buildVerifyDeps(platformOf("verify", verifyLog), { resolver: ctx.resolver }),
       ctx.resources.bucket,
       verifyLog,
     ),
     agentStep: agentStepSqsHandler(
-      buildStepDeps({
-        resources: ctx.resources,
-        loaded: ctx.config,
+      buildStepDeps(platformOf("agent-step", stepLog), {
         registry,
         resolvers: defaultResolvers(),
         secrets: envSecretSource(),
-        logger: stepLog,
-        clients: clientsOf("agent-step"),
+        baseDir: ctx.config.baseDir,
         ...(models ? { models } : {}),
       }),
       stepLog,
       ctx.maxReceiveCount,
     ),
     outbound: outboundSqsHandler(
-      outboundDeps({
-        stores: makeStores(clientsOf("outbound"), ctx.resources, outLog),
+      outboundDeps(platformOf("outbound", outLog), {
         // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
         ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
-        config: ctx.config.config,
-        region: ctx.resources.region,
-        logger: outLog,
       }),
       outLog,
     ),

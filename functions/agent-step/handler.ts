@@ -2,17 +2,18 @@ import { agentStepSqsHandler, buildStepDeps, maxReceivesFromEnv } from "../../sh
 import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
 import { awsSecretSource } from "../../shared/model/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
 
 // Built once per cold start, from the environment CDK sets.
 const logger = makeLogger("postern-agent-step");
-const deps = buildStepDeps({
-  resources: resourcesFromEnv(),
-  loaded: loadRuntimeConfig(),
+const loaded = loadRuntimeConfig();
+const platform = makePlatform({ resources: resourcesFromEnv(), config: loaded.config, logger });
+const deps = buildStepDeps(platform, {
   registry: defaultRegistry(),
   resolvers: defaultResolvers(),
   secrets: awsSecretSource(),
-  logger,
+  baseDir: loaded.baseDir,
 });
 
 export const handler = agentStepSqsHandler(deps, logger, maxReceivesFromEnv());

@@ -1,15 +1,12 @@
 import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
 import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import { dnsResolverFromEnv, makeLogger } from "../../shared/runtime/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 
 // Built once per cold start, from the environment CDK sets.
 const logger = makeLogger("postern-verify");
 const resources = resourcesFromEnv();
-const deps = buildVerifyDeps({
-  resources,
-  config: loadRuntimeConfig().config,
-  resolver: dnsResolverFromEnv(),
-  logger,
-});
+const platform = makePlatform({ resources, config: loadRuntimeConfig().config, logger });
+const deps = buildVerifyDeps(platform, { resolver: dnsResolverFromEnv() });
 
 export const handler = verifySqsHandler(deps, resources.bucket, logger);

@@ -1,4 +1,4 @@
-import { type AwsClients, makeClients } from "../aws/index.ts";
+import type { AwsClients } from "../aws/index.ts";
 import type { LoadedConfig, Resources } from "../config/index.ts";
 import { PREFIXES, STATE_KEYS } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
@@ -6,12 +6,11 @@ import type { OutboundRequest } from "../messages/index.ts";
 import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
 import type { ModelProvider, SecretSource } from "../model/index.ts";
 import { createModel } from "../model/index.ts";
-import type { BlobStore, RunRepo, StateRepo } from "../store/index.ts";
+import type { BlobStore, Platform, RunRepo, StateRepo } from "../store/index.ts";
 import {
   createFactStore,
   DynamoRoundLedger,
   failureReporter,
-  makeStores,
   PlanStore,
   type Stores,
   ThreadActivity,
@@ -51,19 +50,27 @@ export const ROUND_LEASE_MS = 15 * 60_000;
  * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
  * are named.
  */
-export interface StepWiringOptions {
-  readonly resources: Resources;
-  readonly loaded: LoadedConfig;
+/** What only agent-step's composition root needs beside the platform. */
+export interface StepParts {
   readonly registry: ToolRegistry;
   readonly secrets: SecretSource;
-  readonly logger: Logger;
-  readonly clients?: AwsClients;
+  /** Where the config's relative paths (model scripts) resolve. */
+  readonly baseDir: string;
   /** Overrides the catalog (tests hand in a scripted or adversarial model). */
   readonly models?: (id: string) => ModelProvider | null;
   readonly leaseMs?: number;
-  readonly now?: () => Date;
   /** Operator resolvers (tools/index.ts): context added before the first model call. */
   readonly resolvers?: readonly Resolver[];
+}
+
+/** The platform and the parts, as the wiring below reads them. */
+interface StepWiringOptions extends StepParts {
+  readonly resources: Resources;
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+  readonly clients: AwsClients;
+  readonly stores: Stores;
+  readonly now: () => Date;
 }
 
 /** What every part of the wiring shares. */
@@ -139,9 +146,8 @@ function modelCatalog(loaded: LoadedConfig, secrets: SecretSource): (id: string)
 
 function wire(opts: StepWiringOptions): Wired {
   const { resources } = opts;
-  const clients = opts.clients ?? makeClients(resources);
-  const stores = makeStores(clients, resources, opts.logger);
-  // Issue 13: one delivery asked for the admin snapshot (a version read each time) and the run's message up to
+  const { clients, stores } = opts;
+  // One delivery asked for the admin snapshot (a version read each time) and the run's message up to
   // four times. Both are kept for the delivery; beginDelivery drops them.
   const admin = perDelivery(() => stores.admin.snapshot());
   const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
@@ -150,7 +156,7 @@ function wire(opts: StepWiringOptions): Wired {
     clients,
     stores,
     runs: runTable(stores.runs),
-    now: opts.now ?? (() => new Date()),
+    now: opts.now,
     loadAdmin: admin.get,
     message(agent, id) {
       const key = `${agent}\u0000${id}`;
@@ -337,7 +343,19 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
 }
 
 /** Wire the step loop to real adapters: the same function in Lambda and in the local stack. */
-export function buildStepDeps(opts: StepWiringOptions): StepHandlerDeps & { readonly stores: Stores } {
+export function buildStepDeps(
+  platform: Platform,
+  parts: StepParts,
+): StepHandlerDeps & { readonly stores: Stores } {
+  const opts: StepWiringOptions = {
+    ...parts,
+    resources: platform.resources,
+    loaded: { config: platform.config, baseDir: parts.baseDir },
+    logger: platform.logger,
+    clients: platform.clients,
+    stores: platform.stores,
+    now: platform.now,
+  };
   const w = wire(opts);
   const { stores, clients, runs } = w;
   // Tool outcomes are also kept per thread, so a later run in the thread sees what the agent already did.

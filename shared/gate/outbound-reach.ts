@@ -85,7 +85,7 @@ export function outboundAllowed(
 ): boolean {
   const key = routingKey(address);
   if (rules.some((r) => r.effect === "allow")) return allowedByAll(key, [rules]);
-  // Issue 20: nothing names this address, and an outside sender started the run. The operator's own domains are no
+  // Nothing names this address, and an outside sender started the run. The operator's own domains are no
   // default here, or a steered run could mail staff a phishing link from the agent's trusted address.
   if (startedBy !== "schedule") return false;
   // Without an allow rule the rules' own default would admit everyone: intersect with the registered domains so a

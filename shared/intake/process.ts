@@ -174,7 +174,7 @@ async function handOn(
     deps.stores,
   );
   if (stored.unsignedThreading.length > 0) {
-    // Issue 20: threading headers the proving signature does not cover are anyone's words; they were read as
+    // Threading headers the proving signature does not cover are anyone's words; they were read as
     // absent. Operators see which, so a signer that never signs them (docs/gate.md) is recognisable.
     deps.logger.info("threading headers unsigned", {
       sesMessageId: event.sesMessageId,
@@ -186,7 +186,7 @@ async function handOn(
     });
   }
   if (stored.joinRefused) {
-    // Issue 14: the headers named a thread the proven sender never took part in. The mail is kept, in a thread of
+    // The headers named a thread the proven sender never took part in. The mail is kept, in a thread of
     // its own; operators see who tried to join which thread (addresses reduced to address characters, G4).
     deps.logger.warn("thread join refused", {
       sesMessageId: event.sesMessageId,

@@ -1,31 +1,18 @@
 import type { DNSResolver } from "mailauth";
-import { type AwsClients, makeClients } from "../aws/index.ts";
-import type { DeploymentConfig, Resources } from "../config/index.ts";
 import { STATE_KEYS } from "../config/index.ts";
-import type { Logger } from "../logger.ts";
 import { agentStepMessageSchema } from "../messages/index.ts";
-import { makeStores, PlanStore } from "../store/index.ts";
+import { PlanStore, type Platform } from "../store/index.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */
-export function buildVerifyDeps(opts: {
-  resources: Resources;
-  config: DeploymentConfig;
-  resolver: DNSResolver;
-  logger: Logger;
-  now?: () => Date;
-  /** The function's own clients; built from `resources` when absent (Lambda). */
-  clients?: AwsClients;
-}): VerifyDeps {
-  const { resources, logger } = opts;
-  const clients = opts.clients ?? makeClients(resources);
-  const stores = makeStores(clients, resources, logger);
+export function buildVerifyDeps(platform: Platform, parts: { readonly resolver: DNSResolver }): VerifyDeps {
+  const { resources, logger, clients, stores } = platform;
   const plans = new PlanStore({ dynamo: clients.dynamo, tables: resources.tables, state: stores.state });
   return {
-    config: opts.config,
+    config: platform.config,
     loadAdmin: () => stores.admin.snapshot(),
-    resolver: opts.resolver,
-    now: opts.now ?? (() => new Date()),
+    resolver: parts.resolver,
+    now: platform.now,
     inbound: stores.inbound,
     blobs: stores.blobs,
     stores,

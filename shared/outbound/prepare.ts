@@ -67,7 +67,7 @@ export async function prepareSend(
     const reach = checkOutboundReach({
       rules: await deps.agents.outboundRules(identity.address),
       domains: deps.config.domains,
-      // Issue 20: a request the runtime did not mark as a scheduled run's is held to a sender run's reach.
+      // A request the runtime did not mark as a scheduled run's is held to a sender run's reach.
       startedBy: message.startedBy ?? "sender",
       agent: identity.address,
       mode: message.mode,

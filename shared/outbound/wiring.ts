@@ -1,12 +1,10 @@
 import { createAttachmentSource } from "../agent/index.ts";
-import type { DeploymentConfig } from "../config/index.ts";
 import { PREFIXES } from "../config/index.ts";
-import type { Logger } from "../logger.ts";
 import { routingKey } from "../mail/index.ts";
 import { perDelivery } from "../messages/index.ts";
 import type { MessageRecord } from "../ports/index.ts";
 import { type DeliveryEventLog, deliveryEventsPk } from "../ports/index.ts";
-import type { Stores } from "../store/index.ts";
+import type { Platform, Stores } from "../store/index.ts";
 import { failureReporter, normalizeMessageId, sendStateStore } from "../store/index.ts";
 import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
@@ -80,23 +78,21 @@ function mailbox(stores: Stores): OutboundMailbox {
  * OutboundDeps over the shared repositories. Attachments resolve within the agent's own mailbox (G12): the
  * reply's thread when one is given, else the agent's whole mailbox; never another agent's partition.
  */
-export function outboundDeps(input: {
-  readonly stores: Stores;
-  readonly ses: SesPort;
-  readonly config: DeploymentConfig;
-  readonly region: string;
-  readonly logger: Logger;
-  readonly clock?: () => Date;
-}): OutboundDeps {
-  const { stores } = input;
+export function outboundDeps(
+  platform: Pick<Platform, "stores" | "config" | "logger" | "now"> & {
+    readonly resources: Pick<Platform["resources"], "region">;
+  },
+  parts: { readonly ses: SesPort },
+): OutboundDeps {
+  const { stores } = platform;
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
   // version per send, not a scan and not a second read for the agent. Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
   const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
-  const clock = input.clock ?? (() => new Date());
+  const clock = platform.now;
   return {
     state: sendStateStore(stores.state),
-    ses: input.ses,
+    ses: parts.ses,
     mailbox: mailbox(stores),
     agents: {
       get: async (address) => (await admin.get()).agents.find((a) => a.address === address) ?? null,
@@ -111,17 +107,17 @@ export function outboundDeps(input: {
       blobs: stores.blobs,
       files: stores.state,
     }),
-    config: input.config,
+    config: platform.config,
     clock,
-    logger: input.logger,
+    logger: platform.logger,
     failures: failureReporter({
       log: stores.failures,
       runs: stores.runs,
       events: stores.runEvents,
-      logger: input.logger,
+      logger: platform.logger,
       now: clock,
     }),
-    headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
+    headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, platform.resources.region),
   };
 }
 

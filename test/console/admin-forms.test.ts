@@ -15,7 +15,7 @@ import {
 import { controlNames, submittedFields } from "../helpers/form-controls.ts";
 
 /**
- * Issue 20: editing a toolkit in the console dropped its `archiveScope` and `egressHosts`, because the form had
+ * Editing a toolkit in the console dropped its `archiveScope` and `egressHosts`, because the form had
  * no input for them. The list of fields here is the schema's own (its zod shape), so a field added to an admin
  * schema and not to its console form fails this test. Each editable item, fully populated with values that are
  * not the defaults, goes through its edit form as a browser would submit it and must come back unchanged.

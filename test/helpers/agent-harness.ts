@@ -12,6 +12,7 @@ import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { Resolver } from "../../shared/tool-framework/resolver.ts";
 import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
@@ -111,16 +112,16 @@ export async function startHarness(opts: {
     baseDir: process.cwd(),
   };
   const logger = recordingLogger();
-  const deps = buildStepDeps({
-    resources: emulators.resources,
-    loaded,
+  const platform = makePlatform({ resources: emulators.resources, config: loaded.config, logger });
+  const deps = buildStepDeps(platform, {
     registry: new ToolRegistry(opts.tools),
     secrets: envSecretSource({}),
-    logger,
+    baseDir: loaded.baseDir,
     models: (id) => (id === "demo" ? opts.model : null),
     leaseMs: opts.leaseMs ?? 60_000,
     ...(opts.resolvers ? { resolvers: opts.resolvers } : {}),
   });
+
   const { stores } = deps;
   await stores.admin.putAgent({ address: AGENT, name: "Helpdesk", model: "demo", instructions: "Help." });
   for (const kit of opts.toolkits) await stores.admin.putToolkit({ agents: [AGENT], ...kit });

@@ -1,4 +1,4 @@
-// Issue 11: IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
+// IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
 // recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
 // evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template
 // deploys them. Every call must be allowed; a table of calls that must never be allowed is checked the same way.

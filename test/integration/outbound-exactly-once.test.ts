@@ -63,7 +63,10 @@ function setup() {
   const logger = recordingLogger();
   const clock = { now: new Date("2026-11-29T10:00:00Z") };
   const deps: OutboundDeps = {
-    ...outboundDeps({ stores, ses, config: CONFIG, region: "us-east-1", logger, clock: () => clock.now }),
+    ...outboundDeps(
+      { stores, config: CONFIG, resources: { region: "us-east-1" }, logger, now: () => clock.now },
+      { ses },
+    ),
     inFlightLeaseMs: LEASE_MS,
   };
   return { ses, logger, clock, deps, sesId: (n: number) => `0100-w${tag}-${n}-000000` };

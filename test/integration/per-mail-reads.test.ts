@@ -7,7 +7,7 @@ import { recordingLogger } from "../fakes/recording-logger.ts";
 import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 /**
- * Issue 13: what one mail costs must not grow with the deployment. Through the whole local pipeline with every
+ * What one mail costs must not grow with the deployment. Through the whole local pipeline with every
  * SDK call recorded: once a container has loaded the admin state, a mail's path (verify, agent-step, outbound)
  * makes no Scan and no Query without a Limit, whatever the tables hold.
  */

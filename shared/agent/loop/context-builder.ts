@@ -64,7 +64,7 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
       const untrusted: string[] = [...history.untrusted];
       const actions = await earlierActions(sources, run, current.threadId);
       if (actions !== null) blocks.push(actions);
-      // Issue 13: only the body's start is shown (and kept as quote-check text); read_email reads on.
+      // Only the body's start is shown (and kept as quote-check text); read_email reads on.
       const body = shownBody(
         current.id,
         (await bodyText(current, sources.getText)) ?? "",
@@ -116,7 +116,7 @@ async function threadHistory(
   // Bodies in parallel: one round trip's latency for the whole history, not one per message.
   const bodies = await Promise.all(shownHistory.map((m) => bodyText(m, sources.getText)));
   for (const [i, m] of shownHistory.entries()) {
-    // Issue 13: each earlier body is cut shorter than the current one; read_email reads on.
+    // Each earlier body is cut shorter than the current one; read_email reads on.
     const body = shownBody(m.id, bodies[i] ?? "", HISTORY_MAIL_CHARS);
     const label =
       m.direction === "out" ? "Your earlier reply in this thread" : "Earlier message in this thread";

@@ -88,7 +88,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
           ...asked
         } = request as typeof request &
           Pick<OutboundRequest, "channelClosed" | "recipientsFrom" | "startedBy">;
-        // Issue 20: who started the run decides the default reach, from the run's trigger, never from the tool.
+        // Who started the run decides the default reach, from the run's trigger, never from the tool.
         // Only a responsibility is a scheduled run; anything else is treated as an outside sender's (narrower).
         const startedBy: RunStartedBy = run.trigger.kind === "responsibility" ? "schedule" : "sender";
         // Outbound reach, enforced here in the runtime rather than in each tool (G12 style): every tool that sends

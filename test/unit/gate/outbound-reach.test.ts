@@ -62,7 +62,7 @@ describe("outboundAllowed: the rules' algebra on routing keys", () => {
   });
 
   it.each([
-    // Issue 20: a run an outside sender started has no default reach; the operator's own domains included.
+    // A run an outside sender started has no default reach; the operator's own domains included.
     [[], "staff@agents.example.net", false],
     [[], "Staff+Tag@Agents.Example.NET", false],
     [[], "x@staff.example.org", false],

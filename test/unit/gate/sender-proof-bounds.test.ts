@@ -185,7 +185,7 @@ describe("signed recipients", () => {
     });
   });
 
-  // Issue 20: To and Cc go through the strict parser G2 uses for From. postal-mime decoded this encoded-word
+  // To and Cc go through the strict parser G2 uses for From. postal-mime decoded this encoded-word
   // into `Mallory <helpdesk@agents.example.net>` and the signed To "addressed" the agent.
   it.each([
     ["an encoded-word holding an angle address", "=?UTF-8?Q?Mallory_=3Chelpdesk=40agents.example.net=3E?="],

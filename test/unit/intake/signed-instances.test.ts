@@ -12,7 +12,7 @@ import {
 import { verifyWorld } from "../../helpers/verify-world.ts";
 
 /**
- * Issue 20, the replay family: only signed header instances count. Mallory was in the signed Cc of the CEO's
+ * The replay family: only signed header instances count. Mallory was in the signed Cc of the CEO's
  * mail to the agent; she re-sends it with headers added on top. A DKIM signature covers the bottom-most
  * instance of each field h= names (RFC 6376 §5.4.2), so anything she adds is unproven: a second instance of a
  * single-instance field refuses the mail, an unsigned threading field is read as absent, and the replay key is

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { renderMessage, renderUntrusted } from "../../../shared/gate/fence.ts";
 import { cutNote, cutText, safeCutIndex, shownBody } from "../../../shared/mail/text-cut.ts";
 
-// Issue 13: the cut that keeps a 10 MB mail out of the model request, and the note that says so inside the fence
+// The cut that keeps a 10 MB mail out of the model request, and the note that says so inside the fence
 // (G8): on a safe boundary, and impossible for the sender to forge.
 
 const NONCE = "ab".repeat(12);
