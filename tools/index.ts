@@ -1,4 +1,4 @@
-import type { Resolver, Tool } from "../shared/tool-framework/index.ts";
+import type { ContextResolver, Tool } from "../shared/tool-framework/index.ts";
 import { builtinTools, ToolRegistry } from "../shared/tool-framework/index.ts";
 import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
@@ -10,7 +10,7 @@ import { braveSearchToolFromEnv } from "./search-provider.ts";
 const demoBackend = demoOrderBackend();
 
 /** The operator's resolvers: context added before the first model call, granted through toolkits like tools. */
-export function operatorResolvers(): Resolver[] {
+export function operatorResolvers(): ContextResolver[] {
   return [customerProfileResolver(demoBackend)];
 }
 
@@ -28,7 +28,7 @@ export function defaultRegistry(): ToolRegistry {
 }
 
 /** Every resolver this deployment knows. */
-export function defaultResolvers(): readonly Resolver[] {
+export function defaultContextResolvers(): readonly ContextResolver[] {
   return operatorResolvers();
 }
 
@@ -38,7 +38,7 @@ export function defaultResolvers(): readonly Resolver[] {
  */
 export function grantableNames(
   registry: ToolRegistry = defaultRegistry(),
-  resolvers: readonly Resolver[] = defaultResolvers(),
+  resolvers: readonly ContextResolver[] = defaultContextResolvers(),
 ): string[] {
   return [...registry.names(), ...resolvers.map((r) => r.name)];
 }

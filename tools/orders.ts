@@ -10,9 +10,9 @@
 import * as z from "zod";
 import { fail } from "../shared/result.ts";
 import {
-  defineResolver,
+  type ContextResolver,
+  defineContextResolver,
   defineTool,
-  type Resolver,
   success,
   type Tool,
   toolFailure,
@@ -137,8 +137,8 @@ export function orderTools(backend: OrderBackend): Tool[] {
  */
 export function customerProfileResolver(
   backend: OrderBackend & { list?(customer: string): Promise<readonly Order[]> },
-): Resolver {
-  return defineResolver({
+): ContextResolver {
+  return defineContextResolver({
     name: "customer_profile",
     description: "the sender's own orders",
     egress: {

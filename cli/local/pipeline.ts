@@ -7,7 +7,7 @@ import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
-import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
+import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
 import type { HandlerContext } from "./stack.ts";
@@ -41,7 +41,7 @@ export function pipelineHandlers(
     agentStep: agentStepSqsHandler(
       buildStepDeps(platformOf("agent-step", stepLog), {
         registry,
-        resolvers: defaultResolvers(),
+        resolvers: defaultContextResolvers(),
         secrets: envSecretSource(),
         baseDir: ctx.config.baseDir,
         ...(models ? { models } : {}),

@@ -3,7 +3,7 @@ import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.t
 import { awsSecretSource } from "../../shared/model/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
-import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
+import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 
 // Built once per cold start, from the environment CDK sets.
 const logger = makeLogger("postern-agent-step");
@@ -11,7 +11,7 @@ const loaded = loadRuntimeConfig();
 const platform = makePlatform({ resources: resourcesFromEnv(), config: loaded.config, logger });
 const deps = buildStepDeps(platform, {
   registry: defaultRegistry(),
-  resolvers: defaultResolvers(),
+  resolvers: defaultContextResolvers(),
   secrets: awsSecretSource(),
   baseDir: loaded.baseDir,
 });

@@ -15,7 +15,7 @@ import {
   type Stores,
   ThreadActivity,
 } from "../store/index.ts";
-import type { Resolver, ToolRegistry, ToolResult } from "../tool-framework/index.ts";
+import type { ContextResolver, ToolRegistry, ToolResult } from "../tool-framework/index.ts";
 import { egressChannel } from "./channels/egress-channel.ts";
 import type { StepHandlerDeps } from "./handle-message.ts";
 import { planCallChecks, runCallChecks } from "./loop/call-checks.ts";
@@ -60,7 +60,7 @@ export interface StepParts {
   readonly models?: (id: string) => ModelProvider | null;
   readonly leaseMs?: number;
   /** Operator resolvers (tools/index.ts): context added before the first model call. */
-  readonly resolvers?: readonly Resolver[];
+  readonly resolvers?: readonly ContextResolver[];
 }
 
 /** The platform and the parts, as the wiring below reads them. */

@@ -9,8 +9,12 @@ export type {
   ToolContext,
   VerifiedSender,
 } from "./context.ts";
+export {
+  type ContextResolver,
+  type ContextResolverInput,
+  defineContextResolver,
+} from "./context-resolver.ts";
 export { ToolRegistry } from "./registry.ts";
-export { defineResolver, type Resolver, type ResolverContext } from "./resolver.ts";
 export {
   defineTool,
   type EgressDeclaration,

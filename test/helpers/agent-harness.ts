@@ -13,8 +13,8 @@ import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
 import { makePlatform } from "../../shared/store/index.ts";
+import type { ContextResolver } from "../../shared/tool-framework/context-resolver.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
-import type { Resolver } from "../../shared/tool-framework/resolver.ts";
 import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
@@ -92,7 +92,7 @@ export async function startHarness(opts: {
   leaseMs?: number;
   /** Deployment budgets (G10); unspecified fields keep the config defaults. */
   budgets?: Partial<Budgets>;
-  resolvers?: readonly Resolver[];
+  resolvers?: readonly ContextResolver[];
   egress?: "internal" | "external";
   /** The deployment's restricted data classes (G13, G18). */
   restrictedClasses?: string[];

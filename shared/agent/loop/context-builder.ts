@@ -22,7 +22,7 @@ export interface ContextSources {
     agent: string,
     threadId: string,
   ): Promise<readonly { at: string; runId: string; tool: string; ok: boolean; reason?: string }[]>;
-  /** Resolver output for this run, already gated and fenced (shared/agent/loop/resolvers.ts). */
+  /** Resolver output for this run, already gated and fenced (shared/agent/loop/context-resolvers.ts). */
   resolve?(run: LoadedRun, agent: AgentItem): Promise<readonly string[]>;
 }
 

@@ -1,18 +1,18 @@
 import type { AdminSnapshot, AgentItem } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { Resolver } from "../../tool-framework/index.ts";
+import type { ContextResolver } from "../../tool-framework/index.ts";
 import { restrictedReadCheck } from "../channels/channels.ts";
 import { egressCheck } from "../channels/egress.ts";
 import type { ChannelState, LoadedRun, RunEventLog } from "../ports.ts";
-import { runResolvers } from "./resolvers.ts";
+import { runResolvers } from "./context-resolvers.ts";
 
 /**
  * Round 1's resolver context (ContextSources.resolve): the operator's resolvers this run may use, each result
  * through the egress gate (G13) like a tool result; each resolver run is kept in the trace.
  */
 export function resolveContext(deps: {
-  readonly resolvers: readonly Resolver[];
+  readonly resolvers: readonly ContextResolver[];
   readonly config: DeploymentConfig;
   /** G18: a resolver result of a restricted class closes the run's channels, as a tool result does. */
   readonly channel: ChannelState;

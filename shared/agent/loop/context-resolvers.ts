@@ -1,10 +1,10 @@
 import type { ToolkitItem } from "../../admin/index.ts";
 import { evaluateLayer, renderUntrusted } from "../../gate/index.ts";
 import { fail } from "../../result.ts";
-import type { Resolver, ResolverContext } from "../../tool-framework/index.ts";
+import type { ContextResolver, ContextResolverInput } from "../../tool-framework/index.ts";
 import type { CallCheck } from "./call-check.ts";
 
-/** Resolver output larger than this is cut: context is for facts, not dumps. */
+/** ContextResolver output larger than this is cut: context is for facts, not dumps. */
 const MAX_RESOLVER_CHARS = 8000;
 
 /**
@@ -23,9 +23,9 @@ export interface ResolverRun {
  * A failing or refused resolver adds nothing; it never fails the run.
  */
 export async function runResolvers(opts: {
-  resolvers: readonly Resolver[];
+  resolvers: readonly ContextResolver[];
   toolkits: readonly ToolkitItem[];
-  ctx: ResolverContext;
+  ctx: ContextResolverInput;
   kind: "reply" | "scheduled";
   egress: CallCheck;
 }): Promise<{ blocks: string[]; runs: ResolverRun[] }> {
@@ -42,7 +42,7 @@ export async function runResolvers(opts: {
           : ctx.sender !== null && evaluateLayer(k.senderRules, ctx.sender.routingKey) === "allow"),
     );
     if (grantedBy.length === 0) continue;
-    let result: Awaited<ReturnType<Resolver["resolve"]>>;
+    let result: Awaited<ReturnType<ContextResolver["resolve"]>>;
     try {
       result = await r.resolve(ctx);
     } catch (err) {
