@@ -36,7 +36,7 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
         name: text(f, "name"),
         model: text(f, "model"),
         instructions: typeof f.instructions === "string" ? f.instructions : "",
-        maxToolTurns: optionalNumber(f, "maxToolTurns"),
+        maxRounds: optionalNumber(f, "maxRounds"),
         runsPerDay: optionalNumber(f, "runsPerDay"),
         tokensPerDay: optionalNumber(f, "tokensPerDay"),
         enabled: flag(f, "enabled"),

@@ -40,7 +40,7 @@ export const DEMO_CONFIG = {
   domains: [DEMO_DOMAIN],
   inboundAccess: [],
   recursionLimit: 50,
-  maxToolTurns: 8,
+  maxRounds: 8,
   models: DEMO_MODELS,
   defaultModel: "demo",
 } as const;

@@ -6,6 +6,7 @@ import type {
   ResponsibilityItem,
   ToolkitItem,
 } from "../../shared/admin/index.ts";
+import { roundLimit } from "../../shared/admin/index.ts";
 import type { DeploymentConfig } from "../../shared/config/index.ts";
 import type { DeliveryEvent, RunRecord } from "../../shared/ports/index.ts";
 import type { Page, ThreadRecord } from "../../shared/store/index.ts";
@@ -59,7 +60,7 @@ export function agentView(d: AgentDetail, config: DeploymentConfig, registry: To
 <tr><th>Model</th><td>${a.model}${model ? html` <span class="note">(${model.provider}, egress ${model.egress})</span>` : html` <span class="issues">not in the model catalog</span>`}</td></tr>
 <tr><th>Enabled</th><td>${a.enabled ? "yes" : "no"}</td></tr>
 <tr><th>Budget today</th><td>runs ${d.today.runs} / ${c.runs}, tokens ${d.today.tokens} / ${c.tokens}</td></tr>
-<tr><th>Max rounds</th><td>${Math.min(config.maxToolTurns, a.maxToolTurns ?? config.maxToolTurns)}</td></tr>
+<tr><th>Max rounds</th><td>${roundLimit(config, a)}</td></tr>
 <tr><th>Accepts</th><td>auto-submitted ${a.acceptAutoSubmitted ? "yes" : "no"}, list mail ${a.acceptListMail ? "yes" : "no"}, Bcc ${a.acceptBcc ? "yes" : "no"}</td></tr>
 <tr><th>After a reply</th><td>${a.continueAfterReply ? "keeps working (another model round)" : "the run ends"}</td></tr>
 <tr><th>Instructions</th><td><pre class="mono">${a.instructions || "(none)"}</pre></td></tr>

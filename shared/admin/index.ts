@@ -11,6 +11,7 @@ export {
   readToolkits,
   ruleKey,
 } from "./read.ts";
+export { configRoundLimit, DEFAULT_MAX_ROUNDS, roundLimit } from "./round-limit.ts";
 export {
   type AccessRuleItem,
   type AdminDocument,

@@ -27,7 +27,9 @@ export const agentItem = z
     name: z.string().min(1).max(120),
     model: z.string().min(1),
     instructions: z.string().max(20_000).default(""),
-    /** Per-agent caps; each may only lower the global one. */
+    /** Per-agent caps; each may only lower the global one. The round limit (G10): read it with `roundLimit`. */
+    maxRounds: z.number().int().positive().optional(),
+    /** The round limit's former name, still read for one release (stored agents carry it): use maxRounds. */
     maxToolTurns: z.number().int().positive().optional(),
     runsPerDay: z.number().int().positive().optional(),
     tokensPerDay: z.number().int().positive().optional(),
@@ -57,6 +59,12 @@ export const agentItem = z
   })
   .loose();
 export type AgentItem = z.infer<typeof agentItem>;
+
+/**
+ * Fields kept under a former name for one release, so a stored item written before the rename still reads: the
+ * console shows and saves the new name (an edit migrates the item), and its form offers no input for the old one.
+ */
+export const FORMER_NAMES: Readonly<Record<string, readonly string[]>> = { agents: ["maxToolTurns"] };
 
 export const accessRuleItem = z
   .object({ agent: agentAddress, pattern: accessPattern, effect: accessEffect })

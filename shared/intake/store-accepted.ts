@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { roundLimit } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import { PREFIXES } from "../config/index.ts";
 import type { Decision } from "../gate/index.ts";
@@ -111,7 +112,7 @@ export async function storeAccepted(
   const unsignedThreading = threading.unsigned;
   if (!input.startRun)
     return { messageId: ids.messageId, runId: null, threadId, joinRefused, unsignedThreading };
-  const maxRounds = Math.min(config.maxToolTurns, decision.agent.maxToolTurns ?? config.maxToolTurns);
+  const maxRounds = roundLimit(config, decision.agent);
   await stores.runs.create({
     runId: ids.runId,
     agent,

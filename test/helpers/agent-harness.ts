@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
+import { configRoundLimit } from "../../shared/admin/index.ts";
 import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
@@ -164,7 +165,7 @@ export async function startHarness(opts: {
         responsibilityId: null,
         sender: routingKey(from),
         threadId,
-        maxRounds: loaded.config.maxToolTurns,
+        maxRounds: configRoundLimit(loaded.config),
         correlationId: ses,
         transcriptKey: `transcripts/${ids.runId}.json`,
       });

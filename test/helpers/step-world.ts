@@ -1,3 +1,4 @@
+import { configRoundLimit } from "../../shared/admin/index.ts";
 import type {
   AdminSnapshot,
   AgentItem,
@@ -301,7 +302,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
         responsibilityId: null,
         sender: routingKey(from),
         threadId: m.threadId,
-        maxRounds: common.config.maxToolTurns,
+        maxRounds: configRoundLimit(common.config),
         correlationId: ses,
       });
       return ids.runId;

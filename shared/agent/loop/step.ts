@@ -1,4 +1,4 @@
-import type { AgentItem } from "../../admin/index.ts";
+import { type AgentItem, roundLimit } from "../../admin/index.ts";
 import { PosternError } from "../../errors.ts";
 import { type CarriedResult, type StepMessage, stepMessageSchema } from "../../messages/index.ts";
 import type {
@@ -95,7 +95,7 @@ export async function runStep(
     await deps.runFailures.failed(failedRunOf(run), "agent-missing");
     return skip(deps, msg, "agent-missing");
   }
-  const maxRounds = Math.min(deps.config.maxToolTurns, agent.maxToolTurns ?? Number.POSITIVE_INFINITY);
+  const maxRounds = roundLimit(deps.config, agent);
 
   const claim = await deps.ledger.claim(run.runId, msg.round, deps.leaseMs);
   if (claim.status === "busy") return { status: "busy" };

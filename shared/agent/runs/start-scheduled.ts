@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AdminSnapshot } from "../../admin/index.ts";
+import { type AdminSnapshot, roundLimit } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
 import type { StepMessage } from "../../messages/index.ts";
@@ -56,7 +56,7 @@ export async function startDueRuns(
       runId,
       agent: agent.address,
       responsibilityId: r.id,
-      maxRounds: Math.min(deps.config.maxToolTurns, agent.maxToolTurns ?? deps.config.maxToolTurns),
+      maxRounds: roundLimit(deps.config, agent),
       correlationId: `${r.id}@${dueAt.toISOString()}`,
     });
     // Enqueue even on a duplicate: the first tick may have died between create and enqueue; round 1's claim
