@@ -1,3 +1,6 @@
+// Front door of shared/admin: admin-table schemas, validation on read, the document check, the catalog.
+// Outside this folder, import this file only (docs/architecture.md).
+
 export { type AdminCatalog, adminCatalog } from "./catalog.ts";
 export { type AdminIssue, zodIssues } from "./issues.ts";
 export type { AdminList } from "./raw-input.ts";

@@ -1,3 +1,6 @@
+// Front door of shared/config: the deployment config, the resources from the environment, the table and key
+// lists. Outside this folder, import this file only (docs/architecture.md).
+
 export { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "./load.ts";
 export { ENV, type Resources, resourcesFromEnv, tableEnvName } from "./resources.ts";
 export { CONFIG_ENV, loadRuntimeConfig } from "./runtime.ts";

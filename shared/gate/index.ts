@@ -1,3 +1,6 @@
+// Front door of shared/gate: the inbound gate, the access algebra, outbound reach and the fence. Outside this
+// folder, import this file only (docs/architecture.md).
+
 export { evaluateLayer, routingKey } from "./access.ts";
 export {
   HTML_ONLY_NOTICE,

@@ -1,3 +1,6 @@
+// Front door of shared/mail: MIME parsing, composing, threading, fresh text, confirm codes and the text
+// rules. Outside this folder, import this file only (docs/architecture.md).
+
 export {
   type ComposedMail,
   type ComposeFailureReason,

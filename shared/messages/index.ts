@@ -1,3 +1,6 @@
+// Front door of shared/messages: the queue message shapes and the partial-batch helper. Outside this folder,
+// import this file only (docs/architecture.md).
+
 export {
   agentStepMessageSchema,
   type CarriedResult,

@@ -1,3 +1,6 @@
+// Front door of shared/model: the model interface, the provider factory and secret sources. Outside this
+// folder, import this file only (docs/architecture.md).
+
 export { awsSecretSource } from "./aws-secret-source.ts";
 export { createModel } from "./factory.ts";
 export { envSecretSource, type SecretSource } from "./secret-source.ts";

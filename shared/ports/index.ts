@@ -1,3 +1,6 @@
+// Front door of shared/ports: the records and store interfaces the cores share. Outside this folder, import
+// this file only (docs/architecture.md).
+
 export type { Blobs } from "./blobs.ts";
 export {
   type DeliveryEvent,

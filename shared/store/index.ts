@@ -1,3 +1,6 @@
+// Front door of shared/store: the DynamoDB and S3 repositories, and the platform every composition root
+// takes. Outside this folder, import this file only (docs/architecture.md).
+
 export {
   ADMIN_SNAPSHOT_MAX_AGE_MS,
   ADMIN_VERSION_KEY,

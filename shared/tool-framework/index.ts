@@ -1,3 +1,6 @@
+// Front door of shared/tool-framework: the tool contract, the registry, the built-in tools and context
+// resolvers. Outside this folder, import this file only (docs/architecture.md).
+
 export { builtinTools } from "./builtin/index.ts";
 export { defineSearchTool } from "./builtin/web-search.ts";
 export type {
