@@ -134,11 +134,11 @@ export type BudgetReason =
   | "sender-runs-per-day"
   | "agent-tokens-per-day"
   | "sender-tokens-per-day";
-export type BudgetVerdict = Ok | Fail<BudgetReason>;
+export type BudgetResult = Ok | Fail<BudgetReason>;
 
 /** Per-sender and per-agent budgets (G10), atomic counters checked before inference. */
 export interface BudgetGate {
-  beforeInference(run: LoadedRun, agent: AgentItem, round: number): Promise<BudgetVerdict>;
+  beforeInference(run: LoadedRun, agent: AgentItem, round: number): Promise<BudgetResult>;
   afterInference(run: LoadedRun, agent: AgentItem, usage: Usage): Promise<void>;
   /** At most one notice per sender per day; called when a budget stops a run. */
   notifyExceeded(run: LoadedRun, agent: AgentItem, reason: BudgetReason): Promise<void>;

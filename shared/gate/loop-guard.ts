@@ -19,7 +19,7 @@ export type LoopReason =
   | "auto-reply-marker"
   | "bulk-precedence"
   | "list-mail";
-export type LoopVerdict = Ok<{ readonly hop: number }> | Fail<LoopReason>;
+export type LoopResult = Ok<{ readonly hop: number }> | Fail<LoopReason>;
 
 /** What an agent opted in to (admin item fields of the same names). Neither lifts the hop limit. */
 export interface LoopGuardOptions {
@@ -165,7 +165,7 @@ export function loopGuard(
   envelopeMailFrom: string | null,
   recursionLimit: number,
   opts: LoopGuardOptions,
-): LoopVerdict {
+): LoopResult {
   const hop = inboundHop(headers);
   if (hop === null || hop >= recursionLimit) return fail("hop-limit");
   if (!opts.acceptAutoSubmitted) {

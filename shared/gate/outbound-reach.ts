@@ -66,7 +66,7 @@ export interface OutboundReachInput {
 }
 
 /** `detail` names the refused addresses (as given, reduced to printable ASCII) and says who decides. */
-export type OutboundReachVerdict = Ok | Fail<OutboundReachReason, { readonly refused: readonly string[] }>;
+export type OutboundReachResult = Ok | Fail<OutboundReachReason, { readonly refused: readonly string[] }>;
 
 /** A scheduled run's default layer without an allow rule: `*@<domain>` matches that domain exactly, no subdomain. */
 function registeredDomains(domains: readonly string[]): AccessRule[] {
@@ -122,7 +122,7 @@ function refusedRecipients(input: OutboundReachInput, channelClosed: boolean): s
   return refused;
 }
 
-export function checkOutboundReach(input: OutboundReachInput): OutboundReachVerdict {
+export function checkOutboundReach(input: OutboundReachInput): OutboundReachResult {
   const refused = refusedRecipients(input, input.channelClosed);
   if (refused.length === 0) return { ok: true };
   // Which guard refused: the rules themselves, or only the closed channel (the same send in an open run would go).

@@ -21,7 +21,7 @@ export type QuoteReason = "evidence-missing" | "evidence-too-short" | "evidence-
 /** What refuses a call on its input or its result: the egress gate (G13), closed channels (G18), the quote check (G15). */
 export type CheckReason = EgressReason | ChannelReason | QuoteReason;
 /** A refusal's detail is what the model reads, so it is always there. */
-export type CheckVerdict = Ok | FailWithDetail<CheckReason>;
+export type CallCheckResult = Ok | FailWithDetail<CheckReason>;
 
 /** A check run on validated input before the tool, or on its result after: egress (G13), quote (G15), ... */
 export type CallCheck = (
@@ -33,4 +33,4 @@ export type CallCheck = (
     /** The toolkits that granted this call (G11): their own settings (allow-lists, scopes) apply to it. */
     readonly grantedBy: readonly ToolkitItem[];
   },
-) => Promise<CheckVerdict>;
+) => Promise<CallCheckResult>;

@@ -2,7 +2,7 @@ import type { AgentItem } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import { tokensProcessed, type Usage } from "../../model/index.ts";
 import { type Fail, fail, type Ok, ok } from "../../result.ts";
-import type { BudgetGate, BudgetReason, BudgetVerdict, LoadedRun } from "../ports.ts";
+import type { BudgetGate, BudgetReason, BudgetResult, LoadedRun } from "../ports.ts";
 
 /** The slice of the state repository budgets need: atomic bounded counters and once-only markers. */
 export interface CounterStore {
@@ -101,7 +101,7 @@ async function withinCap(
   by: number,
   limit: number,
   reason: BudgetReason,
-): Promise<BudgetVerdict> {
+): Promise<BudgetResult> {
   const r = await counters.increment(pk, sk, by, { limit, ttlSeconds: DAY_TTL });
   return r.ok ? ok() : fail(reason);
 }
@@ -113,7 +113,7 @@ async function countRun(
   agent: AgentItem,
   d: string,
   c: DailyCaps,
-): Promise<BudgetVerdict> {
+): Promise<BudgetResult> {
   const a = await withinCap(
     counters,
     `budget#runs#agent#${agent.address}`,
@@ -151,7 +151,7 @@ async function probeTokens(
   agent: AgentItem,
   d: string,
   c: DailyCaps,
-): Promise<BudgetVerdict> {
+): Promise<BudgetResult> {
   const keys = [{ pk: `budget#tokens#agent#${agent.address}`, sk: d }];
   if (run.sender) keys.push({ pk: `budget#tokens#sender#${run.sender.routingKey}`, sk: d });
   const [agentSpent = 0, senderSpent = 0] = await counters.counterValues(keys);
