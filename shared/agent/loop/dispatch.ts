@@ -143,8 +143,7 @@ async function admitCall(
   if (typeof call.id !== "string" || call.id.length === 0 || call.id.length > MAX_CALL_ID_CHARS)
     return fail("tool-call-id-invalid", `tool call ids must be 1-${MAX_CALL_ID_CHARS} characters`);
   const decision = checkToolCall(deps.gate, call.name);
-  if (!decision.allowed)
-    return fail(decision.reason, `tool ${call.name} is not available in this conversation`);
+  if (!decision.ok) return fail(decision.reason, `tool ${call.name} is not available in this conversation`);
   const { tool } = decision;
   const grantedBy = deps.gate.toolkits.filter((k) => decision.toolkits.includes(k.id));
 

@@ -1,5 +1,6 @@
 import type { ToolkitItem } from "../../admin/index.ts";
 import { evaluateLayer } from "../../gate/index.ts";
+import { type Fail, fail, type Ok, ok } from "../../result.ts";
 import type { Tool, ToolRegistry, VerifiedSender } from "../../tool-framework/index.ts";
 
 /** Who is asking, as the gate sees it: never what the model says (G11, G17). */
@@ -17,9 +18,9 @@ export type ToolGateReason =
   | "tool-sender-denied"
   | "tool-not-scheduled";
 
-export type ToolGateDecision =
-  | { readonly allowed: true; readonly tool: Tool; readonly toolkits: readonly string[] }
-  | { readonly allowed: false; readonly reason: ToolGateReason };
+export type ToolGateResult =
+  | Ok<{ readonly tool: Tool; readonly toolkits: readonly string[] }>
+  | Fail<ToolGateReason>;
 
 /**
  * May this run call `name`? Fail-closed: a tool reaches an agent only through a toolkit attached to it that holds
@@ -27,11 +28,11 @@ export type ToolGateDecision =
  * has opted in. Called to build the offered catalog AND again at dispatch, so a tool the model was not offered
  * cannot be called by naming it.
  */
-export function checkToolCall(input: RunGateInput, name: string): ToolGateDecision {
+export function checkToolCall(input: RunGateInput, name: string): ToolGateResult {
   const tool = input.registry.get(name);
-  if (!tool) return { allowed: false, reason: "tool-unknown" };
+  if (!tool) return fail("tool-unknown");
   const holding = input.toolkits.filter((k) => k.tools.includes(name) && k.agents.includes(input.agent));
-  if (holding.length === 0) return { allowed: false, reason: "tool-not-granted" };
+  if (holding.length === 0) return fail("tool-not-granted");
   const granted: string[] = [];
   let reason: ToolGateReason = "tool-not-granted";
   for (const kit of holding) {
@@ -47,13 +48,13 @@ export function checkToolCall(input: RunGateInput, name: string): ToolGateDecisi
     }
     granted.push(kit.id);
   }
-  return granted.length > 0 ? { allowed: true, tool, toolkits: granted } : { allowed: false, reason };
+  return granted.length > 0 ? ok({ tool, toolkits: granted }) : fail(reason);
 }
 
 /** The catalog offered to the model for this run: every registered tool the gate admits. */
 export function toolsForRun(input: RunGateInput): readonly Tool[] {
   return input.registry
     .list()
-    .filter((t) => checkToolCall(input, t.name).allowed)
+    .filter((t) => checkToolCall(input, t.name).ok)
     .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -176,7 +176,7 @@ async function applyOne(
     },
     op.tool,
   );
-  if (!gate.allowed) return toolFailure(gate.reason, `${op.tool} is no longer granted`);
+  if (!gate.ok) return toolFailure(gate.reason, `${op.tool} is no longer granted`);
   // The toolkits that grant it now (G11), re-read like every other gate at apply time.
   const grantedBy = admin.toolkits.filter((k) => gate.toolkits.includes(k.id));
   const parsed = gate.tool.input.safeParse(op.input);
