@@ -40,11 +40,10 @@ function sources(root: string, dir: string): string[] {
   });
 }
 
-/** `shared/<m>/...` → m; `shared/x.ts` → "x.ts"; anything else → null. */
+/** `shared/<m>/...` → m; `shared/x.ts` (a single-file module) → "x.ts"; anything else → null. */
 function moduleOf(path: string): string | null {
-  const parts = path.split("/");
-  if (parts[0] !== "shared" || parts.length < 2) return null;
-  return parts.length === 2 ? (parts[1] as string) : (parts[1] as string);
+  const [top, module] = path.split("/");
+  return top === "shared" && module !== undefined ? module : null;
 }
 
 const isDoor = (module: string, path: string): boolean =>
@@ -52,11 +51,7 @@ const isDoor = (module: string, path: string): boolean =>
 
 const isPortsDoor = (module: string, path: string): boolean => path === `shared/${module}/${PORTS_DOOR}`;
 
-function sharedAllows(
-  from: { module: string; rule: ModuleRule; root: boolean },
-  to: string,
-  path: string,
-): boolean {
+function sharedAllows(from: { rule: ModuleRule; root: boolean }, to: string, path: string): boolean {
   const target = MODULES[to];
   if (!target) return false;
   if (from.root) return true;
@@ -78,7 +73,7 @@ export async function checkImports(root: string): Promise<ImportFinding[]> {
       findings.push({ file, specifier: "", rule: "unlisted-module" });
       continue;
     }
-    const root_ = module !== null && COMPOSITION_ROOTS.includes(relative(`shared/${module}`, file));
+    const isRoot = module !== null && COMPOSITION_ROOTS.includes(relative(`shared/${module}`, file));
     const [imports] = parse(readFileSync(join(root, file), "utf8"), file);
     for (const i of imports) {
       const spec = i.n;
@@ -101,7 +96,7 @@ export async function checkImports(root: string): Promise<ImportFinding[]> {
         const viaPorts = toModule.layer === 3 && isPortsDoor(to, target);
         if (!isDoor(to, target) && !viaPorts) refuse("front-door");
         const allowed = rule
-          ? sharedAllows({ module: module as string, rule, root: root_ }, to, target)
+          ? sharedAllows({ rule, root: isRoot }, to, target)
           : outside !== undefined &&
             (outside.modules === "any" || outside.modules.includes(to)) &&
             (!viaPorts || outside.modules === "any");
