@@ -198,13 +198,8 @@ export interface StepDeps {
   readonly leaseMs: number;
 }
 
-// The records the agent's rules read and write below the step loop (runs as the run table keeps them, the trace,
-// the thread's activity). shared/agent/wiring.ts implements them over the store.
-
-/**
- * The records the agent's rules read and write below the step loop's own ports (ports.ts): runs as the run table
- * keeps them, the trace, the thread's activity. shared/agent/wiring.ts implements them over the store.
- */
+// The records the agent's rules read and write below the step loop: runs as the run table keeps them, the trace,
+// the thread's activity. shared/agent/wiring.ts implements them over the store.
 
 /**
  * The run record (shared/ports/runs.ts) narrowed to what the agent's rules read: its trigger by id (the message,
