@@ -22,7 +22,7 @@ import { type ProbeJob, type ProbeResult, probe } from "./verify-probe.ts";
 const run = promisify(execFile);
 const NOW = "2026-06-01T00:00:00.000Z";
 /**
- * The issue-13 budget for the verify bundle (it was 2.7 MB): parse and compile time grow with it. Thread membership
+ * The cold-start budget for the verify bundle (it was 2.7 MB): parse and compile time grow with it. Thread membership
  * took it to 1,364,797 bytes after the first slimming; leaving the default credential chain out
  * (VERIFY_STUBS) brought it back under, with room for the next feature to fail here rather than grow unnoticed.
  */

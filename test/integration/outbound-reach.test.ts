@@ -200,7 +200,7 @@ describe("outbound reach through the pipeline, against a model that obeys the ma
 
     // The outbound function holds the line too: a request that skipped the runtime's check (a bug, a forged queue
     // message) and does not say a scheduled run sent it is refused there, before SES.
-    const forged = "forged-issue-20";
+    const forged = "forged-run-kind";
     await stores.queue.send(stack.resources.queues.outbound, {
       requestId: forged,
       agent: AGENT,
