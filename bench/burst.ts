@@ -2,7 +2,7 @@
  * `npm run bench:burst`: a burst of signed mail through the whole local stack, as `npm start` runs it (persisted
  * emulator state, the real handlers, Lambda's batch and long-poll settings), with a scripted model that replies
  * once and stops. Locally the stack is CPU-bound, so this is where fewer calls per mail show up as speed
- * (issue 13).
+ *.
  *
  * BURST_MAILS mails (default 100) from as many senders are composed and DKIM-signed before the clock starts,
  * then sent over BURST_CONNECTIONS SMTP connections (default 8). It prints the wall time from the first send to

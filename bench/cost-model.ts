@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cost`'s model table (issue 23): per scenario and per model of the example catalog, the calls and
+ * `npm run bench:cost`'s model table: per scenario and per model of the example catalog, the calls and
  * tokens one answered mail bills before (two rounds, nothing cached) and now (a reply ends the run; the prompt
  * cache as the provider applies it), priced at list prices, beside the AWS side measured in the same run.
  */

@@ -4,7 +4,7 @@
  * recorded per function (the same recording the IAM simulation uses); DynamoDB reports its capacity units; each
  * handler invocation is timed and its log lines counted. Prices: bench/aws-prices.ts (one file, source and date).
  *
- * The model (issue 23): every request agent-step sends the scripted model is recorded, counted with Anthropic's
+ * The model: every request agent-step sends the scripted model is recorded, counted with Anthropic's
  * tokenizer and priced at the example catalog's list prices (bench/model-tokens.ts, bench/model-prices.ts), for a
  * one-line question, the fifth message of a thread and a 64,000-character mail, before (two rounds, nothing cached)
  * and now (a reply ends the run, the prompt cache applied).
@@ -63,14 +63,14 @@ const FN_OF: Record<CallIssuer, Fn | null> = {
 };
 const AGENT = "helpdesk@agents.example.net";
 const MAILS = Number(process.env.COST_MAILS ?? 5);
-/** Archived messages written before the last measurement: a run's reads must not grow with them (issue 13). */
+/** Archived messages written before the last measurement: a run's reads must not grow with them. */
 const ARCHIVE = Number(process.env.COST_ARCHIVE ?? 2000);
 
 interface Sample {
   calls: { issuer: CallIssuer; call: ObservedCall }[];
   invocations: { fn: Fn; ms: number }[];
   logBytes: Record<Fn, number>;
-  /** The model calls agent-step made for this mail (issue 23). */
+  /** The model calls agent-step made for this mail. */
   model: CapturedCall[];
   /** The intake's id of the mail (its run's correlation id). */
   sesMessageId?: string;
@@ -746,7 +746,7 @@ try {
   if (process.env.COST_DETAIL)
     for (const c of samples[0]?.calls ?? []) if (FN_OF[c.issuer]) console.log(describeCall(c));
   print("one refused mail (unsigned: dkim-none, no notice)", mean(refusedSamples.map(bill)), refusedSamples);
-  // The model's side (issue 23): three shapes of answered mail, each priced per catalog model.
+  // The model's side: three shapes of answered mail, each priced per catalog model.
   const thread = await fifthOfThread();
   const long = await accepted(200, { body: longBody() });
   print("the fifth message of a thread, one reply", mean([thread].map(bill)), [thread]);

@@ -1,5 +1,5 @@
 /**
- * The model's side of `npm run bench:cost` (issue 23): the requests agent-step actually sent in a scripted run,
+ * The model's side of `npm run bench:cost`: the requests agent-step actually sent in a scripted run,
  * counted with a real tokenizer and priced at the example catalog's list prices (bench/model-prices.ts), with the
  * prompt cache as each provider applies it (shared/model/prompt-cache.ts), beside the same mail as the pipeline
  * sent it before a reply ended the run (two calls, nothing cached: the round-1 request, then the same conversation

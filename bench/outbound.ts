@@ -44,13 +44,10 @@ await stores.messages.put({
   hop: 0,
 });
 let sesCalls = 0;
-const deps = outboundDeps({
-  stores,
-  ses: { send: async () => ({ kind: "accepted", messageId: `bench-${++sesCalls}` }) },
-  config,
-  region: em.resources.region,
-  logger: { ...silentLogger, debug() {} },
-});
+const deps = outboundDeps(
+  { stores, config, resources: em.resources, logger: { ...silentLogger, debug() {} }, now: () => new Date() },
+  { ses: { send: async () => ({ kind: "accepted", messageId: `bench-${++sesCalls}` }) } },
+);
 
 const send: number[] = [];
 const trip: number[] = [];

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { dkimVerify } from "mailauth/lib/dkim/verify.js";
 import PostalMime from "postal-mime";
 import { agentItem } from "../shared/admin/schema.ts";
-import { createContextBuilder } from "../shared/agent/context-builder.ts";
+import { createContextBuilder } from "../shared/agent/loop/context-builder.ts";
 import { parseConfig } from "../shared/config/load.ts";
 import { gateMessage } from "../shared/gate/gate.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../shared/mail/dkim-sign.ts";

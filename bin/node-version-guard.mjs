@@ -1,7 +1,7 @@
 // npm scripts must run on the Node 24 that the `node` devDependency installs. `npm ci --ignore-scripts`
 // skips that package's install step and everything silently falls back to the machine's Node 20, where
 // vitest dies with an obscure "Map.groupBy is not a function"; a plain shell's `node bin/postern.mjs` meets the
-// machine's Node too. Say what is wrong and what to do, in one line (issue 22).
+// machine's Node too. Say what is wrong and what to do, in one line.
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 24) {
   console.error(

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point for `npx postern` and `npm run postern`. The CLI is TypeScript written as erasable syntax only
 // (tsconfig's erasableSyntaxOnly), so Node 24 runs it directly by stripping the types: no build step, and no
-// compiler on every call (tsx took 3-9 s per command, issue 22). The guard first: Node 20 cannot do this.
+// compiler on every call (tsx took 3-9 s per command). The guard first: Node 20 cannot do this.
 import "./node-version-guard.mjs";
 import module from "node:module";
 

@@ -1,3 +1,5 @@
+import { PosternError } from "../shared/errors.ts";
+
 /**
  * The CLI's expected failures, and how each becomes one line on stderr (clig.dev: say what went wrong and what to
  * do, no stack trace unless asked). Exit codes: 2 for usage and configuration errors (the invocation or a file
@@ -6,18 +8,27 @@
  */
 
 /** A wrong invocation the parser could not catch (conflicting options, bad value): exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends PosternError {
   override readonly name = "UsageError";
+  constructor(message: string) {
+    super("usage", message);
+  }
 }
 
 /** An expected failure (no such agent, invalid document, duplicate): exit code 1, message printed as is. */
-export class CommandFailure extends Error {
+export class CommandFailure extends PosternError {
   override readonly name = "CommandFailure";
+  constructor(message: string) {
+    super("command-failed", message);
+  }
 }
 
 /** An expected failure of opening a target (bad file, unreachable stack): exit code 1. */
-export class TargetError extends Error {
+export class TargetError extends PosternError {
   override readonly name = "TargetError";
+  constructor(message: string) {
+    super("command-failed", message);
+  }
 }
 
 export const EXIT_FAILURE = 1;

@@ -1,8 +1,8 @@
 import type { DNSResolver } from "mailauth";
-import type { AdminSnapshot } from "../shared/admin/schema.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
-import { renderMessage, renderRefusal } from "../shared/gate/fence.ts";
-import { type Decision, gateMessage } from "../shared/gate/gate.ts";
+import type { AdminSnapshot } from "../shared/admin/index.ts";
+import type { DeploymentConfig } from "../shared/config/index.ts";
+import { PosternError } from "../shared/errors.ts";
+import { type Decision, gateMessage, renderMessage, renderRefusal } from "../shared/gate/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
 export interface CheckResult {
@@ -63,7 +63,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
   };
   if (decision.verdict === "accept") {
     const mail = result.mail;
-    if (!mail) throw new Error("accepted without a parsed message");
+    if (!mail) throw new PosternError("invariant-broken", "accepted without a parsed message");
     const shown = renderMessage(
       {
         fromAddress: decision.sender.address,

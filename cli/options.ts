@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "commander";
 
 /**
  * Parsers for numeric options: a bad number is a usage error (exit 2, the command's usage line), never a silent
- * `NaN` that reads as an empty table (issue 22: `runs list --limit abc`).
+ * `NaN` that reads as an empty table (`runs list --limit abc`).
  */
 function wholeNumber(min: number, max: number, what: string): (value: string) => number {
   return (value) => {

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
+import { TABLE_KEYS, type TableKey } from "../shared/config/index.ts";
 
 /**
  * The stack's PosternResources output saved as JSON (`--resources FILE`). In its own module so that a local

@@ -1,14 +1,15 @@
 import type { Command, CommanderError } from "commander";
+import { PosternError } from "../shared/errors.ts";
 import type { AdminIo } from "./commands/admin-io.ts";
 import { debugRequested, describeError, EXIT_USAGE } from "./errors.ts";
 import { allCommands, buildProgram, commandPath } from "./program.ts";
 
 /** A parse error of one command (unknown option, missing argument, bad number), with the command it belongs to. */
-class ParseError extends Error {
+class ParseError extends PosternError {
   readonly command: Command;
   readonly parse: CommanderError;
   constructor(command: Command, parse: CommanderError) {
-    super(parse.message);
+    super("usage", parse.message);
     this.command = command;
     this.parse = parse;
   }

@@ -1,6 +1,6 @@
-import type { RunRecord } from "../shared/ports/runs.ts";
-import type { StoredRunEvent } from "../shared/store/run-event-repo.ts";
-import { type TimelineContext, timeline, timelineTree } from "../shared/trace/timeline.ts";
+import type { RunRecord } from "../shared/ports/index.ts";
+import type { StoredRunEvent } from "../shared/store/index.ts";
+import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
 /** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */
 const line = (at: string, text: string): string =>

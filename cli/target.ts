@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { AwsClients } from "../shared/aws/clients.ts";
-import { makeDynamoClient } from "../shared/aws/dynamo-client.ts";
-import { type Resources, resourcesFromEnv } from "../shared/config/resources.ts";
+import type { AwsClients } from "../shared/aws/index.ts";
+import { makeDynamoClient } from "../shared/aws/index.ts";
+import { type Resources, resourcesFromEnv } from "../shared/config/index.ts";
 import { TargetError } from "./errors.ts";
 import { liveStackFile } from "./local/stack-file.ts";
 
@@ -40,7 +40,7 @@ export type TableTarget = Target<{ readonly dynamo: DynamoDBDocumentClient }>;
 export async function openTarget(opts: TargetOptions = {}): Promise<Target> {
   const place = await locate(opts);
   // The S3 and SQS clients are loaded only by the commands that need them (see openTableTarget).
-  const { makeClients } = await import("../shared/aws/clients.ts");
+  const { makeClients } = await import("../shared/aws/index.ts");
   const clients = makeClients(place.resources);
   return withClients(place, clients, () => {
     clients.s3.destroy();

@@ -1,7 +1,6 @@
-import type { AdminIssue } from "../shared/admin/issues.ts";
-import { ruleKey } from "../shared/admin/read.ts";
-import { checkAdminWrite, importAdminDocument } from "../shared/admin/sync.ts";
-import type { Item } from "../shared/store/dynamo-util.ts";
+import type { AdminIssue } from "../shared/admin/index.ts";
+import { checkAdminWrite, importAdminDocument, ruleKey } from "../shared/admin/index.ts";
+import type { Item } from "../shared/ports/index.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
 

@@ -1,4 +1,4 @@
-import { ruleKey } from "../shared/admin/read.ts";
+import { ruleKey } from "../shared/admin/index.ts";
 import type { AdminKind } from "./admin-edit.ts";
 
 /** A submitted form as Hono's `parseBody` gives it. */
@@ -21,7 +21,7 @@ const flag = (f: Form, k: string): boolean => f[k] === "on";
 /**
  * Form fields → the admin item the import schema validates (types only; validation is the write check's). Nothing
  * is lower-cased here: an upper-case address or pattern is refused by the check, naming the lower-case form, so the
- * operator sees what will be stored instead of finding it changed (issue 21). Every field
+ * operator sees what will be stored instead of finding it changed. Every field
  * of the item's schema has a field here and an input in its form (console/views/admin.ts): an edit saves the whole
  * item as the form shows it, so a field the form left out would be one an operator cannot see or change
  * (test/console/admin-forms.test.ts derives the list from the schema).
@@ -36,7 +36,7 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
         name: text(f, "name"),
         model: text(f, "model"),
         instructions: typeof f.instructions === "string" ? f.instructions : "",
-        maxToolTurns: optionalNumber(f, "maxToolTurns"),
+        maxRounds: optionalNumber(f, "maxRounds"),
         runsPerDay: optionalNumber(f, "runsPerDay"),
         tokensPerDay: optionalNumber(f, "tokensPerDay"),
         enabled: flag(f, "enabled"),

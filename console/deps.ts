@@ -1,24 +1,24 @@
-import { type AdminCatalog, adminCatalog } from "../shared/admin/catalog.ts";
-import type { AwsClients } from "../shared/aws/clients.ts";
-import type { Resources } from "../shared/config/resources.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import { type AdminCatalog, adminCatalog } from "../shared/admin/index.ts";
+import type { DeploymentConfig } from "../shared/config/index.ts";
 import { type BreakerState, type DeliveryEntry, dynamoEventState } from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import { SqsQueue } from "../shared/queue/sqs-queue.ts";
-import { AdminRepo } from "../shared/store/admin-repo.ts";
-import { AuditRepo } from "../shared/store/audit-repo.ts";
-import { BlobStore } from "../shared/store/blob-store.ts";
-import { DeliveryEventReads } from "../shared/store/delivery-event-reads.ts";
-import { FailureLog } from "../shared/store/failure-log.ts";
-import { IndexReads } from "../shared/store/index-reads.ts";
-import { MessageRepo } from "../shared/store/message-repo.ts";
-import { PlanStore } from "../shared/store/plan-store.ts";
-import { RunEventRepo } from "../shared/store/run-event-repo.ts";
-import { RunRepo } from "../shared/store/run-repo.ts";
-import { StateRepo } from "../shared/store/state-repo.ts";
-import { ThreadRepo } from "../shared/store/thread-repo.ts";
-import { TraceLookups } from "../shared/store/trace-lookups.ts";
-import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import {
+  type AdminRepo,
+  AuditRepo,
+  type BlobStore,
+  DeliveryEventReads,
+  type FailureLog,
+  IndexReads,
+  type MessageRepo,
+  PlanStore,
+  type Platform,
+  type RunEventRepo,
+  type RunRepo,
+  type StateRepo,
+  type ThreadRepo,
+  TraceLookups,
+} from "../shared/store/index.ts";
+import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { grantableNames } from "../tools/index.ts";
 import { type SessionRevocations, stateRevocations } from "./auth/revocations.ts";
 
@@ -39,7 +39,7 @@ export interface ConsoleDeps {
   readonly index: IndexReads;
   readonly audit: AuditRepo;
   readonly lookups: TraceLookups;
-  /** SES's bounces, complaints, rejects and delivery delays, per agent (issue 21). */
+  /** SES's bounces, complaints, rejects and delivery delays, per agent. */
   readonly deliveryEvents: DeliveryEventReads;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
   readonly failures: FailureLog;
@@ -52,7 +52,7 @@ export interface ConsoleDeps {
   readonly sessions: SessionRevocations;
   readonly registry: ToolRegistry;
   readonly config: DeploymentConfig;
-  /** What admin writes are checked against: the config's domains and models, the registry's tools (issue 21). */
+  /** What admin writes are checked against: the config's domains and models, the registry's tools. */
   readonly catalog: AdminCatalog;
   /** A JSON body on the agent-step queue. */
   enqueueStep(body: object): Promise<void>;
@@ -60,45 +60,37 @@ export interface ConsoleDeps {
   readonly logger: Logger;
 }
 
-export function consoleDeps(input: {
-  clients: AwsClients;
-  resources: Resources;
-  config: DeploymentConfig;
-  registry: ToolRegistry;
-  logger: Logger;
-  now?: () => Date;
-}): ConsoleDeps {
-  const { clients, resources } = input;
+export function consoleDeps(platform: Platform, parts: { readonly registry: ToolRegistry }): ConsoleDeps {
+  const { clients, resources, stores, now } = platform;
   const base = { dynamo: clients.dynamo, tables: resources.tables };
-  const state = new StateRepo(base);
-  const queue = new SqsQueue({ sqs: clients.sqs });
-  const now = input.now ?? (() => new Date());
+  const { state } = stores;
+  // The repositories every function builds (the platform's stores); the console adds its own reads.
   return {
-    admin: new AdminRepo({ ...base, logger: input.logger }),
-    runs: new RunRepo(base),
-    runEvents: new RunEventRepo(base),
-    messages: new MessageRepo(base),
-    threads: new ThreadRepo(base),
-    blobs: new BlobStore({ s3: clients.s3, bucket: resources.bucket }),
+    admin: stores.admin,
+    runs: stores.runs,
+    runEvents: stores.runEvents,
+    messages: stores.messages,
+    threads: stores.threads,
+    blobs: stores.blobs,
     state,
     plans: new PlanStore({ ...base, state }),
     index: new IndexReads(base),
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
     deliveryEvents: new DeliveryEventReads(base),
-    failures: new FailureLog(base),
+    failures: stores.failures,
     webhooks: (() => {
       const events = dynamoEventState(base);
       return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
     })(),
-    sessions: stateRevocations(state, input.config.console.sessionMinutes * 60),
-    registry: input.registry,
-    config: input.config,
-    catalog: adminCatalog(input.config, grantableNames(input.registry)),
+    sessions: stateRevocations(state, platform.config.console.sessionMinutes * 60),
+    registry: parts.registry,
+    config: platform.config,
+    catalog: adminCatalog(platform.config, grantableNames(parts.registry)),
     enqueueStep: async (body) => {
-      await queue.send(resources.queues.agentStep, body);
+      await stores.queue.send(resources.queues.agentStep, body);
     },
     now,
-    logger: input.logger,
+    logger: platform.logger,
   };
 }

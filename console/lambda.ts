@@ -1,10 +1,10 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { makeClients } from "../shared/aws/clients.ts";
-import { resourcesFromEnv } from "../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../shared/config/runtime.ts";
-import { makeLogger } from "../shared/runtime/logger.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../shared/config/index.ts";
+import { PosternError } from "../shared/errors.ts";
+import { makeLogger } from "../shared/runtime/index.ts";
+import { makePlatform } from "../shared/store/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { cognitoSignIn } from "./auth/cognito-sign-in.ts";
@@ -20,14 +20,18 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
     const env = process.env;
     const need = (k: string) => {
       const v = env[k];
-      if (!v) throw new Error(`missing environment variable ${k} (set by the PosternConsole construct)`);
+      if (!v)
+        throw new PosternError(
+          "misconfigured",
+          `missing environment variable ${k} (set by the PosternConsole construct)`,
+        );
       return v;
     };
     const resources = resourcesFromEnv();
     const ssm = new SSMClient({ region: resources.region });
     const read = async (k: string) => {
       const value = (await ssm.send(new GetParameterCommand({ Name: need(k) }))).Parameter?.Value;
-      if (!value) throw new Error(`the console's parameter named by ${k} is empty`);
+      if (!value) throw new PosternError("misconfigured", `the console's parameter named by ${k} is empty`);
       return value;
     };
     const [clientId, functionUrl] = await Promise.all([
@@ -35,12 +39,8 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
       read(CONSOLE_ENV.originParameter),
     ]);
     const logger = makeLogger("postern-console");
-    const deps = consoleDeps({
-      clients: makeClients(resources),
-      resources,
-      config: loadRuntimeConfig().config,
+    const deps = consoleDeps(makePlatform({ resources, config: loadRuntimeConfig().config, logger }), {
       registry: defaultRegistry(),
-      logger,
     });
     const signIn = cognitoSignIn({
       userPoolId: need(CONSOLE_ENV.userPoolId),

@@ -1,6 +1,6 @@
-import { approversFor } from "../shared/agent/apply-plan.ts";
-import { routingKey } from "../shared/mail/routing-key.ts";
-import { type ConfirmMessage, confirmEnvelopeSchema } from "../shared/messages/agent-step.ts";
+import { approversFor } from "../shared/agent/index.ts";
+import { routingKey } from "../shared/mail/index.ts";
+import { type ConfirmMessage, confirmEnvelopeSchema } from "../shared/messages/index.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
 

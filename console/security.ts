@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { PosternError } from "../shared/errors.ts";
 import type { ConsoleEnv } from "./env.ts";
 
 /**
@@ -42,7 +43,10 @@ export function securityHeaders(formActionOrigins: readonly string[]): Middlewar
 export function ownOriginOnly(origin: string): MiddlewareHandler<ConsoleEnv> {
   const own = new URL(origin);
   if (own.origin !== origin)
-    throw new Error(`the console's origin must be scheme://host[:port], got ${origin}`);
+    throw new PosternError(
+      "misconfigured",
+      `the console's origin must be scheme://host[:port], got ${origin}`,
+    );
   return async (c, next) => {
     if (misdirected(own, c.req.url, c.req.header("host")))
       return c.text(`misdirected request: this console answers at ${own.origin}`, 421);

@@ -1,10 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { AwsClients } from "../shared/aws/clients.ts";
-import type { Resources } from "../shared/config/resources.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import type { AwsClients } from "../shared/aws/index.ts";
+import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { ToolRegistry } from "../shared/tool-framework/registry.ts";
+import { makePlatform } from "../shared/store/index.ts";
+import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
 import { createConsoleApp } from "./app.ts";
 import { LOCAL_ADMIN, type LocalOperator, type LocalSignIn, localSignIn } from "./auth/local-sign-in.ts";
@@ -18,7 +18,7 @@ export const DEFAULT_CONSOLE_PORT = 4570;
 /**
  * The local operator's identity: an admin, and the demo's approver (cli/local/demo.ts DEMO_OPERATOR, the same
  * address). A `.test` address the outbound mails (`operator@localhost` is recipient-invalid), so a confirm card to
- * it lands in the capture outbox (issue 21).
+ * it lands in the capture outbox.
  */
 export const DEFAULT_CONSOLE_EMAIL = "operator@postern.test";
 
@@ -55,14 +55,14 @@ export async function startLocalConsole(opts: {
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.linkKey ? { linkKey: opts.linkKey } : {}),
   });
-  const deps = consoleDeps({
+  const platform = makePlatform({
     clients: opts.clients,
     resources: opts.resources,
     config: opts.config,
-    registry: opts.registry ?? defaultRegistry(),
     logger: opts.logger,
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const deps = consoleDeps(platform, { registry: opts.registry ?? defaultRegistry() });
   // The origin is the URL printed below, known once the port is (0 picks one): the app is built then, and a request
   // that came before it (none can: nothing awaits in between) would get 503, never an app without its origin.
   let app: ReturnType<typeof createConsoleApp> | undefined;

@@ -1,6 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../shared/config/load.ts";
+import { ConfigError } from "../shared/config/index.ts";
 import { buildApp } from "./build-app.ts";
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { ConfigError } from "../shared/config/load.ts";
+import { ConfigError } from "../shared/config/index.ts";
 import { profileRegionProblem } from "./constructs/model-access.ts";
 import { consoleRegionProblem } from "./function-urls.ts";
 import { PosternStack } from "./postern-stack.ts";

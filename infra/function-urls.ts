@@ -1,4 +1,5 @@
 import { Aws, CfnRule, Fn, type Stack, Token } from "aws-cdk-lib";
+import { PosternError } from "../shared/errors.ts";
 
 /** AWS's page on Lambda function URLs, whose first note lists the Regions without them. */
 export const FUNCTION_URLS_DOC = "https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html";
@@ -40,7 +41,7 @@ export function consoleRegionProblem(region: string): string | undefined {
 export function requireFunctionUrlRegion(stack: Stack): void {
   if (!Token.isUnresolved(stack.region)) {
     const problem = consoleRegionProblem(stack.region);
-    if (problem) throw new Error(problem);
+    if (problem) throw new PosternError("misconfigured", problem);
     return;
   }
   new CfnRule(stack, "ConsoleFunctionUrlRegion", {

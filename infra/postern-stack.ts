@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { SES_SEND_TIMEOUT_MS } from "../shared/aws/ses-sender.ts";
-import { ENV } from "../shared/config/resources.ts";
+import { SES_SEND_TIMEOUT_MS } from "../shared/aws/index.ts";
+import { ENV } from "../shared/config/index.ts";
 import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
 import { DeliveryEvents } from "./constructs/delivery-events.ts";
@@ -271,7 +271,7 @@ export class PosternStack extends Stack {
     // The mailbox: a message by id, an agent's mail (a toolkit widened to the archive, G12), a thread's mail.
     tables.grant(agentStep.fn, [...get, ...query], ["messages"]);
     tables.grantIndexQuery(agentStep.fn, "messages", "byThread");
-    // Ledger, budgets (the day's token counters in one BatchGetItem, issue 13), plans, files, tool results.
+    // Ledger, budgets (the day's token counters in one BatchGetItem), plans, files, tool results.
     tables.grant(agentStep.fn, [...get, ...put, ...update, ...batchGet, ...query], ["state"]);
     store.grantRead(agentStep.fn, "mail", "files", "transcripts");
     store.grantWrite(agentStep.fn, "files", "transcripts");

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ConfigError, type LoadedConfig, loadConfigFile } from "../shared/config/load.ts";
-import type { DeploymentConfig } from "../shared/config/schema.ts";
+import type { DeploymentConfig } from "../shared/config/index.ts";
+import { ConfigError, type LoadedConfig, loadConfigFile } from "../shared/config/index.ts";
 
 /** The config CDK ships: the validated document, the file it came from, and the script files it references. */
 export interface SynthConfig {

@@ -1,8 +1,9 @@
 /**
- * One result shape for expected outcomes (STYLE 3, 17). A result is tagged by `ok`. Success spreads its fields next
- * to the tag (`{ ok: true, mailbox }`); a failure carries a stable reason code from its module's union, which
- * operators, notices, traces and tests key on, and optionally a human-readable detail that nothing decides on.
- * Expected failures are values; only bugs and misconfiguration throw.
+ * One result shape for expected outcomes (as cloudflare/agents returns `{ valid: false, reason }`). A result is
+ * tagged by `ok`. Success spreads its fields next to the tag (`{ ok: true, mailbox }`); a failure carries a stable
+ * reason code from its module's union, which operators, notices, traces and tests key on, and optionally a
+ * human-readable detail that nothing decides on. Expected failures are values; only bugs and misconfiguration
+ * throw, and they throw a PosternError (errors.ts) with a stable code.
  *
  * `X` adds context a caller needs beyond the code (the refused sender's address, a counter's value, whether a
  * model call may be retried); it never replaces `reason` or `detail`.
@@ -39,4 +40,9 @@ export function fail<R extends string>(reason: R, detail?: string): Fail<R> {
 /** `reason: detail`, or the bare reason: one line for a log or a trace that predates the split. */
 export function failureText(f: { readonly reason: string; readonly detail?: string | undefined }): string {
   return f.detail === undefined ? f.reason : `${f.reason}: ${f.detail}`;
+}
+
+/** A failure with context beside its code (a conflicting state, the existing item): `Fail<R, X>` as a value. */
+export function failWith<R extends string, X extends object>(reason: R, extra: X): Fail<R, X> {
+  return { ok: false, reason, ...extra };
 }

@@ -1,7 +1,5 @@
-import { builtinTools } from "../shared/tool-framework/builtin/index.ts";
-import { ToolRegistry } from "../shared/tool-framework/registry.ts";
-import type { Resolver } from "../shared/tool-framework/resolver.ts";
-import type { Tool } from "../shared/tool-framework/tool.ts";
+import type { ContextResolver, Tool } from "../shared/tool-framework/index.ts";
+import { builtinTools, ToolRegistry } from "../shared/tool-framework/index.ts";
 import { customerProfileResolver, demoOrderBackend, orderTools } from "./orders.ts";
 import { braveSearchToolFromEnv } from "./search-provider.ts";
 
@@ -12,7 +10,7 @@ import { braveSearchToolFromEnv } from "./search-provider.ts";
 const demoBackend = demoOrderBackend();
 
 /** The operator's resolvers: context added before the first model call, granted through toolkits like tools. */
-export function operatorResolvers(): Resolver[] {
+export function operatorResolvers(): ContextResolver[] {
   return [customerProfileResolver(demoBackend)];
 }
 
@@ -30,17 +28,17 @@ export function defaultRegistry(): ToolRegistry {
 }
 
 /** Every resolver this deployment knows. */
-export function defaultResolvers(): readonly Resolver[] {
+export function defaultContextResolvers(): readonly ContextResolver[] {
   return operatorResolvers();
 }
 
 /**
  * Every name a toolkit may grant: the registry's tools and the operator's resolvers (granted like tools). What an
- * admin write checks a toolkit's `tools` against (issue 21).
+ * admin write checks a toolkit's `tools` against.
  */
 export function grantableNames(
   registry: ToolRegistry = defaultRegistry(),
-  resolvers: readonly Resolver[] = defaultResolvers(),
+  resolvers: readonly ContextResolver[] = defaultContextResolvers(),
 ): string[] {
   return [...registry.names(), ...resolvers.map((r) => r.name)];
 }

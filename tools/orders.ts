@@ -9,8 +9,14 @@
  */
 import * as z from "zod";
 import { fail } from "../shared/result.ts";
-import { defineResolver, type Resolver } from "../shared/tool-framework/resolver.ts";
-import { defineTool, success, type Tool, toolFailure } from "../shared/tool-framework/tool.ts";
+import {
+  type ContextResolver,
+  defineContextResolver,
+  defineTool,
+  success,
+  type Tool,
+  toolFailure,
+} from "../shared/tool-framework/index.ts";
 
 export interface Order {
   readonly id: string;
@@ -131,8 +137,8 @@ export function orderTools(backend: OrderBackend): Tool[] {
  */
 export function customerProfileResolver(
   backend: OrderBackend & { list?(customer: string): Promise<readonly Order[]> },
-): Resolver {
-  return defineResolver({
+): ContextResolver {
+  return defineContextResolver({
     name: "customer_profile",
     description: "the sender's own orders",
     egress: {

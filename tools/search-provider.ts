@@ -9,12 +9,11 @@
  */
 import { parse } from "node-html-parser";
 import * as z from "zod";
-import { decodeText } from "../shared/net/readable-text.ts";
-import { type SafeFetchOptions, safeFetch } from "../shared/net/safe-fetch.ts";
-import type { SearchOutcome, SearchProvider } from "../shared/net/search.ts";
+import type { SearchOutcome, SearchProvider } from "../shared/net/index.ts";
+import { decodeText, type SafeFetchOptions, safeFetch } from "../shared/net/index.ts";
 import { fail } from "../shared/result.ts";
-import { defineSearchTool } from "../shared/tool-framework/builtin/web-search.ts";
-import type { Tool } from "../shared/tool-framework/tool.ts";
+import type { Tool } from "../shared/tool-framework/index.ts";
+import { defineSearchTool } from "../shared/tool-framework/index.ts";
 
 export const BRAVE_KEY_ENV = "BRAVE_SEARCH_API_KEY";
 export const BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search";

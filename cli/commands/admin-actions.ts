@@ -1,9 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminIssue } from "../../shared/admin/issues.ts";
-import type { AdminList } from "../../shared/admin/raw-input.ts";
-import { checkAdminWrite } from "../../shared/admin/sync.ts";
-import type { AdminRepo, AdminWriteResult } from "../../shared/store/admin-repo.ts";
+import type { AdminCatalog, AdminIssue, AdminList } from "../../shared/admin/index.ts";
+import { checkAdminWrite } from "../../shared/admin/index.ts";
+import type { AdminRepo, AdminWriteResult } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
 

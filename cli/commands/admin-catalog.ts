@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { type AdminCatalog, adminCatalog } from "../../shared/admin/catalog.ts";
-import { ConfigError, loadConfigFile } from "../../shared/config/load.ts";
+import { type AdminCatalog, adminCatalog } from "../../shared/admin/index.ts";
+import { ConfigError, loadConfigFile } from "../../shared/config/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import type { Target } from "../target.ts";
 
 /**
- * Which deployment config an admin write is checked against (issue 21): `--config`, else the config the running
+ * Which deployment config an admin write is checked against: `--config`, else the config the running
  * local stack recorded in stack.json, else `postern.config.json` here, else (locally) the demo config `npm start`
  * uses without one. AWS has no demo: a write there without a config is refused, never checked against nothing.
  */

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import type { AdminCatalog } from "../../shared/admin/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure, describeError, UsageError } from "../errors.ts";
 import type { TableTarget, TargetOptions } from "../target.ts";
 import type * as Actions from "./admin-actions.ts";
@@ -58,7 +58,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
       const [act, { AdminRepo }, { catalogFromFile, configFileFor }] = await Promise.all([
         import("./admin-actions.ts"),
-        import("../../shared/store/admin-repo.ts"),
+        import("../../shared/store/index.ts"),
         import("./admin-catalog.ts"),
       ]);
       target = await open({
@@ -88,7 +88,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     } catch (err) {
       // Usage errors exit 2, expected failures 1 (cli/errors.ts). Unknown errors (AWS credentials, network) are
       // not ours to interpret: name and message, exit 1.
-      // A refused write lists one line per field it names (issue 21's messages, kept as they are).
+      // A refused write lists one line per field it names (the admin check's messages, kept as they are).
       const e = describeError(err);
       io.err(`error: ${err instanceof CommandFailure ? err.message : e.line}\n`);
       setExitCode(e.exitCode);

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
-import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
+import type { DeploymentConfig } from "../../shared/config/index.ts";
+import { type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/index.ts";
 import { defaultRegistry } from "../../tools/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTableTarget } from "../target.ts";

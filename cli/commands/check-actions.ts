@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AdminSnapshot, adminDocument } from "../../shared/admin/schema.ts";
-import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
-import { zoneFileResolver } from "../../shared/runtime/dns.ts";
-import { loadZoneFile, zoneResolver } from "../../shared/runtime/zone-resolver.ts";
-import { AdminRepo } from "../../shared/store/admin-repo.ts";
+import { type AdminSnapshot, adminDocument } from "../../shared/admin/index.ts";
+import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { loadZoneFile, zoneFileResolver, zoneResolver } from "../../shared/runtime/index.ts";
+import { AdminRepo } from "../../shared/store/index.ts";
 import { describeError, UsageError } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { type CheckResult, checkMessage } from "../mail-check.ts";
@@ -79,8 +78,8 @@ async function readStored(id: string, dir: string): Promise<Buffer> {
   // The emulators and S3's client load only here: a file or stdin needs neither.
   const [{ openTarget }, { BlobStore }, { PREFIXES }] = await Promise.all([
     import("../target.ts"),
-    import("../../shared/store/blob-store.ts"),
-    import("../../shared/config/tables.ts"),
+    import("../../shared/store/index.ts"),
+    import("../../shared/config/index.ts"),
   ]);
   const target = await openTarget({ target: "local", dataDir: join(dir, "data") });
   try {

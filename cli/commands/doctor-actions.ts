@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { loadConfigFile } from "../../shared/config/index.ts";
 import { awsPorts } from "../doctor/ports.ts";
 import { formatReport } from "../doctor/report.ts";
 import { runDoctor } from "../doctor/run.ts";
@@ -30,7 +30,7 @@ export async function doctor(
   }
   const region = resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) {
-    // One line, not the program's help after it (issue 22): the fix is in the message.
+    // One line, not the program's help after it: the fix is in the message.
     process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
     process.exitCode = 1;
     return;

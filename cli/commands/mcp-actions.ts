@@ -1,6 +1,6 @@
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import { checkAdminWrite } from "../../shared/admin/sync.ts";
-import { untrustedLines } from "../../shared/gate/unicode.ts";
+import type { AdminCatalog } from "../../shared/admin/index.ts";
+import { checkAdminWrite } from "../../shared/admin/index.ts";
+import { untrustedLines } from "../../shared/mail/index.ts";
 import {
   comparePins,
   type ListedTool,
@@ -11,9 +11,9 @@ import {
   pinTools,
   type ToolChoice,
 } from "../../shared/mcp/index.ts";
-import type { SecretSource } from "../../shared/model/secret-source.ts";
-import type { HostResolver } from "../../shared/net/resolver.ts";
-import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import type { SecretSource } from "../../shared/model/index.ts";
+import type { HostResolver } from "../../shared/net/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure, UsageError } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
 

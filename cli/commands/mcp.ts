@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import type { AdminCatalog } from "../../shared/admin/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import type { AdminIo } from "./admin-io.ts";
 import type { McpAddArgs, McpReach } from "./mcp-actions.ts";
 
@@ -13,10 +13,10 @@ type Body = (repo: AdminRepo, io: AdminIo, catalog: () => AdminCatalog) => Promi
 /** Where the CLI reaches a server from: AWS targets list only public HTTPS/HTTP hosts, never stdio or loopback. */
 async function reachFor(flags: Flags): Promise<McpReach> {
   const aws = flags.target === "aws" || Boolean(flags.resources);
-  const { systemResolver } = await import("../../shared/net/resolver.ts");
+  const { systemResolver } = await import("../../shared/net/index.ts");
   const secrets = aws
-    ? (await import("../../shared/model/aws-secret-source.ts")).awsSecretSource()
-    : (await import("../../shared/model/secret-source.ts")).envSecretSource();
+    ? (await import("../../shared/model/index.ts")).awsSecretSource()
+    : (await import("../../shared/model/index.ts")).envSecretSource();
   return { aws, resolve: systemResolver, secrets };
 }
 

@@ -1,4 +1,4 @@
-import { listUncertainSends } from "../../shared/store/send-state-store.ts";
+import { listUncertainSends } from "../../shared/store/index.ts";
 import { openTableTarget } from "../target.ts";
 import { type AdminIo, json, processIo, table } from "./admin-io.ts";
 

@@ -1,10 +1,13 @@
-import { FailureLog } from "../../shared/store/failure-log.ts";
-import { MessageRepo } from "../../shared/store/message-repo.ts";
-import { PlanStore } from "../../shared/store/plan-store.ts";
-import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
-import { RunRepo } from "../../shared/store/run-repo.ts";
-import { StateRepo } from "../../shared/store/state-repo.ts";
-import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
+import { PosternError } from "../../shared/errors.ts";
+import {
+  FailureLog,
+  MessageRepo,
+  PlanStore,
+  RunEventRepo,
+  RunRepo,
+  StateRepo,
+} from "../../shared/store/index.ts";
+import { confirmToolPredicate } from "../../shared/trace/index.ts";
 import { describeError } from "../errors.ts";
 import { renderRunTree } from "../runs-tree.ts";
 import { openTableTarget, type TableTarget } from "../target.ts";
@@ -73,7 +76,7 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
   return withTarget(flags, io, async (t) => {
     const deps = { dynamo: t.clients.dynamo, tables: t.resources.tables };
     const run = await new RunRepo(deps).get(runId);
-    if (!run) throw new Error(`no run ${runId}`);
+    if (!run) throw new PosternError("record-missing", `no run ${runId}`);
     const events = await new RunEventRepo(deps).list(runId);
     // The run's plan names the calls that were proposals (G14): they read "proposed", not "ok".
     const plan = await new PlanStore({ ...deps, state: new StateRepo(deps) }).get(runId);

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
-import { loadConfigFile } from "../../shared/config/load.ts";
-import type { OutboundMessage } from "../../shared/messages/outbound.ts";
-import { processOutboundRequest } from "../../shared/outbound/process.ts";
-import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
+import { loadConfigFile } from "../../shared/config/index.ts";
+import type { OutboundMessage } from "../../shared/messages/index.ts";
+import { outboundDeps, processOutboundRequest } from "../../shared/outbound/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTarget } from "../target.ts";
 import { type AdminIo, ioLogger, json, list, processIo } from "./admin-io.ts";
@@ -43,13 +42,11 @@ export async function runSend(a: SendArgs, io: AdminIo = processIo): Promise<num
       return 1;
     }
     const logger = ioLogger(io);
-    const deps = outboundDeps({
-      stores: makeStores(target.clients, target.resources, logger),
-      ses: sesSender(makeSendingSesClient(target.resources)),
-      config,
-      region: target.resources.region,
-      logger: { ...logger, debug() {} },
-    });
+    const platform = makePlatform({ resources: target.resources, config, logger, clients: target.clients });
+    const deps = outboundDeps(
+      { ...platform, logger: { ...logger, debug() {} } },
+      { ses: sesSender(makeSendingSesClient(target.resources)) },
+    );
     const message: OutboundMessage = {
       requestId: `operator-${randomUUID()}`,
       agent: a.from.toLowerCase(),

@@ -157,7 +157,7 @@ export function describeStack(
 }
 
 /**
- * A port another process holds: name the option that moves it (issue 22: "port 2525 is in use; pass --smtp-port
+ * A port another process holds: name the option that moves it ("port 2525 is in use; pass --smtp-port
  * or stop the process using it"). Undefined when `err` is something else.
  */
 export function portInUse(

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import { checkAdminWrite } from "../../shared/admin/sync.ts";
+import type { AdminCatalog } from "../../shared/admin/index.ts";
+import { checkAdminWrite } from "../../shared/admin/index.ts";
 import {
   type BreakerState,
   type DeliveryEntry,
@@ -14,7 +14,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookItem,
 } from "../../shared/events/index.ts";
-import type { AdminRepo } from "../../shared/store/admin-repo.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
 

@@ -15,7 +15,7 @@ type Body = (
   act: typeof import("./webhooks-actions.ts"),
   ports: WebhookPorts,
   io: AdminIo,
-  catalog: () => import("../../shared/admin/catalog.ts").AdminCatalog,
+  catalog: () => import("../../shared/admin/index.ts").AdminCatalog,
 ) => Promise<unknown>;
 
 /**
@@ -34,7 +34,7 @@ export function registerWebhooksCommands(program: Command): void {
       const [act, { AdminRepo }, events, { catalogFromFile, configFileFor }, { openTarget }, path] =
         await Promise.all([
           import("./webhooks-actions.ts"),
-          import("../../shared/store/admin-repo.ts"),
+          import("../../shared/store/index.ts"),
           import("../../shared/events/index.ts"),
           import("./admin-catalog.ts"),
           import("../target.ts"),
@@ -51,7 +51,7 @@ export function registerWebhooksCommands(program: Command): void {
       if (t.kind === "aws") {
         const [{ SecretsManagerClient }, { secretStrings }] = await Promise.all([
           import("@aws-sdk/client-secrets-manager"),
-          import("../../shared/aws/secrets-manager.ts"),
+          import("../../shared/aws/index.ts"),
         ]);
         const client = new SecretsManagerClient({ region: t.resources.region });
         secrets = events.secretManagerStore(secretStrings(client), { ttlMs: 0 });

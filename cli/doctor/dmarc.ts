@@ -2,7 +2,7 @@ import { isBug } from "./errors.ts";
 import type { DoctorContext, DoctorPorts } from "./ports.ts";
 import { type DoctorCheck, fail, ok, warn } from "./report.ts";
 
-/** Resolver codes for "no such record" (as opposed to a DNS failure). */
+/** DNS resolver codes for "no such record" (as opposed to a DNS failure). */
 const NO_RECORD = new Set(["ENOTFOUND", "ENODATA"]);
 
 type Found =

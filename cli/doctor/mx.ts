@@ -3,7 +3,7 @@ import type { DoctorContext, DoctorPorts } from "./ports.ts";
 import { type DoctorCheck, fail, ok, warn } from "./report.ts";
 
 const norm = (host: string) => host.toLowerCase().replace(/\.$/, "");
-/** Resolver codes for "the name has no MX" (as opposed to a DNS failure). */
+/** DNS resolver codes for "the name has no MX" (as opposed to a DNS failure). */
 const NO_RECORD = new Set(["ENOTFOUND", "ENODATA"]);
 
 /**

@@ -16,8 +16,7 @@ import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { SSMClient } from "@aws-sdk/client-ssm";
-import type { Resources } from "../../shared/config/resources.ts";
-import type { DeploymentConfig } from "../../shared/config/schema.ts";
+import type { DeploymentConfig, Resources } from "../../shared/config/index.ts";
 import type { CognitoPort, QuotasPort, SchedulerPort } from "./unbundled-ports.ts";
 
 /** What the doctor checks against. */

@@ -3,7 +3,7 @@ import {
   type DescribeActiveReceiptRuleSetCommandOutput,
   type ReceiptRule,
 } from "@aws-sdk/client-ses";
-import { PREFIXES } from "../../shared/config/tables.ts";
+import { PREFIXES } from "../../shared/config/index.ts";
 import { callFailed } from "./errors.ts";
 import type { DoctorContext, DoctorPorts } from "./ports.ts";
 import { type DoctorCheck, fail, ok, warn } from "./report.ts";

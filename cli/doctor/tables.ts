@@ -1,5 +1,5 @@
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-import { TABLE_KEYS } from "../../shared/config/tables.ts";
+import { TABLE_KEYS } from "../../shared/config/index.ts";
 import { callFailed, isError } from "./errors.ts";
 import type { DoctorContext, DoctorPorts } from "./ports.ts";
 import { type DoctorCheck, fail, notDeployed, ok, warn } from "./report.ts";

@@ -1,17 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { AdminCatalog } from "../../shared/admin/catalog.ts";
-import type { AdminIssue } from "../../shared/admin/issues.ts";
-import type { AwsClients } from "../../shared/aws/clients.ts";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { AdminCatalog, AdminIssue } from "../../shared/admin/index.ts";
+import type { AwsClients } from "../../shared/aws/index.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/admin-repo.ts";
+import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/index.ts";
 
 /**
  * A newcomer's first `npm start` with nothing configured: a demo domain, a dev signing key for it, and two agents
  * on scripted models: the helpdesk answers with send_email; the refund desk proposes a refund (a confirm tool,
- * G14) whose approver is the console's local operator, so the approval flow works out of the box (issue 21). Only
+ * G14) whose approver is the console's local operator, so the approval flow works out of the box. Only
  * used when `postern.config.json` does not exist; an operator's own config is never touched.
  */
 export const DEMO_DOMAIN = "demo.postern.test";
@@ -22,7 +22,7 @@ export const DEMO_REFUNDS_TOOLKIT = "demo-refunds";
 /**
  * The local console operator's default address (console/server.ts DEFAULT_CONSOLE_EMAIL, `start --console-email`)
  * and the demo's approver. A `.test` address the outbound accepts (a dotted, letter-only top-level name), so its
- * confirm cards land in the capture outbox: `operator@localhost` was refused as recipient-invalid (issue 21).
+ * confirm cards land in the capture outbox: `operator@localhost` was refused as recipient-invalid.
  */
 export const DEMO_OPERATOR = "operator@postern.test";
 /** A sender domain for `postern dev send`: any domain works, dev send makes its key on first use. */
@@ -40,12 +40,12 @@ export const DEMO_CONFIG = {
   domains: [DEMO_DOMAIN],
   inboundAccess: [],
   recursionLimit: 50,
-  maxToolTurns: 8,
+  maxRounds: 8,
   models: DEMO_MODELS,
   defaultModel: "demo",
 } as const;
 
-/** The scripted model's turns (issue 4's script shape): reply once, then stop. */
+/** The scripted model's turns (the scripted provider's script shape): reply once, then stop. */
 export const DEMO_SCRIPT = {
   turns: [
     {
@@ -200,5 +200,8 @@ export async function seedDemo(
     const without = await repo.importDocument({ ...doc, approvers: [] }, { catalog: opts.catalog });
     if (without.ok) return { seeded: true, approverRefused };
   }
-  throw new Error(`could not seed the demo: ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  throw new PosternError(
+    "invariant-broken",
+    `could not seed the demo: ${r.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+  );
 }

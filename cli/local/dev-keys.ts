@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { domainName } from "../../shared/config/schema.ts";
+import { domainName } from "../../shared/config/index.ts";
 import { setTxtRecord } from "./dns-zone.ts";
 
 /**

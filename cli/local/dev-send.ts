@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { dkimSign } from "mailauth/lib/dkim/sign.js";
 import nodemailer from "nodemailer";
 import MailComposer from "nodemailer/lib/mail-composer";
+import { PosternError } from "../../shared/errors.ts";
 import { type FailWithDetail, fail, type Ok, ok } from "../../shared/result.ts";
 import { type DevKey, type DevKeyRefusal, ensureDevKey } from "./dev-keys.ts";
 import { DEFAULT_SMTP_PORT } from "./smtp-intake.ts";
@@ -45,7 +46,7 @@ export type DevSendResult =
   | DevSendFailure;
 
 /**
- * What stops a well-formed invocation (issue 22: one line, not nodemailer's error object or mailauth's JSON):
+ * What stops a well-formed invocation (one line, not nodemailer's error object or mailauth's JSON):
  * `not-a-mail` the bytes have no From header to sign, `smtp-unreachable` nothing listens where the mail goes,
  * `smtp-refused` the intake said no (a recipient outside the registered domains, a mail over the size limit).
  */
@@ -73,7 +74,7 @@ export async function composeDevMail(o: {
 /** Prepend a DKIM-Signature (relaxed/relaxed, rsa-sha256, From/To/Subject/Date/Message-ID signed). */
 export async function signWithDevKey(raw: Uint8Array, key: DevKey, signTime?: Date): Promise<Buffer> {
   const r = await signDevMail(raw, key, signTime);
-  if (!r.ok) throw new Error(`DKIM signing failed: ${r.detail}`);
+  if (!r.ok) throw new PosternError("dependency-failed", `DKIM signing failed: ${r.detail}`);
   return r.raw;
 }
 

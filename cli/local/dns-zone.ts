@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { PosternError } from "../../shared/errors.ts";
 
 /**
  * The local DNS for DKIM: a zone file in mailauth's resolver shape, `{"name": {"TXT": [["chunk", ...]]}}` or
@@ -22,7 +23,7 @@ export function readZone(path: string): DnsZone {
   if (!existsSync(path)) return {};
   const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`${path}: a zone file must be a JSON object of names`);
+    throw new PosternError("misconfigured", `${path}: a zone file must be a JSON object of names`);
   }
   return parsed as DnsZone;
 }

@@ -12,7 +12,7 @@ import type { FauxqsServer } from "fauxqs";
  *
  * - `createQueue` on an existing queue replaces it with an empty one, and its `INSERT OR REPLACE` of the queue row
  *   cascades to the persisted messages. Calling it on every start dropped every mail still queued (verify,
- *   agent-step, outbound, and the DLQs) when the stack last stopped or crashed (issue 13).
+ *   agent-step, outbound, and the DLQs) when the stack last stopped or crashed.
  * - `ChangeMessageVisibility` to 0 takes the message out of memory, then fails writing NULL into a NOT NULL column
  *   of its SQLite row: the message is in neither the queue nor flight until the next restart.
  */

@@ -18,8 +18,8 @@ import {
 import { SQSClient } from "@aws-sdk/client-sqs";
 import dynalite from "dynalite";
 import type { FauxqsServer } from "fauxqs";
-import type { Resources } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/index.ts";
 import { ensureQueue } from "./emulator-queues.ts";
 import { LOOPBACK, startLoopbackFauxqs } from "./fauxqs-loopback.ts";
 
@@ -72,7 +72,7 @@ export const tableName = (key: TableKey): string => `postern-${key}`;
 export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
   const region = opts.region ?? "us-east-1";
   if (opts.dataDir) mkdirSync(join(opts.dataDir, "dynamodb"), { recursive: true });
-  // Loopback only: the bucket holds raw mail and the queues take any message (issue 20).
+  // Loopback only: the bucket holds raw mail and the queues take any message.
   const fauxqs = await startLoopbackFauxqs({
     port: opts.awsPort ?? 0,
     logger: false,
@@ -96,7 +96,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     const sqs = localSqsClient(fauxqs.address, region);
     try {
       for (const [key, name] of Object.entries(QUEUE_NAMES) as [keyof typeof QUEUE_NAMES, string][]) {
-        // ensureQueue, never fauxqs.createQueue: a persisted queue keeps the mail still in it (issue 13).
+        // ensureQueue, never fauxqs.createQueue: a persisted queue keeps the mail still in it.
         const dlq = await ensureQueue(fauxqs, sqs, `${name}-dlq`, region, {
           MessageRetentionPeriod: "1209600",
         });

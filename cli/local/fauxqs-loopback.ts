@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
+import { PosternError } from "../../shared/errors.ts";
 
 /** The loopback address every listener of the local stack binds to. */
 export const LOOPBACK = "127.0.0.1";
@@ -45,7 +46,8 @@ export async function startLoopbackFauxqs(opts: Omit<FauxqsOptions, "host">): Pr
   const bound = built.map((b) => (b.server.address() as AddressInfo | null)?.address);
   if (built.length !== 1 || bound[0] !== LOOPBACK) {
     await server.stop();
-    throw new Error(
+    throw new PosternError(
+      "dependency-failed",
       `fauxqs did not build one Fastify server bound to ${LOOPBACK} (bound: ${bound.join(", ") || "none seen"}); ` +
         "this module relies on fauxqs 2.4.1 building it inside startFauxqs: check the fauxqs version",
     );

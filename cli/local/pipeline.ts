@@ -1,25 +1,20 @@
 import { join } from "node:path";
-import { agentStepSqsHandler } from "../../shared/agent/sqs-handler.ts";
-import { buildStepDeps } from "../../shared/agent/wiring.ts";
-import { makeClients } from "../../shared/aws/clients.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
+import { agentStepSqsHandler, buildStepDeps } from "../../shared/agent/index.ts";
+import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import {
   buildEventsWorker,
   eventSinkFor,
   eventsSqsHandler,
   fileSecretStore,
 } from "../../shared/events/index.ts";
-import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
-import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
+import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
-import { envSecretSource } from "../../shared/model/secret-source.ts";
-import type { ModelProvider } from "../../shared/model/types.ts";
-import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
-import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import { failureReporter } from "../../shared/store/failure-reporter.ts";
-import { makeStores } from "../../shared/store/stores.ts";
-import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
-import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
+import type { ModelProvider } from "../../shared/model/index.ts";
+import { envSecretSource } from "../../shared/model/index.ts";
+import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
+import { failureReporter, makePlatform, makeStores } from "../../shared/store/index.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
+import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
 import type { HandlerContext } from "./stack.ts";
@@ -42,46 +37,38 @@ export function pipelineHandlers(
   // Each function has its own clients, as in AWS, so an observer can tell whose call each one is.
   const clientsOf = (fn: "verify" | "agent-step" | "outbound" | "webhooks") =>
     ctx.observe ? makeClients(ctx.resources, ctx.observe(fn)) : ctx.clients;
-  const outClients = clientsOf("outbound");
+  // Each function's platform, as its handler builds it at cold start (functions/*/handler.ts).
+  const platformOf = (fn: "verify" | "agent-step" | "outbound", logger: KeyedLogger) =>
+    makePlatform({ resources: ctx.resources, config: ctx.config.config, logger, clients: clientsOf(fn) });
   return {
     verify: verifySqsHandler(
-      buildVerifyDeps({
-        resources: ctx.resources,
-        config: ctx.config.config,
-        resolver: ctx.resolver,
-        logger: verifyLog,
-        clients: clientsOf("verify"),
-      }),
+      buildVerifyDeps(platformOf("verify", verifyLog), { resolver: ctx.resolver }),
       ctx.resources.bucket,
       verifyLog,
     ),
     agentStep: agentStepSqsHandler(
-      buildStepDeps({
-        resources: ctx.resources,
-        loaded: ctx.config,
+      buildStepDeps(platformOf("agent-step", stepLog), {
         registry,
-        resolvers: defaultResolvers(),
+        resolvers: defaultContextResolvers(),
         secrets: envSecretSource(),
+        baseDir: ctx.config.baseDir,
         // The local stack runs on the operator's machine: stdio MCP servers (its child processes) and servers on
         // loopback are allowed here, and only here (the Lambda handler never sets this).
         mcp: { local: { allowStdio: true, allowLoopback: true } },
-        logger: stepLog,
-        clients: clientsOf("agent-step"),
         ...(models ? { models } : {}),
       }),
       stepLog,
       ctx.maxReceiveCount,
     ),
     outbound: outboundSqsHandler(
-      outboundDeps({
-        stores: makeStores(outClients, ctx.resources, outLog),
-        // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
-        ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
-        config: ctx.config.config,
-        region: ctx.resources.region,
-        logger: outLog,
-        webhooks: eventSinkFor({ resources: ctx.resources, sqs: outClients.sqs, logger: outLog }),
-      }),
+      (() => {
+        const platform = platformOf("outbound", outLog);
+        return outboundDeps(platform, {
+          // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
+          ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
+          webhooks: eventSinkFor({ resources: ctx.resources, sqs: platform.clients.sqs, logger: outLog }),
+        });
+      })(),
       outLog,
     ),
     ...(ctx.resources.queues.events ? { events: eventsWorker(ctx, hookLog, clientsOf("webhooks")) } : {}),

@@ -5,7 +5,8 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { type HandlerOutcome, recordsToDelete, toSqsEvent } from "./sqs-event.ts";
 
 /**
@@ -54,7 +55,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }),
   );
   const queueArn = attrs.Attributes?.QueueArn;
-  if (!queueArn) throw new Error(`queue ${queueUrl} has no QueueArn`);
+  if (!queueArn) throw new PosternError("dependency-failed", `queue ${queueUrl} has no QueueArn`);
   const onError =
     opts.onError ?? ((err, where) => console.error(`[poller ${queueArn}] ${where} error: ${describe(err)}`));
   const abort = new AbortController();

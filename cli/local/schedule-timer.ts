@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { TickMessage } from "../../shared/messages/agent-step.ts";
+import type { TickMessage } from "../../shared/messages/index.ts";
 
 /**
  * The local stand-in for the EventBridge Scheduler rule: on every minute boundary it sends the same

@@ -1,4 +1,4 @@
-import { sesHeaderMessageId } from "../../shared/outbound/ses-message-id.ts";
+import { sesHeaderMessageId } from "../../shared/outbound/index.ts";
 
 /**
  * What SES does to a raw message it sends: it writes its own Message-ID (`<SES message id>@<region host>`) and Date,

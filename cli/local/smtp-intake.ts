@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { PREFIXES } from "../../shared/config/tables.ts";
+import { PREFIXES } from "../../shared/config/index.ts";
 import { buildSesNotification, newSesMessageId, type SesReceivedNotification } from "./ses-notification.ts";
 
 export { buildSesNotification, type SesReceivedNotification } from "./ses-notification.ts";

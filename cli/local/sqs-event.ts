@@ -1,5 +1,6 @@
 import type { Message } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from "aws-lambda";
+import { PosternError } from "../../shared/errors.ts";
 
 /**
  * The pure half of the local event source mapping: SQS messages → the `SQSEvent` Lambda would deliver, and a
@@ -50,7 +51,7 @@ function toRecord(m: Message, eventSourceARN: string, awsRegion: string): SQSRec
 }
 
 function required(v: string | undefined, name: string): string {
-  if (!v) throw new Error(`SQS returned a message without ${name}`);
+  if (!v) throw new PosternError("dependency-failed", `SQS returned a message without ${name}`);
   return v;
 }
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import type { Resources } from "../../shared/config/resources.ts";
+import type { Resources } from "../../shared/config/index.ts";
 
 /**
  * `<dir>/stack.json`: how the CLI reaches a running local stack. Written once everything listens, removed on

@@ -3,15 +3,15 @@ import { join, resolve } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import type { DNSResolver } from "mailauth";
-import { adminCatalog } from "../../shared/admin/catalog.ts";
-import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
-import type { CallObserver } from "../../shared/aws/observe.ts";
-import { makeSesClient } from "../../shared/aws/ses-client.ts";
-import { type LoadedConfig, loadConfigFile } from "../../shared/config/load.ts";
-import type { Resources } from "../../shared/config/resources.ts";
+import { adminCatalog } from "../../shared/admin/index.ts";
+import type { CallObserver } from "../../shared/aws/index.ts";
+import { type AwsClients, makeClients, makeSesClient } from "../../shared/aws/index.ts";
+import type { Resources } from "../../shared/config/index.ts";
+import { type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import type { DeliveryPolicy } from "../../shared/events/index.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
-import { zoneFileResolver } from "../../shared/runtime/dns.ts";
+import { zoneFileResolver } from "../../shared/runtime/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { DEMO_DOMAIN, DEMO_OPERATOR, type DemoSeed, ensureDemoFiles, seedDemo } from "./demo.ts";
@@ -166,7 +166,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let demoSeed: DemoSeed | undefined;
     if (demo) {
       const key = ensureDevKey(dir, zoneFile, DEMO_DOMAIN);
-      if (!key.ok) throw new Error(`demo key: ${key.reason}`);
+      if (!key.ok) throw new PosternError("invariant-broken", `demo key: ${key.reason}`);
       demoSeed = await seedDemo(clients, resources, logger, {
         operator: opts.demoOperator ?? DEMO_OPERATOR,
         catalog: adminCatalog(config.config, grantableNames()),

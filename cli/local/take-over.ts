@@ -1,9 +1,12 @@
-import type { AwsClients } from "../../shared/aws/clients.ts";
+import type { AwsClients } from "../../shared/aws/index.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { abandonSend } from "../../shared/outbound/process.ts";
-import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
-import { listUncertainSends, sendStateStore } from "../../shared/store/send-state-store.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { abandonSend } from "../../shared/outbound/index.ts";
+import {
+  DynamoRoundLedger,
+  listUncertainSends,
+  makeStores,
+  sendStateStore,
+} from "../../shared/store/index.ts";
 import { returnInFlight } from "./emulator-queues.ts";
 import { type Emulators, QUEUE_NAMES } from "./emulators.ts";
 

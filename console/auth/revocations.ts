@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { StateRepo } from "../../shared/store/state-repo.ts";
+import type { StateRepo } from "../../shared/store/index.ts";
 
 /**
  * Signed-out sessions. A session is an ID token in a cookie, valid until it expires whatever the browser does, so

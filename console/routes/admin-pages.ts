@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AdminSnapshot } from "../../shared/admin/schema.ts";
+import type { AdminSnapshot } from "../../shared/admin/index.ts";
 import { ADMIN_KINDS, type AdminKind } from "../admin-edit.ts";
 import { keyFromForm } from "../admin-form.ts";
 import { canWrite } from "../auth/principal.ts";

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { acceptedIds } from "../../shared/intake/store-accepted.ts";
-import { bodyText } from "../../shared/ports/messages.ts";
+import { acceptedIds } from "../../shared/intake/index.ts";
+import { bodyText } from "../../shared/ports/index.ts";
 import { recentActivity } from "../activity.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";

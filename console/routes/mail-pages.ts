@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { PREFIXES } from "../../shared/config/tables.ts";
+import { PREFIXES } from "../../shared/config/index.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { approversFor } from "../../shared/agent/apply-plan.ts";
-import { routingKey } from "../../shared/mail/routing-key.ts";
+import { approversFor } from "../../shared/agent/index.ts";
+import { routingKey } from "../../shared/mail/index.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { decisionPk } from "../plan-decision.ts";

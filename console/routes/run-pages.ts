@@ -1,9 +1,8 @@
 import type { Hono } from "hono";
-import { toModelToolResult } from "../../shared/agent/tool-result.ts";
-import type { SendSummary } from "../../shared/store/trace-lookups.ts";
-import type { ToolResult } from "../../shared/tool-framework/tool.ts";
-import { confirmToolPredicate } from "../../shared/trace/confirm-tools.ts";
-import { type TimelineItem, timeline } from "../../shared/trace/timeline.ts";
+import { toModelToolResult } from "../../shared/agent/index.ts";
+import type { SendSummary } from "../../shared/store/index.ts";
+import type { ToolResult } from "../../shared/tool-framework/index.ts";
+import { confirmToolPredicate, type TimelineItem, timeline } from "../../shared/trace/index.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { page } from "../views/layout.ts";

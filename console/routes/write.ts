@@ -1,5 +1,5 @@
 import type { Context, Hono } from "hono";
-import type { AdminIssue } from "../../shared/admin/issues.ts";
+import type { AdminIssue } from "../../shared/admin/index.ts";
 import { ADMIN_KINDS, type AdminKind, deleteAdminItem, putAdminItem } from "../admin-edit.ts";
 import { type Form, itemFromForm, keyFromForm } from "../admin-form.ts";
 import { canWrite } from "../auth/principal.ts";

@@ -1,5 +1,10 @@
-import type { AdminIssue } from "../../shared/admin/issues.ts";
-import type { AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "../../shared/admin/schema.ts";
+import type {
+  AdminIssue,
+  AdminSnapshot,
+  AgentItem,
+  ResponsibilityItem,
+  ToolkitItem,
+} from "../../shared/admin/index.ts";
 import type { McpServerItem } from "../../shared/mcp/index.ts";
 import type { AdminKind } from "../admin-edit.ts";
 import { type Html, html, seg } from "./html.ts";
@@ -66,7 +71,7 @@ export function agentForm(csrf: string, a: Partial<AgentItem> | null, mode: "cre
 <label>Name <input type="text" name="name" value="${a?.name ?? ""}" required></label>
 <label>Model <input type="text" name="model" value="${a?.model ?? ""}" required></label>
 <label>Instructions <textarea name="instructions" rows="4">${a?.instructions ?? ""}</textarea></label>
-<label>Max rounds <input type="text" name="maxToolTurns" value="${num(a?.maxToolTurns)}" inputmode="numeric"></label>
+<label>Max rounds <input type="text" name="maxRounds" value="${num(a?.maxRounds ?? a?.maxToolTurns)}" inputmode="numeric"></label>
 <label>Runs per day <input type="text" name="runsPerDay" value="${num(a?.runsPerDay)}" inputmode="numeric"></label>
 <label>Tokens per day <input type="text" name="tokensPerDay" value="${num(a?.tokensPerDay)}" inputmode="numeric"></label>
 ${check("enabled", "enabled", a?.enabled ?? true)}

@@ -5,13 +5,12 @@ import type {
   OutboundRuleItem,
   ResponsibilityItem,
   ToolkitItem,
-} from "../../shared/admin/schema.ts";
-import type { DeploymentConfig } from "../../shared/config/schema.ts";
-import type { DeliveryEvent } from "../../shared/ports/delivery-events.ts";
-import type { RunRecord } from "../../shared/ports/runs.ts";
-import type { Page } from "../../shared/store/page.ts";
-import type { ThreadRecord } from "../../shared/store/thread-repo.ts";
-import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
+} from "../../shared/admin/index.ts";
+import { roundLimit } from "../../shared/admin/index.ts";
+import type { DeploymentConfig } from "../../shared/config/index.ts";
+import type { DeliveryEvent, RunRecord } from "../../shared/ports/index.ts";
+import type { Page, ThreadRecord } from "../../shared/store/index.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 
@@ -46,7 +45,7 @@ export interface AgentDetail {
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly threads: Page<ThreadRecord>;
   readonly runs: Page<RunRecord>;
-  /** The newest of SES's reports on this agent's sent mail (issue 21). */
+  /** The newest of SES's reports on this agent's sent mail. */
   readonly deliveryEvents: readonly DeliveryEvent[];
 }
 
@@ -61,7 +60,7 @@ export function agentView(d: AgentDetail, config: DeploymentConfig, registry: To
 <tr><th>Model</th><td>${a.model}${model ? html` <span class="note">(${model.provider}, egress ${model.egress})</span>` : html` <span class="issues">not in the model catalog</span>`}</td></tr>
 <tr><th>Enabled</th><td>${a.enabled ? "yes" : "no"}</td></tr>
 <tr><th>Budget today</th><td>runs ${d.today.runs} / ${c.runs}, tokens ${d.today.tokens} / ${c.tokens}</td></tr>
-<tr><th>Max rounds</th><td>${Math.min(config.maxToolTurns, a.maxToolTurns ?? config.maxToolTurns)}</td></tr>
+<tr><th>Max rounds</th><td>${roundLimit(config, a)}</td></tr>
 <tr><th>Accepts</th><td>auto-submitted ${a.acceptAutoSubmitted ? "yes" : "no"}, list mail ${a.acceptListMail ? "yes" : "no"}, Bcc ${a.acceptBcc ? "yes" : "no"}</td></tr>
 <tr><th>After a reply</th><td>${a.continueAfterReply ? "keeps working (another model round)" : "the run ends"}</td></tr>
 <tr><th>Instructions</th><td><pre class="mono">${a.instructions || "(none)"}</pre></td></tr>

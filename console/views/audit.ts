@@ -1,5 +1,4 @@
-import type { AuditEntry } from "../../shared/store/audit-repo.ts";
-import type { Page } from "../../shared/store/page.ts";
+import type { AuditEntry, Page } from "../../shared/store/index.ts";
 import { type Html, html, pager, time } from "./html.ts";
 
 export function auditView(page: Page<AuditEntry>): Html {

@@ -1,6 +1,6 @@
 import { html as honoHtml } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { normaliseUntrusted } from "../../shared/gate/unicode.ts";
+import { normaliseUntrusted } from "../../shared/mail/index.ts";
 import { absoluteTime, currentTimeView, relativeTime } from "./time-view.ts";
 
 /**

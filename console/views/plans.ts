@@ -1,7 +1,7 @@
-import { canonicalJson } from "../../shared/agent/plan.ts";
-import type { PlanRecord } from "../../shared/ports/plans.ts";
-import type { Page } from "../../shared/store/page.ts";
-import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
+import { canonicalJson } from "../../shared/agent/index.ts";
+import type { PlanRecord } from "../../shared/ports/index.ts";
+import type { Page } from "../../shared/store/index.ts";
+import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { csrfField } from "./layout.ts";
 

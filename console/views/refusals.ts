@@ -1,5 +1,4 @@
-import type { RefusalRecord } from "../../shared/store/index-reads.ts";
-import type { Page } from "../../shared/store/page.ts";
+import type { Page, RefusalRecord } from "../../shared/store/index.ts";
 import { addressChars, type Html, html, pager, seg, time } from "./html.ts";
 
 /**

@@ -1,7 +1,6 @@
-import type { PlanRecord } from "../../shared/ports/plans.ts";
-import type { RunRecord } from "../../shared/ports/runs.ts";
-import type { SendSummary } from "../../shared/store/trace-lookups.ts";
-import { type TimelineItem, timelineTree } from "../../shared/trace/timeline.ts";
+import type { PlanRecord, RunRecord } from "../../shared/ports/index.ts";
+import type { SendSummary } from "../../shared/store/index.ts";
+import { type TimelineItem, timelineTree } from "../../shared/trace/index.ts";
 import { failureCell } from "./agents.ts";
 import { type Html, html, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";

@@ -1,20 +1,19 @@
-import { agentStepSqsHandler, maxReceivesFromEnv } from "../../shared/agent/sqs-handler.ts";
-import { buildStepDeps } from "../../shared/agent/wiring.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
-import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
-import { defaultRegistry, defaultResolvers } from "../../tools/index.ts";
+import { agentStepSqsHandler, buildStepDeps, maxReceivesFromEnv } from "../../shared/agent/index.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
+import { awsSecretSource } from "../../shared/model/index.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
+import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 
 // Built once per cold start, from the environment CDK sets.
 const logger = makeLogger("postern-agent-step");
-const deps = buildStepDeps({
-  resources: resourcesFromEnv(),
-  loaded: loadRuntimeConfig(),
+const loaded = loadRuntimeConfig();
+const platform = makePlatform({ resources: resourcesFromEnv(), config: loaded.config, logger });
+const deps = buildStepDeps(platform, {
   registry: defaultRegistry(),
-  resolvers: defaultResolvers(),
+  resolvers: defaultContextResolvers(),
   secrets: awsSecretSource(),
-  logger,
+  baseDir: loaded.baseDir,
 });
 
 export const handler = agentStepSqsHandler(deps, logger, maxReceivesFromEnv());

@@ -1,12 +1,11 @@
-import { makeClients } from "../../shared/aws/clients.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
+import { makeClients } from "../../shared/aws/index.ts";
+import { resourcesFromEnv } from "../../shared/config/index.ts";
 import { eventSinkFor } from "../../shared/events/index.ts";
-import { deliveryEventsSqsHandler } from "../../shared/outbound/sqs-handler.ts";
-import { deliveryEventLog } from "../../shared/outbound/wiring.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { deliveryEventLog, deliveryEventsSqsHandler } from "../../shared/outbound/index.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
+import { makeStores } from "../../shared/store/index.ts";
 
-// Built once per cold start: SES's bounces, complaints, rejects and delivery delays, recorded per agent (issue 21).
+// Built once per cold start: SES's bounces, complaints, rejects and delivery delays, recorded per agent.
 const logger = makeLogger("postern-delivery-events");
 const resources = resourcesFromEnv();
 const clients = makeClients(resources);

@@ -1,24 +1,17 @@
-import { makeClients } from "../../shared/aws/clients.ts";
-import { makeSendingSesClient, sesSender } from "../../shared/aws/ses-sender.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
+import { makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
 import { eventSinkFor } from "../../shared/events/index.ts";
-import { outboundSqsHandler } from "../../shared/outbound/sqs-handler.ts";
-import { outboundDeps } from "../../shared/outbound/wiring.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 
 // Built once per cold start. SES gets its own client with SDK retries off (a retried SendEmail can send twice).
 const logger = makeLogger("postern-outbound");
 const resources = resourcesFromEnv();
-const clients = makeClients(resources);
-const deps = outboundDeps({
-  stores: makeStores(clients, resources, logger),
+const platform = makePlatform({ resources, config: loadRuntimeConfig().config, logger });
+const deps = outboundDeps(platform, {
   ses: sesSender(makeSendingSesClient(resources)),
-  config: loadRuntimeConfig().config,
-  region: resources.region,
-  logger,
-  webhooks: eventSinkFor({ resources, sqs: clients.sqs, logger }),
+  webhooks: eventSinkFor({ resources, sqs: platform.clients.sqs, logger }),
 });
 
 export const handler = outboundSqsHandler(deps, logger);

@@ -1,18 +1,12 @@
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
-import { loadRuntimeConfig } from "../../shared/config/runtime.ts";
-import { verifySqsHandler } from "../../shared/intake/sqs-handler.ts";
-import { buildVerifyDeps } from "../../shared/intake/wiring.ts";
-import { dnsResolverFromEnv } from "../../shared/runtime/dns.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
+import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
+import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
+import { dnsResolverFromEnv, makeLogger } from "../../shared/runtime/index.ts";
+import { makePlatform } from "../../shared/store/index.ts";
 
 // Built once per cold start, from the environment CDK sets.
 const logger = makeLogger("postern-verify");
 const resources = resourcesFromEnv();
-const deps = buildVerifyDeps({
-  resources,
-  config: loadRuntimeConfig().config,
-  resolver: dnsResolverFromEnv(),
-  logger,
-});
+const platform = makePlatform({ resources, config: loadRuntimeConfig().config, logger });
+const deps = buildVerifyDeps(platform, { resolver: dnsResolverFromEnv() });
 
 export const handler = verifySqsHandler(deps, resources.bucket, logger);

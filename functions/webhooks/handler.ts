@@ -1,11 +1,8 @@
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { makeClients } from "../../shared/aws/clients.ts";
-import { secretStrings } from "../../shared/aws/secrets-manager.ts";
-import { resourcesFromEnv } from "../../shared/config/resources.ts";
+import { awsSecretStrings, makeClients } from "../../shared/aws/index.ts";
+import { resourcesFromEnv } from "../../shared/config/index.ts";
 import { buildEventsWorker, eventsSqsHandler, secretManagerStore } from "../../shared/events/index.ts";
-import { makeLogger } from "../../shared/runtime/logger.ts";
-import { failureReporter } from "../../shared/store/failure-reporter.ts";
-import { makeStores } from "../../shared/store/stores.ts";
+import { makeLogger } from "../../shared/runtime/index.ts";
+import { failureReporter, makeStores } from "../../shared/store/index.ts";
 
 // Built once per cold start: signed events to the operator's endpoints (docs/events.md). No loopback setting here:
 // in AWS an endpoint must be https on a public address.
@@ -20,7 +17,7 @@ export const handler = eventsSqsHandler(
     sqs: clients.sqs,
     dynamo: clients.dynamo,
     admin: stores.admin,
-    secrets: secretManagerStore(secretStrings(new SecretsManagerClient({}))),
+    secrets: secretManagerStore(awsSecretStrings()),
     failures: failureReporter({
       log: stores.failures,
       runs: stores.runs,

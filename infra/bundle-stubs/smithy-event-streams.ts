@@ -28,3 +28,20 @@ export class EventStreamSerde {
     unreachable("@smithy/core/event-streams EventStreamSerde", WHY);
   }
 }
+
+// The Bedrock runtime client's event-stream handlers import these. The pipeline bundles are built with
+// `"sideEffects": false` (package.json), so a module reached only through a front door's unused re-export (the
+// model factory behind shared/model/index.ts, say) is parsed but never bundled: these names must resolve, and
+// test/infra/verify-bundle.test.ts proves from the output which modules actually ship and reach a stub.
+
+export const iterableToReadableStream = (): never =>
+  unreachable("@smithy/core/event-streams iterableToReadableStream", WHY);
+
+export const readableStreamToIterable = (): never =>
+  unreachable("@smithy/core/event-streams readableStreamToIterable", WHY);
+
+export class EventStreamCodec {
+  constructor() {
+    unreachable("@smithy/core/event-streams EventStreamCodec", WHY);
+  }
+}

@@ -1,3 +1,5 @@
+import { PosternError } from "../../shared/errors.ts";
+
 /**
  * What a stubbed-out module does when something calls it anyway: record the call (a caller may swallow the error,
  * as libmime's charset decoding does) and throw an error that names the stub. The bundle tests read the record to
@@ -12,7 +14,10 @@ export function unreachable(what: string, why: string): never {
   const g = globalThis as WithCalls;
   g[CALLS] ??= [];
   g[CALLS].push(what);
-  throw new Error(`${what} is stubbed out of this function's bundle (${why}); see infra/bundling.ts`);
+  throw new PosternError(
+    "invariant-broken",
+    `${what} is stubbed out of this function's bundle (${why}); see infra/bundling.ts`,
+  );
 }
 
 /** Every stub call in this process so far, in order. */

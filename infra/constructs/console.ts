@@ -19,9 +19,9 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { StringParameter } from "aws-cdk-lib/aws-ssm";
 import { Construct } from "constructs";
 import { CONSOLE_ENV } from "../../console/lambda-env.ts";
-import { CONFIG_ENV } from "../../shared/config/runtime.ts";
-import type { TableKey } from "../../shared/config/tables.ts";
-import { TABLES } from "../../shared/config/tables.ts";
+import type { TableKey } from "../../shared/config/index.ts";
+import { CONFIG_ENV, TABLES } from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { cdkBundling, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
 import { requireFunctionUrlRegion } from "../function-urls.ts";
 import { ACTIONS } from "../iam/actions.ts";
@@ -92,10 +92,14 @@ export class PosternConsole extends Construct {
     requireFunctionUrlRegion(stack);
     const reserved = props.reservedConcurrency ?? 5;
     if (!Number.isInteger(reserved) || reserved < 0 || reserved > 1000)
-      throw new Error(`${id}: reservedConcurrency must be an integer 0-1000 (0: none), got ${reserved}`);
+      throw new PosternError(
+        "misconfigured",
+        `${id}: reservedConcurrency must be an integer 0-1000 (0: none), got ${reserved}`,
+      );
     const minutes = props.sessionMinutes ?? 60;
     if (!Number.isInteger(minutes) || minutes < 5 || minutes > 1440)
-      throw new Error(
+      throw new PosternError(
+        "misconfigured",
         `${id}: sessionMinutes must be an integer 5-1440 (Cognito's ID token validity), got ${minutes}`,
       );
 

@@ -4,7 +4,7 @@ import { SqsQueue } from "aws-cdk-lib/aws-events-targets";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { type ConfigurationSet, EmailSendingEvent, EventDestination } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
-import { deliveryEventsPk } from "../../shared/ports/delivery-events.ts";
+import { deliveryEventsPk } from "../../shared/ports/index.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./pipeline-function.ts";
 import type { StateTables } from "./state-tables.ts";

@@ -12,7 +12,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { SqsSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Provider } from "aws-cdk-lib/custom-resources";
 import { Construct } from "constructs";
-import { PREFIXES } from "../../shared/config/tables.ts";
+import { PREFIXES } from "../../shared/config/index.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 import type { MailStore } from "./mail-store.ts";

@@ -10,7 +10,7 @@ import {
 } from "aws-cdk-lib/aws-s3";
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
-import { PREFIXES } from "../../shared/config/tables.ts";
+import { PREFIXES } from "../../shared/config/index.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 

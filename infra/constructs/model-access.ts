@@ -1,7 +1,7 @@
 import { Aws, Stack } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
-import type { ModelEntry } from "../../shared/config/schema.ts";
+import type { ModelEntry } from "../../shared/config/index.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 

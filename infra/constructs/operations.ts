@@ -14,13 +14,13 @@ import { Key } from "aws-cdk-lib/aws-kms";
 import { FilterPattern, type IFilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { Construct } from "constructs";
-import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
 import {
   FAILURE_CLASSES,
   FAILURE_LOG,
   FAILURE_METRICS,
   type FailureClass,
-} from "../../shared/ports/failures.ts";
+  UNKNOWN_OUTCOME_LOG,
+} from "../../shared/ports/index.ts";
 import type { PipelineFunction } from "./pipeline-function.ts";
 import type { WorkQueue } from "./work-queue.ts";
 

@@ -4,7 +4,8 @@ import { Architecture, Function as LambdaFunction, Runtime } from "aws-cdk-lib/a
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { CONFIG_ENV } from "../../shared/config/runtime.ts";
+import { CONFIG_ENV } from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { type BundleStubs, bundledCode, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
 import type { WorkQueue } from "./work-queue.ts";
 
@@ -69,11 +70,15 @@ export class PipelineFunction extends Construct {
       maxConcurrency !== undefined &&
       (!Number.isInteger(maxConcurrency) || maxConcurrency < 2 || maxConcurrency > 1000)
     )
-      throw new Error(
+      throw new PosternError(
+        "misconfigured",
         `${id}: maxConcurrency must be an integer 2-1000 (the SQS event source's range), got ${maxConcurrency}`,
       );
     if (props.reserveConcurrency && maxConcurrency === undefined)
-      throw new Error(`${id}: reserveConcurrency needs maxConcurrency (the number to reserve)`);
+      throw new PosternError(
+        "misconfigured",
+        `${id}: reserveConcurrency needs maxConcurrency (the number to reserve)`,
+      );
     this.fn = new LambdaFunction(this, "Function", {
       code: bundledCode({
         entry: props.entry,

@@ -8,6 +8,7 @@ import {
   SuppressionReasons,
 } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
+import { PosternError } from "../../shared/errors.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 
@@ -67,7 +68,7 @@ export class SendingIdentities extends Construct {
   /** The DNS records for one domain: inbound MX, the three Easy DKIM CNAMEs, MAIL FROM MX + SPF, a DMARC start. */
   dnsRecords(domain: string): DnsRecord[] {
     const identity = this.identities.get(domain);
-    if (!identity) throw new Error(`no identity for ${domain}`);
+    if (!identity) throw new PosternError("misconfigured", `no identity for ${domain}`);
     const region = Stack.of(this).region;
     const mailFrom = `${this.mailFromLabel}.${domain}`;
     return [

@@ -2,8 +2,14 @@ import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
-import { tableEnvName } from "../../shared/config/resources.ts";
-import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/tables.ts";
+import {
+  TABLE_KEYS,
+  TABLES,
+  type TableKey,
+  type TableSpec,
+  tableEnvName,
+} from "../../shared/config/index.ts";
+import { PosternError } from "../../shared/errors.ts";
 import { ACTIONS } from "../iam/actions.ts";
 
 export interface StateTablesProps {
@@ -86,7 +92,8 @@ export class StateTables extends Construct {
     const declared = ((TABLES[key] as TableSpec).indexes ?? []).map((ix) => ix.name);
     const unknown = indexes.filter((ix) => !declared.includes(ix));
     if (unknown.length)
-      throw new Error(
+      throw new PosternError(
+        "misconfigured",
         `table ${key} has no index ${unknown.join(", ")} (declared: ${declared.join(", ") || "none"})`,
       );
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -101,7 +108,10 @@ export class StateTables extends Construct {
   grantScan(grantee: IGrantable, ...keys: TableKey[]): void {
     const runtime = keys.filter((k) => TABLES[k].kind !== "admin");
     if (runtime.length)
-      throw new Error(`Scan may be granted on admin tables only, not ${runtime.join(", ")}`);
+      throw new PosternError(
+        "misconfigured",
+        `Scan may be granted on admin tables only, not ${runtime.join(", ")}`,
+      );
     this.grant(grantee, ACTIONS.tableScan, keys);
   }
 }

@@ -1,8 +1,8 @@
 import { Duration, Stack, Token } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
-import { ENV } from "../../shared/config/resources.ts";
-import { WEBHOOK_SECRET_PREFIX } from "../../shared/events/index.ts";
+import { ENV } from "../../shared/config/index.ts";
+import { WEBHOOK_SECRET_PREFIX } from "../../shared/ports/index.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./pipeline-function.ts";

@@ -2,6 +2,7 @@ import { Duration } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import { PosternError } from "../../shared/errors.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 
@@ -35,7 +36,10 @@ export class WorkQueue extends Construct {
     super(scope, id);
     const maxReceiveCount = props.maxReceiveCount ?? 5;
     if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > 1000)
-      throw new Error(`${id}: maxReceiveCount must be an integer 1-1000, got ${maxReceiveCount}`);
+      throw new PosternError(
+        "misconfigured",
+        `${id}: maxReceiveCount must be an integer 1-1000, got ${maxReceiveCount}`,
+      );
     this.deadLetterQueue = new Queue(this, "Dlq", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

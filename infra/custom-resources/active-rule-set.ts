@@ -1,6 +1,7 @@
+import { PosternError } from "../../shared/errors.ts";
 // The custom resource behind `receiptRuleSet.mode: "create"`: activates Postern's receipt rule set on create and
 // update, and on delete deactivates it only if it is still the active one. SES has one active rule set per region;
-// deactivating blindly would switch off whatever set an operator activated since (issue 11).
+// deactivating blindly would switch off whatever set an operator activated since.
 
 import {
   DescribeActiveReceiptRuleSetCommand,
@@ -45,7 +46,7 @@ export async function onEvent(
   ports: RuleSetPorts = sesRuleSetPorts(),
 ): Promise<{ PhysicalResourceId: string; Data: { change: string } }> {
   const ours = String(event.ResourceProperties.RuleSetName ?? "");
-  if (!ours) throw new Error("RuleSetName is required");
+  if (!ours) throw new PosternError("invalid-argument", "RuleSetName is required");
   const change = ruleSetChange(
     event.RequestType,
     ours,

@@ -22,7 +22,7 @@ export const ACTIONS = {
   /**
    * No function holds s3:ListBucket, so a GetObject on a missing key answers 403, not 404 (S3 GetObject API
    * reference, "Permissions"): every read names a key its caller knows was written (a run's transcript is read only
-   * when the run item says it was saved, issue 21), and a 403 fails loudly instead of reading as "absent".
+   * when the run item says it was saved), and a 403 fails loudly instead of reading as "absent".
    */
   objectRead: ["s3:GetObject"],
   objectWrite: ["s3:PutObject"],

@@ -1,7 +1,7 @@
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 
 /**
- * What this deployment offers an admin item, and so what every admin write is checked against (issue 21): an
+ * What this deployment offers an admin item, and so what every admin write is checked against: an
  * agent on a domain nobody routes, a model nobody serves or a tool nobody registered would be stored and then
  * fail at run time, where only a log line says so. Built from the deployment config and the tool registry by the
  * caller (the CLI, `admin import`, the console), so this layer stays free of both.

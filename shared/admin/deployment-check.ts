@@ -1,5 +1,4 @@
-import { parseAddrSpec } from "../mail/recipients.ts";
-import { routingKey } from "../mail/routing-key.ts";
+import { parseAddrSpec, routingKey } from "../mail/index.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
@@ -34,7 +33,7 @@ function mcpIssues(doc: AdminDocument, catalog: AdminCatalog, stored: AdminSnaps
 }
 
 /**
- * An admin document against the deployment and the rest of the admin state (issue 21): what the item schemas
+ * An admin document against the deployment and the rest of the admin state: what the item schemas
  * cannot know. Each check stands for an item that would be stored and then never work, with only a log line to
  * say so at run time.
  */

@@ -1,3 +1,4 @@
+import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { deploymentIssues } from "./deployment-check.ts";
 import { type AdminIssue, zodIssues } from "./issues.ts";
@@ -18,10 +19,10 @@ export interface WriteContext {
 
 export type DocumentCheck =
   | { readonly ok: true; readonly doc: AdminDocument }
-  | { readonly ok: false; readonly issues: AdminIssue[] };
+  | Fail<"invalid-document", { readonly issues: AdminIssue[] }>;
 
 /**
- * The one check of every admin write (issue 21), whoever makes it: the CLI's commands, `admin import` and the
+ * The one check of every admin write, whoever makes it: the CLI's commands, `admin import` and the
  * console all write through here, one item or a whole document. Validated in full before anything is written (no
  * transactions: a half-applied import cannot be rolled back). Beyond the item schemas: no unknown key, no
  * upper-case address, no key twice, every reference names something that will exist, and every item can work in
@@ -35,7 +36,7 @@ export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck 
   const parsed = adminDocument.safeParse(input);
   if (!parsed.success) {
     const issues = [...raw, ...zodIssues(parsed.error).filter((i) => !said.has(i.path))];
-    return { ok: false, issues };
+    return failWith("invalid-document", { issues });
   }
   const doc = parsed.data;
   const issues: AdminIssue[] = [...raw];
@@ -85,5 +86,5 @@ export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck 
       });
   });
   issues.push(...deploymentIssues(doc, ctx.catalog, ctx.stored, ctx.replace === true));
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, doc };
+  return issues.length > 0 ? failWith("invalid-document", { issues }) : { ok: true, doc };
 }

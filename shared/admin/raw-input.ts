@@ -1,5 +1,5 @@
-import { mcpServerItem } from "../mcp/server-item.ts";
 import type { AdminIssue } from "./issues.ts";
+import { mcpServerItem } from "./mcp-server-item.ts";
 import {
   type AdminSnapshot,
   accessRuleItem,
@@ -13,7 +13,7 @@ import {
 import { webhookItem } from "./webhook-item.ts";
 
 /**
- * What an admin write is refused for before its items are parsed (issue 21): names the schemas do not know, and
+ * What an admin write is refused for before its items are parsed: names the schemas do not know, and
  * addresses written in upper case. The item schemas stay loose because they are also the *read* schemas: a
  * function must not drop an item a newer CLI wrote with a field it does not know. A write is another matter: a
  * key nobody reads (`agentz`, `acceptBCC`) would be stored, exported and obeyed by nothing, the operator believing

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { Logger } from "../logger.ts";
-import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
+import type { Item } from "../ports/index.ts";
 import { type AdminIssue, issuesText, zodIssues } from "./issues.ts";
+import { type McpServerItem, mcpServerItem } from "./mcp-server-item.ts";
 import {
   type AccessRuleItem,
   type AgentItem,
@@ -20,7 +21,6 @@ import {
 import { type WebhookItem, webhookItem } from "./webhook-item.ts";
 
 /** One raw admin-table item as the store returns it, before validation. */
-export type Item = Record<string, unknown>;
 
 /**
  * Validation on read, per admin table. Every item read from DynamoDB passes through here before anything uses
@@ -173,7 +173,7 @@ export function readAccessRules(raws: readonly Item[], logger: Logger): AccessRu
 }
 
 /**
- * Outbound rules (issue 14), validated like access rules (the key must be `<effect>#<pattern>` of the item's own
+ * Outbound rules, validated like access rules (the key must be `<effect>#<pattern>` of the item's own
  * fields), but every invalid item fails closed as a synthetic `deny *` for its agent, allow or not (see above).
  */
 export function readOutboundRules(raws: readonly Item[], logger: Logger): OutboundRuleItem[] {

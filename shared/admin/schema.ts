@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { accessEffect, accessPattern, accessRule, domainName } from "../config/schema.ts";
-import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
+import { accessEffect, accessPattern, accessRule, domainName } from "../config/index.ts";
+import { type McpServerItem, mcpServerItem } from "./mcp-server-item.ts";
 import { type WebhookItem, webhookItem } from "./webhook-item.ts";
 
 /**
@@ -29,7 +29,9 @@ export const agentItem = z
     name: z.string().min(1).max(120),
     model: z.string().min(1),
     instructions: z.string().max(20_000).default(""),
-    /** Per-agent caps; each may only lower the global one. */
+    /** Per-agent caps; each may only lower the global one. The round limit (G10): read it with `roundLimit`. */
+    maxRounds: z.number().int().positive().optional(),
+    /** The round limit's former name, still read for one release (stored agents carry it): use maxRounds. */
     maxToolTurns: z.number().int().positive().optional(),
     runsPerDay: z.number().int().positive().optional(),
     tokensPerDay: z.number().int().positive().optional(),
@@ -60,6 +62,12 @@ export const agentItem = z
   .loose();
 export type AgentItem = z.infer<typeof agentItem>;
 
+/**
+ * Fields kept under a former name for one release, so a stored item written before the rename still reads: the
+ * console shows and saves the new name (an edit migrates the item), and its form offers no input for the old one.
+ */
+export const FORMER_NAMES: Readonly<Record<string, readonly string[]>> = { agents: ["maxToolTurns"] };
+
 export const accessRuleItem = z
   .object({ agent: agentAddress, pattern: accessPattern, effect: accessEffect })
   .loose();
@@ -89,7 +97,7 @@ export const toolkitItem = z
     /** For `confirm` tools (G14): send the confirm card to the verified sender instead of the approvers. */
     confirmBySender: z.boolean().default(false),
     /**
-     * Whose mail this toolkit's tools may read (issue 14, same eyes). `sender`: only mail the run's proven sender
+     * Whose mail this toolkit's tools may read (same eyes). `sender`: only mail the run's proven sender
      * could already see. `agent`: the agent's whole archive, meant for toolkits whose sender gate admits only
      * staff; a run that reads wider than its sender this way has its channels closed (G18).
      */
@@ -118,7 +126,7 @@ export const responsibilityItem = z
     enabled: z.boolean().default(true),
     /**
      * A scheduled run has no sender, so no sender's view to keep to: what stored mail its tools may read is set
-     * here (issue 14). `none` (default): no stored mail at all. `agent`: the agent's whole archive, with the
+     * here. `none` (default): no stored mail at all. `agent`: the agent's whole archive, with the
      * run's channels closed once it reads any (G18).
      */
     archiveScope: z.enum(["none", "agent"]).default("none"),

@@ -1,10 +1,11 @@
 import type { Logger } from "../logger.ts";
+import type { Item } from "../ports/index.ts";
+import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { checkDocument, type DocumentCheck } from "./document.ts";
 import type { AdminIssue } from "./issues.ts";
 import {
   type AdminTable,
-  type Item,
   readAccessRules,
   readAgents,
   readApprovers,
@@ -28,7 +29,7 @@ export interface AdminTables {
 
 export type ImportResult =
   | { readonly ok: true; readonly written: number; readonly deleted: number }
-  | { readonly ok: false; readonly reason: "invalid-document"; readonly issues: AdminIssue[] };
+  | Fail<"invalid-document", { readonly issues: AdminIssue[] }>;
 
 const byText =
   <T>(key: (t: T) => string) =>
@@ -58,7 +59,7 @@ export interface WriteOptions {
 }
 
 /**
- * Check a write against the deployment and the stored admin state, without writing (issue 21): the one check the
+ * Check a write against the deployment and the stored admin state, without writing: the one check the
  * CLI's commands, `admin import` and the console all make. The state is read from the tables, not from a cached
  * snapshot: a write must not be checked against a state another writer has already changed.
  */
@@ -117,7 +118,7 @@ export async function importAdminDocument(
   opts: WriteOptions,
 ): Promise<ImportResult> {
   const check = await checkAdminWrite(repo, input, opts);
-  if (!check.ok) return { ok: false, reason: "invalid-document", issues: check.issues };
+  if (!check.ok) return failWith("invalid-document", { issues: check.issues });
   const doc = check.doc;
 
   const rules = doc.accessRules.map((r) => ({ ...r, rule: ruleKey(r.effect, r.pattern) }));

@@ -1,23 +1,10 @@
 import * as z from "zod";
+import { WEBHOOK_EVENT_TYPES } from "../ports/index.ts";
 
 /**
  * An operator's webhook endpoint (admin table `webhooks`): where signed events go (docs/events.md). The item holds
  * no secret: the signing secrets live in Secrets Manager, or the local stack's secrets file (G16), named by the id.
  */
-
-/** Every event type an endpoint can subscribe to; the payload of each is in docs/events.md. */
-export const WEBHOOK_EVENT_TYPES = [
-  "mail.accepted",
-  "mail.refused",
-  "run.completed",
-  "run.failed",
-  "send.delivered",
-  "send.failed",
-  "plan.pending",
-  "plan.applied",
-  "plan.cancelled",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const webhookId = z
   .string()

@@ -1,11 +1,10 @@
 import type { Logger } from "../logger.ts";
-import type { ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
-import { parseAgentStepMessage } from "../messages/agent-step.ts";
-import type { RecordOutcome, RecordScope } from "../messages/partial-batch.ts";
-import type { ApplyOutcome } from "./apply-plan.ts";
+import type { ConfirmMessage, RecordOutcome, RecordScope, StepMessage } from "../messages/index.ts";
+import { parseAgentStepMessage } from "../messages/index.ts";
+import { runStep } from "./loop/step.ts";
+import type { ApplyOutcome } from "./plans/apply-plan.ts";
 import type { StepDeps } from "./ports.ts";
-import { failExhaustedRun, isLastDelivery } from "./retries-exhausted.ts";
-import { runStep } from "./step.ts";
+import { failExhaustedRun, isLastDelivery } from "./runs/retries-exhausted.ts";
 
 /** The step loop's ports, plus the two other things an agent-step message can ask for. */
 export type StepHandlerDeps = StepDeps & {

@@ -1,17 +1,20 @@
-import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
-import type { EventSink } from "../events/index.ts";
+import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { StepMessage } from "../messages/agent-step.ts";
-import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/types.ts";
+import type { StepMessage } from "../messages/index.ts";
+import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
+import type { EventSink, RunRecord, RunState } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
-import type { RunTrigger, ToolContext, VerifiedSender } from "../tool-framework/context.ts";
-import type { ToolRegistry } from "../tool-framework/registry.ts";
-import type { Tool, ToolResult } from "../tool-framework/tool.ts";
-import type { CallCheck, ToolCallRequest, ToolResultCache } from "./dispatch.ts";
-import type { RunFailures } from "./run-failure.ts";
-
-export type RunState = "running" | "completed" | "turn-limit" | "budget-exceeded" | "failed";
+import type {
+  RunTrigger,
+  Tool,
+  ToolContext,
+  ToolRegistry,
+  ToolResult,
+  VerifiedSender,
+} from "../tool-framework/index.ts";
+import type { CallCheck } from "./loop/call-check.ts";
+import type { ToolCallRequest, ToolResultCache } from "./loop/dispatch.ts";
 
 /**
  * Why a run ended, as the run table and the `run-finished` event record it; operators search for these. The step
@@ -30,8 +33,8 @@ export type RunEndReason =
   | BudgetReason
   | ModelFailureReason;
 
-/** A run as the step loop needs it (the run repository's record, narrowed). */
-export interface RunRecord {
+/** A run as the step loop needs it: the run record (shared/ports/runs.ts) with its trigger and sender loaded. */
+export interface LoadedRun {
   readonly runId: string;
   readonly agent: string;
   readonly kind: "reply" | "scheduled";
@@ -40,7 +43,7 @@ export interface RunRecord {
   readonly state: RunState;
   readonly correlationId: string;
   readonly createdAt: string;
-  /** StoredRun.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
+  /** RunRecord.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
   readonly transcriptSaved?: boolean;
 }
 
@@ -52,7 +55,7 @@ export interface Transcript {
   readonly lastRound: number;
   /**
    * Accepted untrusted text of round 1, normalised as the fence shows it (for the quote check, G15): only what was
-   * shown, so a cut body's unshown rest is not here (issue 13); read_email's later slices are added from the
+   * shown, so a cut body's unshown rest is not here; read_email's later slices are added from the
    * messages by `acceptedText` (quote-check.ts).
    */
   readonly untrustedText: string;
@@ -78,18 +81,18 @@ export interface RoundLedger {
 }
 
 export interface RunStore {
-  get(runId: string): Promise<RunRecord | null>;
+  get(runId: string): Promise<LoadedRun | null>;
   finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
   /** Record that `round` started (display only; the round ledger decides). */
   noteRound(runId: string, round: number): Promise<void>;
-  /** Record that the run's transcript is written, right after its first save (RunRecord.transcriptSaved). */
+  /** Record that the run's transcript is written, right after its first save (LoadedRun.transcriptSaved). */
   noteTranscript(runId: string): Promise<void>;
 }
 
 /**
  * Transcripts by run. `load` is called only for a run whose item says one was saved (or, for a run older than that
  * flag, as before): a missing transcript is never inferred from the store, whose answer for a missing key is a 403
- * without s3:ListBucket (issue 21).
+ * without s3:ListBucket.
  */
 export interface TranscriptStore {
   load(runId: string): Promise<Transcript | null>;
@@ -126,25 +129,25 @@ export interface RunEventSink {
   ): Promise<void>;
 }
 
-/** G10: the daily cap that stopped a run (shared/agent/budgets.ts). */
+/** G10: the daily cap that stopped a run (shared/agent/runs/budgets.ts). */
 export type BudgetReason =
   | "agent-runs-per-day"
   | "sender-runs-per-day"
   | "agent-tokens-per-day"
   | "sender-tokens-per-day";
-export type BudgetVerdict = Ok | Fail<BudgetReason>;
+export type BudgetResult = Ok | Fail<BudgetReason>;
 
 /** Per-sender and per-agent budgets (G10), atomic counters checked before inference. */
 export interface BudgetGate {
-  beforeInference(run: RunRecord, agent: AgentItem, round: number): Promise<BudgetVerdict>;
-  afterInference(run: RunRecord, agent: AgentItem, usage: Usage): Promise<void>;
+  beforeInference(run: LoadedRun, agent: AgentItem, round: number): Promise<BudgetResult>;
+  afterInference(run: LoadedRun, agent: AgentItem, usage: Usage): Promise<void>;
   /** At most one notice per sender per day; called when a budget stops a run. */
-  notifyExceeded(run: RunRecord, agent: AgentItem, reason: BudgetReason): Promise<void>;
+  notifyExceeded(run: LoadedRun, agent: AgentItem, reason: BudgetReason): Promise<void>;
 }
 
 /** Builds round 1's conversation: the agent's instructions + standing rules, and the fenced untrusted input. */
 export interface ContextBuilder {
-  initial(run: RunRecord, agent: AgentItem): Promise<Omit<Transcript, "lastRound">>;
+  initial(run: LoadedRun, agent: AgentItem): Promise<Omit<Transcript, "lastRound">>;
 }
 
 export interface StepDeps {
@@ -170,15 +173,15 @@ export interface StepDeps {
   readonly cache: ToolResultCache;
   enqueue(message: StepMessage): Promise<void>;
   makeToolContext(
-    run: RunRecord,
+    run: LoadedRun,
     agent: AgentItem,
     round: number,
     call: ToolCallRequest,
     key: string,
-    /** The toolkits that granted the call (G11): what its tool may read follows from them (issue 14). */
+    /** The toolkits that granted the call (G11): what its tool may read follows from them. */
     grantedBy: readonly ToolkitItem[],
   ): ToolContext;
-  checks?(run: RunRecord, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
+  checks?(run: LoadedRun, transcript: Transcript, agent: AgentItem): readonly CallCheck[];
   /**
    * Narrows the catalog the gates admitted, before it is offered (G20: an MCP tool whose live definition no longer
    * matches its reviewed pin is left out); may ask the run to record trace events.
@@ -190,14 +193,14 @@ export interface StepDeps {
   ): Promise<readonly Tool[]>;
   /** G14: a call to a `confirm` tool adds an operation to the run's plan instead of running. */
   propose?(
-    run: RunRecord,
+    run: LoadedRun,
     agent: AgentItem,
     call: ToolCallRequest,
     input: unknown,
     toolkits: readonly string[],
   ): Promise<ToolResult>;
   /** Called once when a run ends (e.g. to mail the confirm card for its plan). */
-  afterRun?(run: RunRecord, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
+  afterRun?(run: LoadedRun, agent: AgentItem, state: Exclude<RunState, "running">): Promise<void>;
   readonly logger: Logger;
   /** G19: a run that ends `failed` is reported, and its proven sender told at most once a day. */
   readonly runFailures: RunFailures;
@@ -205,4 +208,99 @@ export interface StepDeps {
   readonly leaseMs: number;
   /** Signed events out (docs/events.md): `run.completed` / `run.failed` when a run ends. */
   readonly webhooks?: EventSink;
+}
+
+// The records the agent's rules read and write below the step loop: runs as the run table keeps them, the trace,
+// the thread's activity. shared/agent/wiring.ts implements them over the store.
+
+/**
+ * The run record (shared/ports/runs.ts) narrowed to what the agent's rules read: its trigger by id (the message,
+ * or the responsibility). A Pick, not a copy, so a field changes in one place.
+ */
+export type StoredRun = Pick<
+  RunRecord,
+  | "runId"
+  | "agent"
+  | "kind"
+  | "state"
+  | "messageId"
+  | "responsibilityId"
+  | "sender"
+  | "threadId"
+  | "maxRounds"
+  | "correlationId"
+  | "createdAt"
+  | "transcriptSaved"
+>;
+
+export type NewStoredRun = Omit<StoredRun, "state" | "createdAt" | "transcriptSaved">;
+
+export interface RunTable {
+  get(runId: string): Promise<StoredRun | null>;
+  /** Conditional: `ok: false` when the run already exists. */
+  create(run: NewStoredRun): Promise<{ readonly ok: boolean }>;
+  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
+  /** Record that `round` started (display only; the round ledger decides). */
+  noteRound(runId: string, round: number): Promise<void>;
+  /** Record that the run's transcript is written (StoredRun.transcriptSaved); a missing run is no error. */
+  noteTranscript(runId: string): Promise<void>;
+}
+
+/** The accepted inbound message a reply run answers, as verify stored it. */
+export interface StoredMessage {
+  readonly id: string;
+  readonly threadId: string;
+  readonly subject: string | null;
+  readonly headerMessageId: string | null;
+  /** The DKIM-proven From address. */
+  readonly from: string;
+  /** The From display name as written; shown only through the fence's rules. */
+  readonly fromName?: string;
+}
+
+/** One trace event as stored. */
+export interface TraceEvent {
+  readonly type: string;
+  readonly round: number;
+  readonly at: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** Why the trace refused an event (the store's run-event repository): an event over 32 KB. */
+export type RunEventRefusal = "too-large";
+
+/** The run's trace, append-only. An append can be refused (an event too large to store). */
+export interface RunEventLog {
+  append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
+}
+
+/** One tool call of an agent in a thread, as a later run in the thread is shown it. */
+export interface ActivityEntry {
+  readonly at: string;
+  readonly runId: string;
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly reason?: string;
+}
+
+export interface ThreadActivityLog {
+  /** Once per call: a re-recorded call is written once. */
+  record(agent: string, threadId: string, callId: string, entry: ActivityEntry): Promise<void>;
+  list(agent: string, threadId: string): Promise<readonly ActivityEntry[]>;
+}
+
+/** A run that ended `failed`, as far as whoever failed it knows it (the step loop, or a last delivery). */
+export interface FailedRun {
+  readonly runId: string;
+  readonly agent: string;
+  readonly correlationId: string;
+  /** The proven sender (G2) of a reply run; null for a scheduled run, or when the run's mail is gone. */
+  readonly sender: Pick<VerifiedSender, "address" | "routingKey"> | null;
+  /** The accepted mail that started it, when known: its `automatic` flag decides whether the sender is told. */
+  readonly messageId: string | null;
+}
+
+/** What the step loop is handed: report one failed run (G19). */
+export interface RunFailures {
+  failed(run: FailedRun, reason: RunEndReason, detail?: string): Promise<void>;
 }

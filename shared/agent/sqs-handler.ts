@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
-import { sqsBatchHandler } from "../messages/partial-batch.ts";
+import { sqsBatchHandler } from "../messages/index.ts";
 import { handleAgentStepMessage, type StepHandlerDeps } from "./handle-message.ts";
 
 /** The queue's redrive maxReceiveCount (set by CDK; the local stack passes its own). */

@@ -1,50 +1,45 @@
-import type { AdminSnapshot } from "../admin/schema.ts";
-import { type AwsClients, makeClients } from "../aws/clients.ts";
-import type { LoadedConfig } from "../config/load.ts";
-import type { Resources } from "../config/resources.ts";
+import type { AdminSnapshot } from "../admin/index.ts";
+import type { AwsClients } from "../aws/index.ts";
+import type { LoadedConfig, Resources } from "../config/index.ts";
+import { PREFIXES, STATE_KEYS } from "../config/index.ts";
 import { type EventSink, eventSinkFor } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import { type ConnectorOptions, type McpRuntime, type McpRuntimeOptions, mcpRuntime } from "../mcp/index.ts";
-import { type StepMessage, stepMessageSchema } from "../messages/agent-step.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
-import { perDelivery } from "../messages/per-delivery.ts";
-import { createModel } from "../model/factory.ts";
-import type { SecretSource } from "../model/secret-source.ts";
-import type { ModelProvider } from "../model/types.ts";
-import { type HostResolver, systemResolver } from "../net/resolver.ts";
-import type { BlobStore } from "../store/blob-store.ts";
-import { createFactStore } from "../store/fact-store.ts";
-import { failureReporter } from "../store/failure-reporter.ts";
-import { PlanStore } from "../store/plan-store.ts";
-import { DynamoRoundLedger } from "../store/round-ledger.ts";
-import type { RunRepo } from "../store/run-repo.ts";
-import type { StateRepo } from "../store/state-repo.ts";
-import { makeStores, type Stores } from "../store/stores.ts";
-import { ThreadActivity } from "../store/thread-activity.ts";
-import type { ToolRegistry } from "../tool-framework/registry.ts";
-import type { Resolver } from "../tool-framework/resolver.ts";
-import type { ToolResult } from "../tool-framework/tool.ts";
-import { applyConfirmation } from "./apply-plan.ts";
-import { budgetNoticeRequest } from "./budget-notice.ts";
-import { createBudgetGate } from "./budgets.ts";
-import { planCallChecks, runCallChecks } from "./call-checks.ts";
-import { confirmNoticeRequest } from "./confirm-notice.ts";
-import { createContextBuilder } from "./context-builder.ts";
-import { continueRun } from "./continue-run.ts";
-import type { ToolResultCache } from "./dispatch.ts";
-import { egressChannel } from "./egress-channel.ts";
+import type { OutboundRequest } from "../messages/index.ts";
+import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
+import type { ModelProvider, SecretSource } from "../model/index.ts";
+import { createModel } from "../model/index.ts";
+import { type HostResolver, systemResolver } from "../net/index.ts";
+import type { BlobStore, Platform, RunRepo, StateRepo } from "../store/index.ts";
+import {
+  createFactStore,
+  DynamoRoundLedger,
+  failureReporter,
+  PlanStore,
+  type Stores,
+  ThreadActivity,
+} from "../store/index.ts";
+import type { ContextResolver, ToolRegistry, ToolResult } from "../tool-framework/index.ts";
+import { egressChannel } from "./channels/egress-channel.ts";
 import type { StepHandlerDeps } from "./handle-message.ts";
-import { loadRun } from "./load-run.ts";
-import { createMailbox } from "./mailbox.ts";
-import { sendPlanCard } from "./plan-card.ts";
-import type { StepDeps, Transcript, TranscriptStore } from "./ports.ts";
-import { proposeOperation } from "./propose-operation.ts";
-import { resolveContext } from "./resolve-context.ts";
-import { createRunEventSink } from "./run-event-sink.ts";
-import { type RunFailures, runFailures } from "./run-failure.ts";
-import { startDueRuns } from "./start-scheduled.ts";
-import type { RunTable } from "./store-ports.ts";
-import { toolContextFactory } from "./tool-context.ts";
+import { planCallChecks, runCallChecks } from "./loop/call-checks.ts";
+import { createContextBuilder } from "./loop/context-builder.ts";
+import type { ToolResultCache } from "./loop/dispatch.ts";
+import { resolveContext } from "./loop/resolve-context.ts";
+import { toolContextFactory } from "./loop/tool-context.ts";
+import { createMailbox } from "./mailbox/mailbox.ts";
+import { applyConfirmation } from "./plans/apply-plan.ts";
+import { confirmNoticeRequest } from "./plans/confirm-notice.ts";
+import { sendPlanCard } from "./plans/plan-card.ts";
+import { proposeOperation } from "./plans/propose-operation.ts";
+import type { RunFailures, RunTable, StepDeps, Transcript, TranscriptStore } from "./ports.ts";
+import { budgetNoticeRequest } from "./runs/budget-notice.ts";
+import { createBudgetGate } from "./runs/budgets.ts";
+import { continueRun } from "./runs/continue-run.ts";
+import { loadRun } from "./runs/load-run.ts";
+import { createRunEventSink } from "./runs/run-event-sink.ts";
+import { runFailures } from "./runs/run-failure.ts";
+import { startDueRuns } from "./runs/start-scheduled.ts";
 
 /**
  * How long a claimed round belongs to its worker: longer than the function may run (no live worker loses its
@@ -59,25 +54,33 @@ export const ROUND_LEASE_MS = 15 * 60_000;
  * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
  * are named.
  */
-export interface StepWiringOptions {
-  readonly resources: Resources;
-  readonly loaded: LoadedConfig;
+/** What only agent-step's composition root needs beside the platform. */
+export interface StepParts {
   readonly registry: ToolRegistry;
   readonly secrets: SecretSource;
-  readonly logger: Logger;
-  readonly clients?: AwsClients;
+  /** Where the config's relative paths (model scripts) resolve. */
+  readonly baseDir: string;
   /** Overrides the catalog (tests hand in a scripted or adversarial model). */
   readonly models?: (id: string) => ModelProvider | null;
   readonly leaseMs?: number;
-  readonly now?: () => Date;
   /** Operator resolvers (tools/index.ts): context added before the first model call. */
-  readonly resolvers?: readonly Resolver[];
+  readonly resolvers?: readonly ContextResolver[];
   /**
    * MCP tool servers (docs/mcp.md). `local` is set by the local stack and tests only, never in AWS: stdio servers
    * and loopback addresses become reachable. `resolve` replaces the system DNS resolver (tests).
    */
   readonly mcp?: Pick<ConnectorOptions, "local"> &
     Pick<McpRuntimeOptions, "connect"> & { readonly resolve?: HostResolver };
+}
+
+/** The platform and the parts, as the wiring below reads them. */
+interface StepWiringOptions extends StepParts {
+  readonly resources: Resources;
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+  readonly clients: AwsClients;
+  readonly stores: Stores;
+  readonly now: () => Date;
 }
 
 /** What every part of the wiring shares. */
@@ -100,7 +103,7 @@ interface Wired {
   readonly webhooks: EventSink;
 }
 
-const transcriptKey = (runId: string) => `transcripts/${runId}.json`;
+const transcriptKey = (runId: string) => `${PREFIXES.transcripts}${runId}.json`;
 
 /** The run repository as the agent's run table; a run's transcript key is derived from its id. */
 function runTable(runs: RunRepo): RunTable {
@@ -126,11 +129,16 @@ function transcriptStore(blobs: BlobStore): TranscriptStore {
 function toolResultCache(state: StateRepo): ToolResultCache {
   return {
     async get(key) {
-      const item = await state.get(`toolres#${key}`, "result");
+      const item = await state.get(STATE_KEYS.toolResult(key), "result");
       return item ? (JSON.parse(String(item.result)) as ToolResult) : null;
     },
     async put(key, result) {
-      await state.putIfAbsent(`toolres#${key}`, "result", { result: JSON.stringify(result) }, 30 * 24 * 3600);
+      await state.putIfAbsent(
+        STATE_KEYS.toolResult(key),
+        "result",
+        { result: JSON.stringify(result) },
+        30 * 24 * 3600,
+      );
     },
   };
 }
@@ -152,13 +160,12 @@ function modelCatalog(loaded: LoadedConfig, secrets: SecretSource): (id: string)
 
 function wire(opts: StepWiringOptions): Wired {
   const { resources } = opts;
-  const clients = opts.clients ?? makeClients(resources);
-  const stores = makeStores(clients, resources, opts.logger);
-  // Issue 13: one delivery asked for the admin snapshot (a version read each time) and the run's message up to
+  const { clients, stores } = opts;
+  // One delivery asked for the admin snapshot (a version read each time) and the run's message up to
   // four times. Both are kept for the delivery; beginDelivery drops them.
   const admin = perDelivery(() => stores.admin.snapshot());
   const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
-  const now = opts.now ?? (() => new Date());
+  const { now } = opts;
   const mcp = mcpWiring(opts, stores, now);
   // The registry holds the reviewed MCP tools of the snapshot in use: rebuilt when the snapshot changes, so a
   // review (or a removal) takes effect at the next delivery, as every admin edit does.
@@ -214,7 +221,7 @@ function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): Mc
   });
   return mcpRuntime({
     resolve: opts.mcp?.resolve ?? systemResolver,
-    // An env-var name locally; a Secrets Manager reference in AWS (shared/mcp/server-item.ts).
+    // An env-var name locally; a Secrets Manager reference in AWS (shared/admin/mcp-server-item.ts).
     secret: (ref) => opts.secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref }),
     counters: stores.state,
     ...(opts.mcp?.local ? { local: opts.mcp.local } : {}),
@@ -245,8 +252,14 @@ function failureDeps(w: Wired): RunFailures {
       now,
     }),
     firstNoticeToday: async (agent, sender, day) =>
-      (await stores.state.putIfAbsent(`runfailnotice#${agent}#${sender}`, day, {}, NOTICE_MARK_TTL_SECONDS))
-        .ok,
+      (
+        await stores.state.putIfAbsent(
+          STATE_KEYS.runFailureNotice(agent, sender),
+          day,
+          {},
+          NOTICE_MARK_TTL_SECONDS,
+        )
+      ).ok,
     isAutomatic: async (agent, id) => (await w.message(agent, id))?.automatic === true,
     sendOutbound: w.sendOutbound,
     now,
@@ -260,7 +273,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
   const { logger, resources } = opts;
   const failures = failureDeps(w);
   // The step reads its run each delivery; the trace's thread log needs only the run's agent and thread, which never
-  // change: it takes them from the step's read instead of reading the run again (issue 13).
+  // change: it takes them from the step's read instead of reading the run again.
   const lastRead = new Map<string, Awaited<ReturnType<RunTable["get"]>>>();
   const stepRuns: RunTable = {
     ...runs,
@@ -392,7 +405,19 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
 }
 
 /** Wire the step loop to real adapters: the same function in Lambda and in the local stack. */
-export function buildStepDeps(opts: StepWiringOptions): StepHandlerDeps & { readonly stores: Stores } {
+export function buildStepDeps(
+  platform: Platform,
+  parts: StepParts,
+): StepHandlerDeps & { readonly stores: Stores } {
+  const opts: StepWiringOptions = {
+    ...parts,
+    resources: platform.resources,
+    loaded: { config: platform.config, baseDir: parts.baseDir },
+    logger: platform.logger,
+    clients: platform.clients,
+    stores: platform.stores,
+    now: platform.now,
+  };
   const w = wire(opts);
   const { stores, clients, runs } = w;
   // Tool outcomes are also kept per thread, so a later run in the thread sees what the agent already did.

@@ -1,7 +1,7 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { LOCAL_CREDENTIALS, makeDynamoClient } from "./dynamo-client.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 

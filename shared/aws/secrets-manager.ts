@@ -3,7 +3,7 @@ import {
   DeleteSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
-  type SecretsManagerClient,
+  SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 
 /**
@@ -56,3 +56,6 @@ export function secretStrings(client: Pick<SecretsManagerClient, "send">): Secre
     },
   };
 }
+
+/** Secrets Manager with the function's own credentials and region (the webhooks worker's cold start). */
+export const awsSecretStrings = (): SecretStrings => secretStrings(new SecretsManagerClient({}));

@@ -1,5 +1,5 @@
 import { SESv2Client } from "@aws-sdk/client-sesv2";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 
 /**

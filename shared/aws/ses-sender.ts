@@ -1,5 +1,6 @@
 import { SESv2Client, SESv2ServiceException, SendEmailCommand } from "@aws-sdk/client-sesv2";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import type { SesOutcome, SesPort, SesSendInput } from "../outbound/ports.ts";
 import { type CallObserver, observeCalls } from "./observe.ts";
 
@@ -54,7 +55,8 @@ export function sesSender(client: SESv2Client): SesPort {
           }),
           { requestTimeout: SES_SEND_TIMEOUT_MS },
         );
-        if (!r.MessageId) throw new Error("SES accepted the message but returned no MessageId");
+        if (!r.MessageId)
+          throw new PosternError("dependency-failed", "SES accepted the message but returned no MessageId");
         return { kind: "accepted", messageId: r.MessageId };
       } catch (err) {
         if (err instanceof SESv2ServiceException && err.$fault === "client") {

@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
+import { PosternError } from "../errors.ts";
 import { type DeploymentConfig, deploymentConfig } from "./schema.ts";
 
 /** A config that failed validation: every problem names its field and how to fix it. */
-export class ConfigError extends Error {
+export class ConfigError extends PosternError {
   /** The file (or what stands for it) the problems are in. */
   readonly source: string;
   readonly problems: readonly string[];
   constructor(source: string, problems: readonly string[]) {
-    super(`${source} is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    super("misconfigured", `${source} is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";
     this.source = source;
     this.problems = problems;

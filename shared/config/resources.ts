@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 import { TABLE_KEYS, type TableKey } from "./tables.ts";
 
 /**
@@ -69,7 +70,11 @@ export function tableEnvName(key: TableKey): string {
 export function resourcesFromEnv(env: NodeJS.ProcessEnv = process.env): Resources {
   const need = (name: string): string => {
     const v = env[name];
-    if (!v) throw new Error(`missing environment variable ${name} (set by the Postern stack)`);
+    if (!v)
+      throw new PosternError(
+        "misconfigured",
+        `missing environment variable ${name} (set by the Postern stack)`,
+      );
     return v;
   };
   const tables = Object.fromEntries(TABLE_KEYS.map((k) => [k, need(tableEnvName(k))])) as Record<

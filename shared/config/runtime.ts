@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 import { type LoadedConfig, loadConfigFile, parseConfig } from "./load.ts";
 
 export const CONFIG_ENV = { file: "POSTERN_CONFIG_FILE", json: "POSTERN_CONFIG" } as const;
@@ -19,7 +20,10 @@ export function loadRuntimeConfig(env: NodeJS.ProcessEnv = process.env): LoadedC
       baseDir: process.cwd(),
     };
   } else {
-    throw new Error(`no deployment config: set ${CONFIG_ENV.file} or ${CONFIG_ENV.json}`);
+    throw new PosternError(
+      "misconfigured",
+      `no deployment config: set ${CONFIG_ENV.file} or ${CONFIG_ENV.json}`,
+    );
   }
   return cached;
 }

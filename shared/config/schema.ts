@@ -234,7 +234,10 @@ export const deploymentConfig = z
     domains: z.array(domainName).min(1, "list at least one registered domain"),
     inboundAccess: z.array(accessRule).default([]),
     recursionLimit: z.number().int().min(1).max(1000).default(50),
-    maxToolTurns: z.number().int().min(1).max(100).default(8),
+    /** The round limit: model rounds per run, at most (G10). Read it with `roundLimit` (shared/admin). */
+    maxRounds: z.number().int().min(1).max(100).optional(),
+    /** The round limit's former name, still read for one release (deployed configs carry it): use maxRounds. */
+    maxToolTurns: z.number().int().min(1).max(100).optional(),
     attachments: attachmentLimits,
     budgets,
     models: z.array(modelEntry).min(1, "list at least one model in the catalog"),
@@ -247,6 +250,12 @@ export const deploymentConfig = z
   })
   .strict()
   .superRefine((cfg, ctx) => {
+    if (cfg.maxRounds !== undefined && cfg.maxToolTurns !== undefined && cfg.maxRounds !== cfg.maxToolTurns)
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxToolTurns"],
+        message: `maxToolTurns is maxRounds' former name and says ${cfg.maxToolTurns}, maxRounds ${cfg.maxRounds}: keep maxRounds only`,
+      });
     const seen = new Set<string>();
     cfg.domains.forEach((d, i) => {
       if (seen.has(d))

@@ -33,7 +33,7 @@ export const TABLES = {
   /** sk `rule` = `<effect>#<pattern>`, so one pattern has at most one rule per effect. */
   accessRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },
   /**
-   * Where each agent's mail may go (issue 14): same key and pattern algebra as access rules, sk `rule` =
+   * Where each agent's mail may go: same key and pattern algebra as access rules, sk `rule` =
    * `<effect>#<pattern>`.
    */
   outboundRules: { partitionKey: "agent", sortKey: "rule", kind: "admin" },
@@ -108,4 +108,37 @@ export const PREFIXES = {
   transcripts: "transcripts/",
   /** Raw outbound mail as sent: `outbound/<requestId>.eml`. */
   outbound: "outbound/",
+} as const;
+
+/**
+ * The state table's item families, by partition key (`<family>#<id>`): each key is spelled here only, so two
+ * families cannot collide and a reader (the console, the CLI, a trace lookup) finds what a writer wrote.
+ */
+export const STATE_KEYS = {
+  /** A tool call's cached result, by its idempotency key (`<runId>:<round>:<callId>`). */
+  toolResult: (callKey: string): string => `toolres#${callKey}`,
+  /** An outbound send's state machine, by request id. */
+  send: (requestId: string): string => `send#${requestId}`,
+  /** A run's plan (G14). */
+  plan: (runId: string): string => `plan#${runId}`,
+  /** A confirm code → its plan's run. */
+  planCode: (code: string): string => `plancode#${code}`,
+  /** Per-agent threading index: sk = a Message-ID, → threadId. */
+  messageIds: (agent: string): string => `msgid#${agent}`,
+  /** One signed message starts at most one run per agent (G2): sk = the proving signature. */
+  signed: (agent: string): string => `signed#${agent}`,
+  /** An agent's tool activity in a thread, shown to its later runs there. */
+  activity: (agent: string, threadId: string): string => `activity#${agent}#${threadId}`,
+  /** A run whose channels closed (G18). */
+  channel: (runId: string): string => `channel#${runId}`,
+  /** Files an agent created, by agent. */
+  files: (agent: string): string => `file#${agent}`,
+  /** An agent's remembered facts, per scope. */
+  facts: (agent: string, scope: string): string => `facts#${agent}#${scope}`,
+  /** Failures of one UTC day (G19). */
+  failures: (day: string): string => `failures#${day}`,
+  /** The once-a-day mark of a failed run's notice to its sender (G19). */
+  runFailureNotice: (agent: string, sender: string): string => `runfailnotice#${agent}#${sender}`,
+  /** SES delivery events (bounces, complaints) by agent. */
+  deliveryEvents: (agent: string): string => `delivery#${agent}`,
 } as const;

@@ -1,6 +1,6 @@
-import { capDetail } from "../ports/failures.ts";
+import type { WebhookEvent } from "../ports/index.ts";
+import { capDetail } from "../ports/index.ts";
 import { afterFailure, breakerWait, CLOSED } from "./breaker.ts";
-import type { WebhookEvent } from "./event.ts";
 import { payloadFor } from "./payload.ts";
 import { maxAttempts, retryDelay } from "./policy.ts";
 import type { DeliverDeps, DeliveryEntry, PostFailure } from "./ports.ts";

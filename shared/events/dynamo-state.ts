@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { isConditionFailed, queryAll } from "../store/dynamo-util.ts";
+import type { Resources } from "../config/index.ts";
+import { isConditionFailed, queryAll } from "../store/index.ts";
 import type { BreakerState } from "./breaker.ts";
 import { CLOSED } from "./breaker.ts";
 import type { AttemptCounter, BreakerStore, DeliveryEntry, DeliveryLog } from "./ports.ts";

@@ -1,6 +1,5 @@
 import type { Logger } from "../logger.ts";
-import { logFailure } from "../ports/failures.ts";
-import { type EventSink, toEvent } from "./event.ts";
+import { type EventSink, logFailure, toEvent } from "../ports/index.ts";
 import type { EventsMessage } from "./ports.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { WebhookItem } from "../admin/webhook-item.ts";
-import type { WebhookEvent } from "./event.ts";
+import type { WebhookItem } from "../admin/index.ts";
+import type { WebhookEvent } from "../ports/index.ts";
 import type { EventsMessage } from "./ports.ts";
 
 /**

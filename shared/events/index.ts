@@ -2,17 +2,7 @@
 // worker is `eventsSqsHandler` over `buildEventsWorker`; the CLI and console read the deliveries record and keep
 // the secrets through the stores below.
 
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/webhook-item.ts";
-export { type BreakerState, breakerWait } from "./breaker.ts";
-export {
-  type DeliverOutcome,
-  type DeliveryReason,
-  deliverEvent,
-  UNDELIVERED,
-  type UndeliveredReason,
-} from "./deliver.ts";
-export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
-export { queueEventSink } from "./emitter.ts";
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/index.ts";
 export {
   type EventData,
   type EventInput,
@@ -23,7 +13,17 @@ export {
   noEvents,
   toEvent,
   type WebhookEvent,
-} from "./event.ts";
+} from "../ports/index.ts";
+export { type BreakerState, breakerWait } from "./breaker.ts";
+export {
+  type DeliverOutcome,
+  type DeliveryReason,
+  deliverEvent,
+  UNDELIVERED,
+  type UndeliveredReason,
+} from "./deliver.ts";
+export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
+export { queueEventSink } from "./emitter.ts";
 export { fanOut } from "./fan-out.ts";
 export { fileSecretStore } from "./file-secrets.ts";
 export { parseEventsMessage } from "./message.ts";
@@ -43,7 +43,6 @@ export type {
 export {
   type SecretStringsPort,
   secretManagerStore,
-  WEBHOOK_SECRET_PREFIX,
   webhookSecretName,
 } from "./secret-manager-store.ts";
 export { type EndpointSecrets, rotated, type SecretStore, signingSecrets } from "./secrets.ts";

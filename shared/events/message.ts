@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { WEBHOOK_EVENT_TYPES, webhookId } from "../admin/webhook-item.ts";
+import { WEBHOOK_EVENT_TYPES, webhookId } from "../admin/index.ts";
 import type { EventsMessage } from "./ports.ts";
 
 /** The events queue's bodies, parsed with one schema by the worker (a malformed one goes to the DLQ). */

@@ -1,4 +1,4 @@
-import type { MailText, WebhookEvent } from "./event.ts";
+import type { MailText, WebhookEvent } from "../ports/index.ts";
 
 /**
  * The body an endpoint receives (Standard Webhooks' recommended shape: `type`, `timestamp`, `data`), bounded:

@@ -1,10 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import { isPublicAddress } from "../net/address-policy.ts";
-import { pinnedLookup } from "../net/pinned-request.ts";
-import type { HostResolver } from "../net/resolver.ts";
-import { vetTarget } from "../net/vet-target.ts";
+import type { HostResolver } from "../net/index.ts";
+import { isPublicAddress, pinnedLookup, vetTarget } from "../net/index.ts";
 import type { Post } from "./ports.ts";
 
 /** A receiver's answer is read only to its status; at most this much of the body is drained. */

@@ -1,7 +1,6 @@
-import type { WebhookItem } from "../admin/webhook-item.ts";
-import type { FailureSink } from "../ports/failures.ts";
+import type { WebhookItem } from "../admin/index.ts";
+import type { FailureSink, WebhookEvent } from "../ports/index.ts";
 import type { BreakerState } from "./breaker.ts";
-import type { WebhookEvent } from "./event.ts";
 import type { DeliveryPolicy } from "./policy.ts";
 import type { SecretStore } from "./secrets.ts";
 

@@ -1,7 +1,7 @@
+import { WEBHOOK_SECRET_PREFIX } from "../ports/index.ts";
 import type { EndpointSecrets, SecretStore } from "./secrets.ts";
 
 /** Secrets Manager names: the worker's grant is `secret:postern/webhooks/*` (infra/constructs/webhooks.ts). */
-export const WEBHOOK_SECRET_PREFIX = "postern/webhooks/";
 export const webhookSecretName = (endpointId: string): string => `${WEBHOOK_SECRET_PREFIX}${endpointId}`;
 
 /** What this store needs of Secrets Manager (shared/aws/secrets-manager.ts implements it over the SDK). */

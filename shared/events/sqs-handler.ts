@@ -1,8 +1,8 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { WebhookItem } from "../admin/webhook-item.ts";
+import type { WebhookItem } from "../admin/index.ts";
 import type { KeyedLogger } from "../logger.ts";
-import { sqsBatchHandler } from "../messages/partial-batch.ts";
+import { sqsBatchHandler } from "../messages/index.ts";
 import { type DeliverOutcome, deliverEvent } from "./deliver.ts";
 import { fanOut } from "./fan-out.ts";
 import { parseEventsMessage } from "./message.ts";

@@ -1,4 +1,5 @@
-import { type AccessRule, SUBDOMAIN_WILDCARD } from "../config/schema.ts";
+import { type AccessRule, SUBDOMAIN_WILDCARD } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 
 /**
  * Inbound access control (G3), and the same algebra for toolkit sender gates (G11).
@@ -31,7 +32,8 @@ export { routingKey } from "./address.ts";
 function matchSubdomains(domain: string, key: string): boolean {
   // The schema requires a domain here; anything else means validation was bypassed (see below).
   if (domain === "" || domain.includes("*") || domain.includes("@"))
-    throw new Error(
+    throw new PosternError(
+      "definition-invalid",
       `access pattern needs a plain domain after '${SUBDOMAIN_WILDCARD}': ${SUBDOMAIN_WILDCARD}${domain}`,
     );
   const at = key.lastIndexOf("@");
@@ -53,7 +55,7 @@ export function matchPattern(pattern: string, key: string): boolean {
   // The config schema allows one wildcard; a second means validation was bypassed. Throw rather than guess,
   // since a deny rule that silently never matched would fail open.
   if (pattern.indexOf("*", star + 1) >= 0)
-    throw new Error(`access pattern has more than one '*': ${pattern}`);
+    throw new PosternError("definition-invalid", `access pattern has more than one '*': ${pattern}`);
   const prefix = pattern.slice(0, star);
   const suffix = pattern.slice(star + 1);
   return key.length >= prefix.length + suffix.length && key.startsWith(prefix) && key.endsWith(suffix);

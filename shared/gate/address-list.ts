@@ -3,18 +3,18 @@
 //
 // Why not postal-mime's addressParser (which this replaced): it decodes encoded-words before it parses, so
 // a signed `To: =?UTF-8?Q?Mallory_=3Cdesk=40agents.example=3E?=` (display text, no address at all) read as
-// `Mallory <desk@agents.example>` and addressed the agent (issue 20). It also repairs what it cannot read,
+// `Mallory <desk@agents.example>` and addressed the agent. It also repairs what it cannot read,
 // the very disagreement between readers that G2 exists to refuse. Here an encoded-word is display text and
 // never an address, a group is expanded to its members, and anything the strict parser refuses is no
 // address: not for "addressed", not for reply-all, not for thread membership.
 
-import type { AddressRefusal, Mailbox, ParseFromOptions } from "./address.ts";
+import type { AddressRefusal, ParsedAddress, ParseFromOptions } from "./address.ts";
 import { parseFromHeader } from "./address.ts";
 import { type Token, tokenize } from "./address-tokens.ts";
 
 export interface AddressList {
   /** Mailboxes that passed the strict parser, in order (group members included). */
-  readonly mailboxes: readonly Mailbox[];
+  readonly mailboxes: readonly ParsedAddress[];
   /** Why each refused list element was refused, in order: none of them is an address. */
   readonly refused: readonly AddressRefusal[];
 }
@@ -94,7 +94,7 @@ export function parseAddressList(value: string, opts: ParseFromOptions = {}): Ad
   if (inGroup)
     for (const element of elements.slice(groupStart)) element.unshift({ kind: "special", text: ":" });
 
-  const mailboxes: Mailbox[] = [];
+  const mailboxes: ParsedAddress[] = [];
   const refused: AddressRefusal[] = [];
   for (const element of elements) {
     const text = textOf(element);

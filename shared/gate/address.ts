@@ -15,7 +15,7 @@ import { type Token, tokenize } from "./address-tokens.ts";
 
 // The routing key lives with the other address primitives in shared/mail, which the gate builds on (a mail
 // module must never import the gate); re-exported here because the gate's rules are stated in its terms.
-export { routingKey } from "../mail/routing-key.ts";
+export { routingKey } from "../mail/index.ts";
 
 import { decodeDisplayName } from "./display-name.ts";
 import { normaliseDomain } from "./domain-name.ts";
@@ -39,7 +39,7 @@ export type AddressRefusal =
   | "address-domain-invalid"
   | "address-display-name-invalid";
 
-export type Mailbox = {
+export type ParsedAddress = {
   local: string;
   /** lower-case A-label */
   domain: string;
@@ -49,7 +49,7 @@ export type Mailbox = {
   displayName: string;
 };
 
-export type ParseFromResult = Ok<{ mailbox: Mailbox }> | Fail<AddressRefusal>;
+export type ParseFromResult = Ok<{ mailbox: ParsedAddress }> | Fail<AddressRefusal>;
 
 export type ParseFromOptions = { allowNonAsciiLocalParts?: boolean };
 

@@ -1,5 +1,5 @@
-import type { AgentItem } from "../admin/schema.ts";
-import type { LimitReason } from "../mail/limits.ts";
+import type { AgentItem } from "../admin/index.ts";
+import type { LimitReason } from "../mail/index.ts";
 import type { LoopReason } from "./loop-guard.ts";
 import type { Route } from "./routing.ts";
 import type { SenderProof, SenderRefusal } from "./sender-proof.ts";
@@ -19,7 +19,7 @@ export interface ProvenSender {
   readonly signatureId: string;
   /**
    * Field names the proving signature's h= covers, lower-case. With no single-instance field twice
-   * (single-instance.ts), a field named here is the signed one: threading reads only these (issue 20).
+   * (single-instance.ts), a field named here is the signed one: threading reads only these.
    */
   readonly signedHeaders: readonly string[];
   /** To and Cc as the proving signature covers them: who the signer addressed (reply-all writes only here). */
@@ -49,7 +49,7 @@ export type Decision =
       readonly hop: number;
       /**
        * Automatic mail (G5) to an agent that opted in to it: it may start a run, but the engine never writes to
-       * its sender unasked (G6: no notice when that run fails). Absent on a decision made before issue 21.
+       * its sender unasked (G6: no notice when that run fails). Absent on a decision recorded before the field existed.
        */
       readonly automatic?: boolean;
     }

@@ -33,7 +33,7 @@ export type ProvenSignature = {
   signedHeaders: string[];
 };
 
-export type SignatureVerdict = Ok<{ signature: ProvenSignature }> | Fail<DkimRefusal>;
+export type SignatureResult = Ok<{ signature: ProvenSignature }> | Fail<DkimRefusal>;
 
 // RFC 8301 §3.1 (no rsa-sha1) and RFC 8463: the only algorithms we accept
 const ACCEPTED_ALGORITHMS = new Set(["rsa-sha256", "ed25519-sha256"]);
@@ -54,7 +54,7 @@ const withoutSpace = (s: string) => s.replace(/\s+/g, "");
 /**
  * How far ahead of our clock a signature's t= may be. RFC 6376 §3.5 lets verifiers ignore
  * signatures timestamped in the future; senders' clocks drift, so a few minutes are tolerated,
- * but a t= years ahead is a signature made to be replayed later (issue 10).
+ * but a t= years ahead is a signature made to be replayed later.
  */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
@@ -101,7 +101,7 @@ export function judgeSignature(
   fromDomain: string,
   minRsaKeyBits: number,
   now: Date = new Date(),
-): SignatureVerdict {
+): SignatureResult {
   // the verdict must be about this very signature: its b= is the one we read
   if (withoutSpace(tags.get("b") ?? "") !== withoutSpace(String(result.signature ?? "")))
     return fail("dkim-error");

@@ -1,5 +1,6 @@
 import { randomBytes as cryptoRandomBytes } from "node:crypto";
-import { normaliseUntrusted, untrustedLine, untrustedLines } from "./unicode.ts";
+import { PosternError } from "../errors.ts";
+import { normaliseUntrusted, untrustedLine, untrustedLines } from "../mail/index.ts";
 
 /**
  * What the model sees (G4, G8). Untrusted text goes inside a fence it cannot close: the marker lines carry a
@@ -24,7 +25,7 @@ export interface UntrustedPart {
 }
 
 /**
- * A line the code writes inside the fence, e.g. that the text above was cut (issue 13). It is drawn like the
+ * A line the code writes inside the fence, e.g. that the text above was cut. It is drawn like the
  * fence's own marker lines (`<<<NOTE nonce>>> ...`, no `| ` prefix), so no sender text can produce it: every line of
  * theirs starts with the prefix, and the nonce is fresh for this rendering. Code-written only: printable ASCII on
  * one line, or the renderer throws (a bug, never a sender's doing).
@@ -49,7 +50,8 @@ export function freshNonce(randomBytes: RandomBytes = cryptoRandomBytes): string
 
 function fenceKind(kind: string | undefined): string {
   const k = kind ?? "MAIL";
-  if (!/^[A-Z][A-Z ]{0,30}$/.test(k)) throw new Error(`fence kind must be upper-case words: ${k}`);
+  if (!/^[A-Z][A-Z ]{0,30}$/.test(k))
+    throw new PosternError("invalid-argument", `fence kind must be upper-case words: ${k}`);
   return k;
 }
 
@@ -58,12 +60,14 @@ export function renderUntrusted(
   opts: FenceOptions = {},
 ): string {
   const nonce = opts.nonce ?? freshNonce(opts.randomBytes);
-  if (!NONCE_PATTERN.test(nonce)) throw new Error("fence nonce must be 16-64 lower-case hex digits");
+  if (!NONCE_PATTERN.test(nonce))
+    throw new PosternError("invalid-argument", "fence nonce must be 16-64 lower-case hex digits");
   const kind = fenceKind(opts.kind);
   const out = [`<<<UNTRUSTED ${kind} ${nonce}>>>`];
   for (const part of parts) {
     if ("note" in part) {
-      if (!NOTE_TEXT.test(part.note)) throw new Error("a fence note must be one line of printable ASCII");
+      if (!NOTE_TEXT.test(part.note))
+        throw new PosternError("invalid-argument", "a fence note must be one line of printable ASCII");
       out.push(`<<<NOTE ${nonce}>>> ${part.note}`);
       continue;
     }
@@ -74,7 +78,7 @@ export function renderUntrusted(
   return out.join("\n");
 }
 
-export interface AttachmentMeta {
+export interface ShownAttachment {
   readonly filename: string | null;
   readonly contentType: string;
   readonly size: number;
@@ -90,7 +94,7 @@ export interface RenderableMail {
   readonly text: string | null;
   /** Whether the mail had an HTML body (truthy: it had one). */
   readonly html: string | boolean | null;
-  readonly attachments: readonly AttachmentMeta[];
+  readonly attachments: readonly ShownAttachment[];
   /** Code-written note after the body, inside the fence (e.g. that the body was cut, and how to read on). */
   readonly note?: string;
 }
@@ -99,7 +103,7 @@ export const HTML_ONLY_NOTICE = "[this message has only an HTML body, which is n
 export const NO_BODY_NOTICE = "[this message has no text body]";
 const MAX_FILENAME_CHARS = 200;
 
-function filenameLine(a: AttachmentMeta): string {
+function filenameLine(a: ShownAttachment): string {
   const raw = a.filename === null ? "(no name)" : untrustedLine(a.filename);
   const name = raw.length > MAX_FILENAME_CHARS ? `${raw.slice(0, MAX_FILENAME_CHARS)}…` : raw;
   const type = a.contentType.toLowerCase().replace(/[^a-z0-9.+/-]/g, "") || "application/octet-stream";

@@ -1,13 +1,14 @@
 import type { DNSResolver } from "mailauth";
-import type { AccessRuleItem, AdminSnapshot, AgentItem } from "../admin/schema.ts";
-import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
+import type { AccessRuleItem, AdminSnapshot, AgentItem } from "../admin/index.ts";
+import type { AccessRule, DeploymentConfig } from "../config/index.ts";
 import {
   type AttachmentLimits,
   checkHeaderSize,
   checkMessageSize,
   type LimitReason,
-} from "../mail/limits.ts";
-import { type ParsedMail, parseMail } from "../mail/parse.ts";
+  type ParsedMail,
+  parseMail,
+} from "../mail/index.ts";
 import { decideAccess } from "./access.ts";
 import { routingKey } from "./address.ts";
 import { addresses } from "./addressed.ts";
@@ -171,7 +172,7 @@ function accessRefusal(
 }
 
 /**
- * Mail proven to come from the agent itself starts no run (issue 20). Its own mail is in every thread it
+ * Mail proven to come from the agent itself starts no run. Its own mail is in every thread it
  * answered, so a run "with the sender's own eyes" (G12) would see nearly its whole archive; a mail that
  * reaches the agent from its own address is a loop, a forwarding rule or a replay of its own outbound mail,
  * never someone asking. Compared on the routing key: `Desk+x@Agents...` is the agent too.

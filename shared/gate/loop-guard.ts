@@ -6,7 +6,7 @@
 import { type Fail, fail, type Ok } from "../result.ts";
 import { readHeaderBlock } from "./header-block.ts";
 
-export interface HeaderField {
+export interface HeaderEntry {
   /** Lower-case field name. */
   readonly key: string;
   readonly value: string;
@@ -19,7 +19,7 @@ export type LoopReason =
   | "auto-reply-marker"
   | "bulk-precedence"
   | "list-mail";
-export type LoopVerdict = Ok<{ readonly hop: number }> | Fail<LoopReason>;
+export type LoopResult = Ok<{ readonly hop: number }> | Fail<LoopReason>;
 
 /** What an agent opted in to (admin item fields of the same names). Neither lifts the hop limit. */
 export interface LoopGuardOptions {
@@ -39,7 +39,7 @@ const MAX_HOP_DIGITS = 6;
  * count as the largest: only our own outbound writes this header, so an extra or garbled copy can come only from
  * a loop partner or an attacker, and neither may reset the counter (a loop would then run forever).
  */
-export function inboundHop(headers: readonly HeaderField[]): number | null {
+export function inboundHop(headers: readonly HeaderEntry[]): number | null {
   let hop = 0;
   for (const h of headers) {
     if (h.key !== RECURSION_HEADER) continue;
@@ -64,7 +64,7 @@ function isNullReturnPath(path: string): boolean {
 }
 
 /** A bounce by envelope (RFC 5321 4.5.5 null reverse-path) or by shape (RFC 6522 multipart/report). */
-function isBounce(headers: readonly HeaderField[], envelopeMailFrom: string | null): boolean {
+function isBounce(headers: readonly HeaderEntry[], envelopeMailFrom: string | null): boolean {
   if (envelopeMailFrom !== null) {
     if (isNullReturnPath(envelopeMailFrom)) return true;
   } else {
@@ -76,7 +76,7 @@ function isBounce(headers: readonly HeaderField[], envelopeMailFrom: string | nu
 }
 
 /** RFC 3834 5: any Auto-Submitted value other than `no` (including garbage) marks automatic mail. */
-function isAutoSubmitted(headers: readonly HeaderField[]): boolean {
+function isAutoSubmitted(headers: readonly HeaderEntry[]): boolean {
   return headers.some((h) => h.key === "auto-submitted" && keyword(h.value) !== "no");
 }
 
@@ -104,7 +104,7 @@ function suppressesReplies(value: string): boolean {
  * otherwise start a run, and its reply carries no X-Postern-Recursion, so the hop count restarts at 0 on every
  * turn and the loop is bounded only by the daily budget.
  */
-function isAutoReplyMarker(headers: readonly HeaderField[]): boolean {
+function isAutoReplyMarker(headers: readonly HeaderEntry[]): boolean {
   return headers.some(
     (h) =>
       // `Precedence: auto_reply`: Precedence is a non-standard field (RFC 3834 3.1.8; 5 defines Auto-Submitted
@@ -122,7 +122,7 @@ function isAutoReplyMarker(headers: readonly HeaderField[]): boolean {
 }
 
 /** RFC 3834 2 (and common practice): list and bulk traffic must not trigger automatic responses. */
-function bulkPrecedence(headers: readonly HeaderField[]): "bulk" | "list" | null {
+function bulkPrecedence(headers: readonly HeaderEntry[]): "bulk" | "list" | null {
   let found: "bulk" | "list" | null = null;
   for (const h of headers) {
     if (h.key !== "precedence") continue;
@@ -151,7 +151,7 @@ const LIST_FIELDS = new Set([
   "list-archive",
 ]);
 
-function isListMail(headers: readonly HeaderField[]): boolean {
+function isListMail(headers: readonly HeaderEntry[]): boolean {
   return headers.some((h) => LIST_FIELDS.has(h.key));
 }
 
@@ -161,11 +161,11 @@ function isListMail(headers: readonly HeaderField[]): boolean {
  * An agent taking list mail also takes `Precedence: list`, which list managers write beside the list fields.
  */
 export function loopGuard(
-  headers: readonly HeaderField[],
+  headers: readonly HeaderEntry[],
   envelopeMailFrom: string | null,
   recursionLimit: number,
   opts: LoopGuardOptions,
-): LoopVerdict {
+): LoopResult {
   const hop = inboundHop(headers);
   if (hop === null || hop >= recursionLimit) return fail("hop-limit");
   if (!opts.acceptAutoSubmitted) {
@@ -182,7 +182,7 @@ export function loopGuard(
 
 /** What the gate reads once, before any agent's loop guard: the fields, whether the mail is automatic, its hop. */
 export interface LoopHeaders {
-  readonly fields: readonly HeaderField[];
+  readonly fields: readonly HeaderEntry[];
   /** Automatic mail to an agent that opted in to nothing: a refusal of it is never notified (G6). */
   readonly automatic: boolean;
   /** The inbound hop count: 0 when absent or unreadable. */

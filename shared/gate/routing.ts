@@ -1,5 +1,5 @@
 import { domainToASCII } from "node:url";
-import type { AgentItem } from "../admin/schema.ts";
+import type { AgentItem } from "../admin/index.ts";
 import { routingKey } from "./access.ts";
 
 /**

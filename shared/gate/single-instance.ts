@@ -4,7 +4,7 @@
 // readers (postal-mime, MUAs, our own threading) take the top one. So one extra Message-ID, In-Reply-To or
 // References on top of a signed mail is read by us and proven by nobody: a replayed mail with a new
 // Message-ID looked like a new mail, and prepended threading headers grafted it into a private thread
-// (issue 20). Rather than pick the signed instance of each field, and teach every reader to, a mail with two
+//. Rather than pick the signed instance of each field, and teach every reader to, a mail with two
 // is refused: real mail never carries two, and then "the one instance" and "the signed instance" are the
 // same field whenever h= names it.
 //

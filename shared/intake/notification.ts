@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { PREFIXES } from "../config/tables.ts";
+import { PREFIXES } from "../config/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 
 /**

@@ -1,19 +1,15 @@
 import { createHash } from "node:crypto";
 import type { DNSResolver } from "mailauth";
-import type { AdminSnapshot } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
-import type { EventSink } from "../events/index.ts";
-import { type Decision, gateMessage } from "../gate/gate.ts";
+import type { AdminSnapshot } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
+import { type Decision, gateMessage } from "../gate/index.ts";
 import type { Logger } from "../logger.ts";
-import { cardCodes, readConfirmation } from "../mail/confirm-reading.ts";
-import { freshText } from "../mail/fresh-text.ts";
-import { noticeReasonFor, postmasterOf } from "../mail/notice.ts";
-import type { ParsedMail } from "../mail/parse.ts";
-import type { ConfirmEnvelope, ConfirmMessage, StepMessage } from "../messages/agent-step.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
-import { noticeRequest } from "../messages/outbound.ts";
-import type { Blobs } from "../ports/blobs.ts";
-import type { InboundLedger, InboundOutcome } from "../ports/inbound.ts";
+import type { ParsedMail } from "../mail/index.ts";
+import { cardCodes, freshText, noticeReasonFor, postmasterOf, readConfirmation } from "../mail/index.ts";
+import type { ConfirmEnvelope, ConfirmMessage, OutboundRequest, StepMessage } from "../messages/index.ts";
+import { noticeRequest } from "../messages/index.ts";
+import type { Blobs, EventSink, InboundLedger, InboundOutcome } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 
@@ -65,10 +61,14 @@ export interface InboundSummary {
  */
 export async function processInbound(event: InboundEvent, deps: VerifyDeps): Promise<InboundSummary[]> {
   const raw = await deps.blobs.get(event.objectKey);
-  if (!raw) throw new Error(`raw mail ${event.objectKey} not found (SES message ${event.sesMessageId})`);
+  if (!raw)
+    throw new PosternError(
+      "record-missing",
+      `raw mail ${event.objectKey} not found (SES message ${event.sesMessageId})`,
+    );
   const admin = await deps.loadAdmin();
   const result = await gateMessage({
-    // A view, not a copy: a 10 MB mail held twice is 10 MB more peak memory (issue 13).
+    // A view, not a copy: a 10 MB mail held twice is 10 MB more peak memory.
     raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength),
     envelope: { sesMessageId: event.sesMessageId, recipients: event.recipients, mailFrom: event.mailFrom },
     config: deps.config,
@@ -133,7 +133,7 @@ async function actOn(
     return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
   }
   if (decision.verdict === "accept") {
-    if (!mail) throw new Error("gate accepted without a parsed message");
+    if (!mail) throw new PosternError("invariant-broken", "gate accepted without a parsed message");
     handed = await handOn(decision, mail, event, deps);
   } else if (decision.notify) {
     // G6: only a proven sender gets a notice, with engine-written text only.
@@ -237,7 +237,7 @@ async function handOn(
     deps.stores,
   );
   if (stored.unsignedThreading.length > 0) {
-    // Issue 20: threading headers the proving signature does not cover are anyone's words; they were read as
+    // Threading headers the proving signature does not cover are anyone's words; they were read as
     // absent. Operators see which, so a signer that never signs them (docs/gate.md) is recognisable.
     deps.logger.info("threading headers unsigned", {
       sesMessageId: event.sesMessageId,
@@ -249,7 +249,7 @@ async function handOn(
     });
   }
   if (stored.joinRefused) {
-    // Issue 14: the headers named a thread the proven sender never took part in. The mail is kept, in a thread of
+    // The headers named a thread the proven sender never took part in. The mail is kept, in a thread of
     // its own; operators see who tried to join which thread (addresses reduced to address characters, G4).
     deps.logger.warn("thread join refused", {
       sesMessageId: event.sesMessageId,
@@ -308,7 +308,7 @@ async function confirmationIn(
 /**
  * One signed message is the proving signature itself: its d= (the From domain, G2's exact alignment) and its b=
  * (hashed). Nothing a relay or a replayer can add changes either without breaking the signature; a header added
- * on top (a second Message-ID: issue 20) is not part of the key. A resend by the author is a new signature.
+ * on top (a second Message-ID: only signed fields count, G2) is not part of the key. A resend by the author is a new signature.
  */
 async function isReplay(
   decision: Extract<Decision, { verdict: "accept" }>,

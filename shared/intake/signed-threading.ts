@@ -1,4 +1,4 @@
-// Threading reads only what the proving signature covers (G2, issue 20).
+// Threading reads only what the proving signature covers (G2).
 //
 // Message-ID, In-Reply-To and References decide which thread a mail joins, and so which earlier mail its run
 // may read. A relay or a replayer can add any header the signature does not name in h=; with no field twice
@@ -6,7 +6,7 @@
 // is the word of whoever handled the mail last: it is ignored, the mail starts a new thread (or keeps its own
 // on a redelivery), and the caller logs which fields were ignored.
 
-import type { ParsedMail } from "../mail/parse.ts";
+import type { ParsedMail } from "../mail/index.ts";
 
 export interface SignedThreading {
   /** The mail's Message-ID if signed, else null (the caller derives one from the SES message id). */

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
-import type { DeploymentConfig } from "../config/schema.ts";
-import { PREFIXES } from "../config/tables.ts";
-import type { Decision } from "../gate/gate.ts";
-import type { ParsedMail } from "../mail/parse.ts";
-import { routingKey } from "../mail/routing-key.ts";
-import type { Blobs } from "../ports/blobs.ts";
-import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/messages.ts";
-import type { RunCreator } from "../ports/runs.ts";
-import type { ThreadHeaders, ThreadIndex } from "../ports/threads.ts";
+import { roundLimit } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
+import { PREFIXES } from "../config/index.ts";
+import type { Decision } from "../gate/index.ts";
+import type { ParsedMail } from "../mail/index.ts";
+import { routingKey } from "../mail/index.ts";
+import type { Blobs, RunCreator, ThreadHeaders, ThreadIndex } from "../ports/index.ts";
+import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { signedThreading } from "./signed-threading.ts";
 
@@ -51,7 +50,7 @@ export async function storeAccepted(
   runId: string | null;
   threadId: string;
   joinRefused: string | null;
-  /** Threading fields the proving signature does not cover, ignored (issue 20): the caller logs them. */
+  /** Threading fields the proving signature does not cover, ignored: the caller logs them. */
   unsignedThreading: readonly string[];
 }> {
   const { event, decision, mail, config } = input;
@@ -103,7 +102,7 @@ export async function storeAccepted(
     attachments,
     hop: decision.hop,
     sesMessageId: event.sesMessageId,
-    // G6: a run this mail starts never mails its sender unasked (no failure notice, issue 21).
+    // G6: a run this mail starts never mails its sender unasked (no failure notice).
     ...(decision.automatic ? { automatic: true } : {}),
   };
   // touch() counts messages: only the first delivery may count this one.
@@ -113,7 +112,7 @@ export async function storeAccepted(
   const unsignedThreading = threading.unsigned;
   if (!input.startRun)
     return { messageId: ids.messageId, runId: null, threadId, joinRefused, unsignedThreading };
-  const maxRounds = Math.min(config.maxToolTurns, decision.agent.maxToolTurns ?? config.maxToolTurns);
+  const maxRounds = roundLimit(config, decision.agent);
   await stores.runs.create({
     runId: ids.runId,
     agent,
@@ -139,7 +138,7 @@ function participantsOf(decision: Accepted): string[] {
 }
 
 /**
- * Which thread a mail joins (issue 14, thread grafting). In-Reply-To and References are the sender's own words,
+ * Which thread a mail joins (thread grafting). In-Reply-To and References are the sender's own words,
  * and Message-IDs travel in every reply and are often guessable: they may name a thread, but a mail joins it only
  * when its proven sender already took part in it (sent to it, was in a signed To or Cc of a mail in it, or was
  * written to by the agent in it). Otherwise it starts a new thread, and its run sees no earlier mail.

@@ -1,33 +1,19 @@
 import type { DNSResolver } from "mailauth";
-import { type AwsClients, makeClients } from "../aws/clients.ts";
-import type { Resources } from "../config/resources.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import { eventSinkFor } from "../events/index.ts";
-import type { Logger } from "../logger.ts";
-import { agentStepMessageSchema } from "../messages/agent-step.ts";
-import { PlanStore } from "../store/plan-store.ts";
-import { makeStores } from "../store/stores.ts";
+import { agentStepMessageSchema } from "../messages/index.ts";
+import { PlanStore, type Platform } from "../store/index.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */
-export function buildVerifyDeps(opts: {
-  resources: Resources;
-  config: DeploymentConfig;
-  resolver: DNSResolver;
-  logger: Logger;
-  now?: () => Date;
-  /** The function's own clients; built from `resources` when absent (Lambda). */
-  clients?: AwsClients;
-}): VerifyDeps {
-  const { resources, logger } = opts;
-  const clients = opts.clients ?? makeClients(resources);
-  const stores = makeStores(clients, resources, logger);
+export function buildVerifyDeps(platform: Platform, parts: { readonly resolver: DNSResolver }): VerifyDeps {
+  const { resources, logger, clients, stores } = platform;
   const plans = new PlanStore({ dynamo: clients.dynamo, tables: resources.tables, state: stores.state });
   return {
-    config: opts.config,
+    config: platform.config,
     loadAdmin: () => stores.admin.snapshot(),
-    resolver: opts.resolver,
-    now: opts.now ?? (() => new Date()),
+    resolver: parts.resolver,
+    now: platform.now,
     inbound: stores.inbound,
     blobs: stores.blobs,
     stores,
@@ -37,7 +23,7 @@ export function buildVerifyDeps(opts: {
     enqueueOutbound: async (r) => void (await stores.queue.send(resources.queues.outbound, r)),
     async claimSignedMessage(agent, key, sesMessageId) {
       // No expiry: a signed message stays replayable for as long as its key is published.
-      const claim = await stores.state.putIfAbsent(`signed#${agent}`, key, { sesMessageId });
+      const claim = await stores.state.putIfAbsent(STATE_KEYS.signed(agent), key, { sesMessageId });
       return claim.ok || claim.existing?.sesMessageId === sesMessageId ? "first" : "replay";
     },
     planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,

@@ -1,5 +1,5 @@
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
-import type { AttachmentLimits } from "../config/schema.ts";
+import type { AttachmentLimits } from "../config/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { Recipients } from "./recipients.ts";
 import {

@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 // DKIM keys and signing for the local stack (`postern dev keys`, `postern dev send`) and the tests.
 // Production mail is signed by SES; this signs the mail that plays the outside world locally.
 
@@ -78,7 +79,7 @@ export async function signMessage(raw: Buffer | string, opts: SignOptions): Prom
     ...(opts.expires === undefined ? {} : { expires: opts.expires }),
   });
   if (result.errors?.length || !result.signatures) {
-    throw new Error(`DKIM signing failed: ${JSON.stringify(result.errors)}`);
+    throw new PosternError("dependency-failed", `DKIM signing failed: ${JSON.stringify(result.errors)}`);
   }
   return Buffer.concat([Buffer.from(result.signatures), message]);
 }

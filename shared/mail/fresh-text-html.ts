@@ -5,7 +5,7 @@ import type { HTMLElement, Node } from "node-html-parser";
 
 /**
  * html-to-text and node-html-parser (with htmlparser2, entities and selderee, ~235 KB of the verify bundle) load on
- * the first HTML-only mail rather than at every cold start, where they took ~15 ms (issue 13). `require` is a plain
+ * the first HTML-only mail rather than at every cold start, where they took ~15 ms. `require` is a plain
  * call for esbuild to bundle (it wraps the package so nothing of it runs until called); unbundled ESM has no
  * `require`, and takes one from createRequire.
  */
@@ -49,7 +49,7 @@ export const MAX_HTML_DEPTH = 256;
  * Markup read, in tags (`<` characters): the document is cut before its MAX_HTML_TAGS-th `<`. The two trees
  * (node-html-parser's, then html-to-text's) cost ~1.8 KB per tag, whatever the characters: 1 MiB of `<b></b>` in
  * an HTML-only mail took +267 MB, so the character cap alone (fresh-text.ts MAX_INPUT_CHARS) left memory to the
- * sender (issue 13). A whole mail in the reply corpora holds at most 491 tags, and a reply's own words come
+ * sender. A whole mail in the reply corpora holds at most 491 tags, and a reply's own words come
  * before its quote; a cut only drops the bottom of a mail, so a reply read short is asked again, never misread.
  */
 export const MAX_HTML_TAGS = 4096;

@@ -1,4 +1,4 @@
-import type { AttachmentLimits } from "../config/schema.ts";
+import type { AttachmentLimits } from "../config/index.ts";
 import { type FailWithDetail, fail, type Ok, ok } from "../result.ts";
 
 /**
@@ -21,7 +21,7 @@ export type LimitReason =
 
 /** A refusal always says which limit and by how much (`detail`), for the operator's log. */
 export type LimitFailure = FailWithDetail<LimitReason>;
-export type LimitVerdict = Ok | LimitFailure;
+export type LimitResult = Ok | LimitFailure;
 
 /** What the structural pre-scan measured (see shared/mail/mime-scan.ts). */
 export interface MimeShape {
@@ -35,23 +35,23 @@ export interface MimeShape {
   readonly parts: number;
 }
 
-const OK: LimitVerdict = ok();
+const OK: LimitResult = ok();
 
 /** Checked first and alone: it needs no scan, so an oversized message costs nothing to refuse. */
-export function checkMessageSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
+export function checkMessageSize(bytes: number, limits: AttachmentLimits): LimitResult {
   if (bytes > limits.maxMessageBytes)
     return fail("message-too-large", `${bytes} bytes > maxMessageBytes ${limits.maxMessageBytes}`);
   return OK;
 }
 
 /** The top-level header section, measured before any of it is read as text or parsed. */
-export function checkHeaderSize(bytes: number, limits: AttachmentLimits): LimitVerdict {
+export function checkHeaderSize(bytes: number, limits: AttachmentLimits): LimitResult {
   if (bytes > limits.maxHeaderBytes)
     return fail("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
   return OK;
 }
 
-export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitVerdict {
+export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitResult {
   if (shape.headerBytes > limits.maxHeaderBytes)
     return fail("headers-too-large", `header block > maxHeaderBytes ${limits.maxHeaderBytes}`);
   if (shape.maxPartHeaderBytes > limits.maxHeaderBytes)
@@ -63,7 +63,7 @@ export function checkShape(shape: MimeShape, limits: AttachmentLimits): LimitVer
   return OK;
 }
 
-export function checkAttachments(sizes: readonly number[], limits: AttachmentLimits): LimitVerdict {
+export function checkAttachments(sizes: readonly number[], limits: AttachmentLimits): LimitResult {
   if (sizes.length > limits.maxAttachments)
     return fail(
       "too-many-attachments",

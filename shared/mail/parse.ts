@@ -1,5 +1,5 @@
 import PostalMime, { type Email, type PostalMimeOptions } from "postal-mime";
-import type { AttachmentLimits } from "../config/schema.ts";
+import type { AttachmentLimits } from "../config/index.ts";
 import { fail, type Ok } from "../result.ts";
 import { checkAttachments, checkMessageSize, checkShape, type LimitFailure } from "./limits.ts";
 import { scanMime } from "./mime-scan.ts";
@@ -27,7 +27,7 @@ export interface ParsedAttachment {
 /**
  * What postal-mime read. To and Cc are deliberately absent: who a mail addresses is read only from the signed
  * fields by the gate's strict parser (gate/signed-recipients.ts); postal-mime decodes encoded-words before it
- * parses addresses, so its reading of them is never used (issue 20).
+ * parses addresses, so its reading of them is never used.
  */
 export interface ParsedMail {
   readonly messageId: string | null;

@@ -1,11 +1,12 @@
 import PostalMime from "postal-mime";
+import { PosternError } from "../errors.ts";
 
 /**
  * postal-mime 4.0.0 keeps a 7bit / 8bit / binary part (no Content-Transfer-Encoding, or one that is neither base64
  * nor quoted-printable: RFC 2045 §6.2, the body is its own encoding) as one array entry per line plus one per line
  * break, then joins them with `new Blob(entries)`. Node's Blob costs ~1.4 KB per entry, so a 9.8 MB plain-text or
  * HTML mail (117,000 lines) peaked at +335 MB while its base64 twin, whose decoder keeps 100 KB chunks, stayed near
- * +55 MB (issue 13, measured). That is a memory lever for any sender: the message size limit does not bound it,
+ * +55 MB (measured). That is a memory lever for any sender: the message size limit does not bound it,
  * the line count does.
  *
  * This decoder yields the same bytes (every line as postal-mime hands it over, each followed by LF) in 64 KB
@@ -75,7 +76,8 @@ export function installCompactPassThrough(): void {
     ? (Object.getPrototypeOf(root) as Partial<MimeNodeInternals> & { [INSTALLED]?: true })
     : null;
   if (!proto || typeof proto.setupContentDecoder !== "function")
-    throw new Error(
+    throw new PosternError(
+      "dependency-failed",
       "postal-mime's MimeNode.setupContentDecoder is gone: shared/mail/postal-mime-pass-through.ts needs a new hook",
     );
   if (proto[INSTALLED]) return;

@@ -1,5 +1,5 @@
+import type { McpToolPin } from "../admin/index.ts";
 import { definitionHash, type ToolDefinition } from "./definition-hash.ts";
-import type { McpToolPin } from "./server-item.ts";
 
 /** A server's live listing against the operator's pins (G20). */
 export interface PinComparison {

@@ -3,10 +3,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { Readable, Transform } from "node:stream";
-import { isPublicAddress } from "../net/address-policy.ts";
-import { pinnedLookup } from "../net/pinned-request.ts";
-import type { HostResolver } from "../net/resolver.ts";
-import { type VettedTarget, vetTarget } from "../net/vet-target.ts";
+import type { HostResolver } from "../net/index.ts";
+import { isPublicAddress, pinnedLookup, type VettedTarget, vetTarget } from "../net/index.ts";
 
 /** Why the transport refused a request before or while making it; thrown, and mapped to a tool failure. */
 export type TransportRefusal =

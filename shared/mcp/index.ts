@@ -1,4 +1,15 @@
 // The MCP module's one front door: outside tool servers as a toolkit source (G20, docs/mcp.md).
+
+export {
+  exposedName,
+  type McpAuth,
+  type McpServerItem,
+  type McpToolClass,
+  type McpToolPin,
+  mcpServerItem,
+  mcpToolClass,
+  mcpToolPin,
+} from "../admin/index.ts";
 export { comparePins, type PinComparison } from "./compare-pins.ts";
 export { definitionHash, type ToolDefinition } from "./definition-hash.ts";
 export { McpTransportRefused, type TransportRefusal } from "./guarded-fetch.ts";
@@ -21,13 +32,3 @@ export {
   mcpConnector,
 } from "./open-session.ts";
 export { type PinResult, pinTools, type ToolChoice } from "./pin-tools.ts";
-export {
-  exposedName,
-  type McpAuth,
-  type McpServerItem,
-  type McpToolClass,
-  type McpToolPin,
-  mcpServerItem,
-  mcpToolClass,
-  mcpToolPin,
-} from "./server-item.ts";

@@ -1,8 +1,8 @@
-import type { Tool } from "../tool-framework/tool.ts";
+import type { McpServerItem } from "../admin/index.ts";
+import type { Tool } from "../tool-framework/index.ts";
 import { type DefinitionChange, mcpTool } from "./mcp-tool.ts";
 import { offerCheck } from "./offer-check.ts";
 import { type ConnectorOptions, type McpConnector, mcpConnector } from "./open-session.ts";
-import type { McpServerItem } from "./server-item.ts";
 
 /** The state table's atomic counter, as the per-run call budget uses it. */
 export interface CallCounter {

@@ -1,12 +1,12 @@
 import * as z from "zod";
-import type { Tool, ToolResult } from "../tool-framework/tool.ts";
-import { toolFailure } from "../tool-framework/tool.ts";
+import type { McpServerItem, McpToolPin } from "../admin/index.ts";
+import type { Tool, ToolResult } from "../tool-framework/index.ts";
+import { toolFailure } from "../tool-framework/index.ts";
 import { comparePins } from "./compare-pins.ts";
 import { McpTransportRefused } from "./guarded-fetch.ts";
 import { McpUnavailable } from "./mcp-unavailable.ts";
 import type { McpConnector, McpSession } from "./open-session.ts";
 import { resultContent } from "./result-content.ts";
-import type { McpServerItem, McpToolPin } from "./server-item.ts";
 
 /** A pinned definition that no longer matches the server's: reported once per run and tool (G19, G20). */
 export interface DefinitionChange {

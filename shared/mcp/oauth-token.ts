@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { HostResolver } from "../net/resolver.ts";
+import type { McpAuth } from "../admin/index.ts";
+import type { HostResolver } from "../net/index.ts";
 import { guardedFetch } from "./guarded-fetch.ts";
 import { McpUnavailable } from "./mcp-unavailable.ts";
-import type { McpAuth } from "./server-item.ts";
 
 type ClientCredentials = Extract<McpAuth, { kind: "oauth-client-credentials" }>;
 

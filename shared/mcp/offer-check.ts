@@ -1,8 +1,8 @@
-import type { Tool } from "../tool-framework/tool.ts";
+import type { McpServerItem, McpToolPin } from "../admin/index.ts";
+import type { Tool } from "../tool-framework/index.ts";
 import { comparePins } from "./compare-pins.ts";
 import { type DefinitionChange, mcpOrigin } from "./mcp-tool.ts";
 import type { McpConnector } from "./open-session.ts";
-import type { McpServerItem, McpToolPin } from "./server-item.ts";
 
 export interface OfferCheckDeps {
   readonly connect: McpConnector;

@@ -3,12 +3,12 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { HostResolver } from "../net/resolver.ts";
+import type { McpServerItem } from "../admin/index.ts";
+import type { HostResolver } from "../net/index.ts";
 import type { ToolDefinition } from "./definition-hash.ts";
 import { guardedFetch } from "./guarded-fetch.ts";
 import { McpUnavailable } from "./mcp-unavailable.ts";
 import { clientCredentialsToken } from "./oauth-token.ts";
-import type { McpServerItem } from "./server-item.ts";
 
 /** A tool as the server lists it: the pinned definition, plus claims shown at review only. */
 export interface ListedTool extends ToolDefinition {

@@ -1,7 +1,7 @@
+import { exposedName, type McpToolClass, type McpToolPin } from "../admin/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import { definitionHash } from "./definition-hash.ts";
 import type { ListedTool } from "./open-session.ts";
-import { exposedName, type McpToolClass, type McpToolPin } from "./server-item.ts";
 
 /** The operator's decision about one listed tool. */
 export interface ToolChoice {

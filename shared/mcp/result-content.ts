@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type FenceNote, renderUntrusted, type UntrustedPart } from "../gate/fence.ts";
-import type { ImageMediaType } from "../model/types.ts";
-import { success, type ToolContent, type ToolResult, toolFailure } from "../tool-framework/tool.ts";
+import { type FenceNote, renderUntrusted, type UntrustedPart } from "../gate/index.ts";
+import type { ImageMediaType } from "../model/index.ts";
+import { success, type ToolContent, type ToolResult, toolFailure } from "../tool-framework/index.ts";
 
 /** The text of one result the model reads, in characters (web_fetch's cut): beyond it, cut with a note. */
 export const MAX_MCP_TEXT_CHARS = 20_000;

@@ -21,14 +21,14 @@ const carriedResultSchema = z.object({
 
 /**
  * One model round of a run. `results`, when present, are the previous round's tool results, carried here instead
- * of written to the transcript (issue 13: one transcript write per round); the round appends them before it calls
+ * of written to the transcript (one transcript write per round); the round appends them before it calls
  * the model. Only the step loop sends them, for its own next round.
  */
 export const stepMessageSchema = z.object({
   runId: z.string().min(1).max(200),
   round: z.number().int().min(1).max(1000),
   /*
-   * What the sender knew about the run, so the round can skip a read (issue 13). Each is only ever `true`, and a
+   * What the sender knew about the run, so the round can skip a read. Each is only ever `true`, and a
    * round heeds them only on its first claim: a delivery that takes a round over cannot know what the crashed one
    * did, and reads. `fresh`: round 1 of a run just created (no transcript saved yet). `noPlan`: no operation has
    * been proposed in the run (G14: the plan store need not be read when it ends). `channelOpen`: the run's

@@ -1,10 +1,11 @@
 import * as z from "zod";
-import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/notice.ts";
+import { PosternError } from "../errors.ts";
+import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 
 /**
  * Who started the run a send comes from: a proven sender's mail, or the operator's schedule (a responsibility).
- * Without an allow rule, a `sender` run writes only to the mail it answers (issue 20, shared/gate/outbound-reach.ts).
+ * Without an allow rule, a `sender` run writes only to the mail it answers (shared/gate/outbound-reach.ts).
  */
 export const RUN_STARTED_BY = ["sender", "schedule"] as const;
 export type RunStartedBy = (typeof RUN_STARTED_BY)[number];
@@ -132,7 +133,8 @@ export function noticeRequest(input: {
   /** The run the notice is about (a budget or run-failure notice): a notice that fails is reported on it (G19). */
   readonly runId?: string;
 }): OutboundMessage {
-  if (!isNoticeReason(input.reason)) throw new Error(`unknown notice reason ${String(input.reason)}`);
+  if (!isNoticeReason(input.reason))
+    throw new PosternError("invalid-argument", `unknown notice reason ${String(input.reason)}`);
   return {
     requestId: input.requestId,
     agent: input.from,

@@ -1,5 +1,5 @@
 /**
- * One value per delivery of a queue message (issue 13: the admin snapshot, read once per delivery instead of once
+ * One value per delivery of a queue message (the admin snapshot, read once per delivery instead of once
  * per use): read on first use and kept until `reset` (the handler calls it as each delivery starts), or, with
  * `maxAgeMs`, until it is that old (for callers that drive no deliveries, such as `postern send`). A failed read is
  * not kept.

@@ -1,7 +1,7 @@
-import type { AssistantMessage, MediaBlock, ToolCall, ToolResult } from "./types.ts";
+import type { AssistantMessage, MediaBlock, ToolCall, ToolResultPart } from "./types.ts";
 
 /** JSON results travel as JSON text everywhere: every provider accepts text, not every model accepts JSON blocks. */
-export function toolResultText(result: ToolResult): string {
+export function toolResultText(result: ToolResultPart): string {
   if (result.content.type === "text") return result.content.text;
   return JSON.stringify(result.content.value) ?? "null";
 }

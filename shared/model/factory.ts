@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
-import type { ModelEntry } from "../config/schema.ts";
+import type { ModelEntry } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import { anthropicModel } from "./anthropic.ts";
 import { bedrockModel } from "./bedrock.ts";
 import type { FetchLike } from "./http.ts";
@@ -53,7 +54,10 @@ export function createModel(entry: ModelEntry, deps: ModelDeps): ModelProvider {
     }
     case "anthropic": {
       if (entry.apiKeyEnv === undefined && entry.apiKeySecret === undefined)
-        throw new Error(`model ${entry.id}: the anthropic provider needs "apiKeySecret" or "apiKeyEnv"`);
+        throw new PosternError(
+          "misconfigured",
+          `model ${entry.id}: the anthropic provider needs "apiKeySecret" or "apiKeyEnv"`,
+        );
       return anthropicModel({
         ...common,
         baseUrl: entry.baseUrl,

@@ -18,16 +18,14 @@ export interface JsonPost {
 }
 
 /** A failed POST is the model's failure, with the server's retry-after hint when it gave one. */
-export type JsonOutcome =
-  | Ok<{ readonly json: unknown }>
-  | (ModelFailure & { readonly retryAfterMs?: number });
+export type JsonResult = Ok<{ readonly json: unknown }> | (ModelFailure & { readonly retryAfterMs?: number });
 
 /**
  * POST a JSON body and classify the outcome the way every HTTP model API needs: throttling (429, Anthropic's 529
  * "overloaded", 503) is retryable with the server's retry-after, 401/403 is an auth failure, other 5xx retryable,
  * other 4xx final, and a 2xx that is not JSON is malformed.
  */
-export async function postJson(call: JsonPost): Promise<JsonOutcome> {
+export async function postJson(call: JsonPost): Promise<JsonResult> {
   const timeout = AbortSignal.timeout(call.timeoutMs);
   const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
   const where = describeUrl(call.url);
@@ -36,7 +34,7 @@ export async function postJson(call: JsonPost): Promise<JsonOutcome> {
     detail: string,
     opts: ModelFailureOptions = {},
     retryAfterMs?: number,
-  ): JsonOutcome => {
+  ): JsonResult => {
     const f = modelFailure(reason, detail, opts);
     return retryAfterMs === undefined ? f : { ...f, retryAfterMs };
   };

@@ -1,4 +1,4 @@
-// Where a request may be cached (issue 23). A model call is billed for its whole context every time; providers
+// Where a request may be cached. A model call is billed for its whole context every time; providers
 // cache a request's prefix so the next call that starts the same way is billed a fraction for it. What comes first
 // must therefore be what never changes: the tools and the system prompt (the engine's standing rules, then the
 // operator's instructions: the same for every run of an agent), then the conversation, which grows by one turn

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { formatIssues } from "../config/load.ts";
+import { formatIssues } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import { MODEL_FAILURE_REASONS } from "./types.ts";
 
 const scriptToolCall = z
@@ -47,10 +48,13 @@ export type ModelScript = z.infer<typeof modelScript>;
 export type ScriptTurn = z.infer<typeof scriptTurn>;
 
 /** An invalid script: each problem names the field (`turns.0.toolCalls.0.name: ...`). */
-export class ScriptError extends Error {
+export class ScriptError extends PosternError {
   readonly problems: readonly string[];
   constructor(source: string, problems: readonly string[]) {
-    super(`${source} is not a valid model script:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    super(
+      "misconfigured",
+      `${source} is not a valid model script:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+    );
     this.name = "ScriptError";
     this.problems = problems;
   }

@@ -6,7 +6,7 @@
 import type { FailWithDetail, Ok } from "../result.ts";
 
 /** A tool the model may call. `inputSchema` is a JSON Schema object (e.g. from `z.toJSONSchema`). */
-export interface ToolSpec {
+export interface ToolDeclaration {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
@@ -56,7 +56,7 @@ export type ToolResultContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "json"; readonly value: unknown };
 
-export interface ToolResult {
+export interface ToolResultPart {
   readonly toolCallId: string;
   readonly content: ToolResultContent;
   readonly isError: boolean;
@@ -77,7 +77,7 @@ export interface AssistantMessage {
 /** The results of one assistant turn's tool calls, in one message (Anthropic and Bedrock require them together). */
 export interface ToolResultsMessage {
   readonly role: "tool";
-  readonly results: readonly ToolResult[];
+  readonly results: readonly ToolResultPart[];
 }
 
 export type Message = UserMessage | AssistantMessage | ToolResultsMessage;
@@ -85,7 +85,7 @@ export type Message = UserMessage | AssistantMessage | ToolResultsMessage;
 export interface ModelRequest {
   readonly system: string;
   readonly messages: readonly Message[];
-  readonly tools: readonly ToolSpec[];
+  readonly tools: readonly ToolDeclaration[];
   readonly maxTokens: number;
   /** Aborts the call (e.g. Lambda's remaining time); reported as `model-timeout`. */
   readonly signal?: AbortSignal;

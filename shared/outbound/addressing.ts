@@ -1,13 +1,14 @@
-import type { ComposeMode, SendingIdentity } from "../mail/compose.ts";
-import { derivedId } from "../mail/message-id.ts";
-import { composeNotice, noticeReasonFor } from "../mail/notice.ts";
+import type { ComposeMode, SendingIdentity } from "../mail/index.ts";
 import {
+  composeNotice,
+  derivedId,
   newMailRecipients,
+  noticeReasonFor,
   parseAddrSpec,
   type RecipientsResult,
   replyAllRecipients,
-} from "../mail/recipients.ts";
-import type { OutboundMessage } from "../messages/outbound.ts";
+} from "../mail/index.ts";
+import type { OutboundMessage } from "../messages/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { OutboundDeps } from "./ports.ts";
 import type { PrepareFailureReason } from "./reasons.ts";

@@ -1,17 +1,18 @@
 import * as z from "zod";
-import type { EventSink } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
 import type {
   DeliveryEvent,
   DeliveryEventKind,
   DeliveryEventLog,
   DeliveryEventRecipient,
-} from "../ports/delivery-events.ts";
+  EventSink,
+} from "../ports/index.ts";
+import { type Fail, fail, type Ok } from "../result.ts";
 
 /**
  * SES event publishing records for a configuration set (SES Developer Guide, "Contents of event data that Amazon SES
  * publishes to Amazon SNS"; EventBridge delivers the same record as an event's `detail`): the four kinds Postern
- * records (issue 21), each with the fields it reads. Everything else in a record is passed over.
+ * records, each with the fields it reads. Everything else in a record is passed over.
  */
 const recipient = z.object({
   emailAddress: z.string().min(1).max(320),
@@ -68,24 +69,22 @@ const MAX_DIAGNOSTIC = 500;
  * An SQS body as the delivery-events queue receives it: an EventBridge event whose `detail` is the SES record
  * (source `aws.ses`), or the SES record itself (SNS raw delivery, the local stack). → the event to record.
  */
-export function readDeliveryEvent(
-  body: string,
-): { ok: true; event: DeliveryEvent } | { ok: false; reason: DeliveryEventRefusal; detail?: string } {
+export function readDeliveryEvent(body: string): Ok<{ event: DeliveryEvent }> | Fail<DeliveryEventRefusal> {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { ok: false, reason: "not-json" };
+    return fail("not-json");
   }
   const envelope = json as { source?: unknown; detail?: unknown };
   const candidate = envelope?.source === "aws.ses" ? envelope.detail : json;
   const type = (candidate as { eventType?: unknown } | null)?.eventType;
   if (!["Bounce", "Complaint", "Reject", "DeliveryDelay"].includes(String(type)))
-    return { ok: false, reason: "not-recorded-type", detail: String(type).slice(0, 40) };
+    return fail("not-recorded-type", String(type).slice(0, 40));
   const parsed = record.safeParse(candidate);
-  if (!parsed.success) return { ok: false, reason: "malformed", detail: parsed.error.message.slice(0, 300) };
+  if (!parsed.success) return fail("malformed", parsed.error.message.slice(0, 300));
   const agent = senderOf(parsed.data);
-  if (!agent) return { ok: false, reason: "no-sender" };
+  if (!agent) return fail("no-sender");
   return { ok: true, event: { agent, sesMessageId: parsed.data.mail.messageId, ...specifics(parsed.data) } };
 }
 

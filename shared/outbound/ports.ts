@@ -1,9 +1,8 @@
-import type { AgentItem } from "../admin/schema.ts";
-import type { AccessRule, DeploymentConfig } from "../config/schema.ts";
-import type { EventSink } from "../events/index.ts";
+import type { AgentItem } from "../admin/index.ts";
+import type { AccessRule, DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { FailureSink } from "../ports/failures.ts";
-import type { AttachmentMeta } from "../tool-framework/context.ts";
+import type { EventSink, FailureSink } from "../ports/index.ts";
+import type { AttachmentMeta } from "../tool-framework/index.ts";
 import type { SendStateReason } from "./reasons.ts";
 
 /**

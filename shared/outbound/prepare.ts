@@ -1,13 +1,19 @@
-import { PREFIXES } from "../config/tables.ts";
-import { checkOutboundReach } from "../gate/outbound-reach.ts";
-import { type ComposedMail, composeMime, type MailOrigin, type SendingIdentity } from "../mail/compose.ts";
-import { requestMessageId, sentMailboxId } from "../mail/message-id.ts";
-import { postmasterOf } from "../mail/notice.ts";
-import type { Recipients } from "../mail/recipients.ts";
-import type { OutboundMessage } from "../messages/outbound.ts";
-import { inlineBody, SENT_INLINE_BODY_MAX_BYTES } from "../ports/messages.ts";
+import { PREFIXES } from "../config/index.ts";
+import { checkOutboundReach } from "../gate/index.ts";
+import type { Recipients } from "../mail/index.ts";
+import {
+  type ComposedMail,
+  composeMime,
+  type MailOrigin,
+  postmasterOf,
+  requestMessageId,
+  type SendingIdentity,
+  sentMailboxId,
+} from "../mail/index.ts";
+import type { OutboundMessage } from "../messages/index.ts";
+import { inlineBody, SENT_INLINE_BODY_MAX_BYTES } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
-import type { AttachmentMeta } from "../tool-framework/context.ts";
+import type { AttachmentMeta } from "../tool-framework/index.ts";
 import { addressRequest } from "./addressing.ts";
 import type { OutboundDeps, SendPlan } from "./ports.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
@@ -61,7 +67,7 @@ export async function prepareSend(
     const reach = checkOutboundReach({
       rules: await deps.agents.outboundRules(identity.address),
       domains: deps.config.domains,
-      // Issue 20: a request the runtime did not mark as a scheduled run's is held to a sender run's reach.
+      // A request the runtime did not mark as a scheduled run's is held to a sender run's reach.
       startedBy: message.startedBy ?? "sender",
       agent: identity.address,
       mode: message.mode,

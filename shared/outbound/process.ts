@@ -1,6 +1,7 @@
-import type { MailOrigin } from "../mail/compose.ts";
-import type { OutboundMessage } from "../messages/outbound.ts";
-import type { FailureClass } from "../ports/failures.ts";
+import { PosternError } from "../errors.ts";
+import type { MailOrigin } from "../mail/index.ts";
+import type { OutboundMessage } from "../messages/index.ts";
+import { type FailureClass, UNKNOWN_OUTCOME_LOG } from "../ports/index.ts";
 import type { OutboundDeps, SendPlan, SendRecord, SesOutcome, SesSendInput } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
@@ -46,9 +47,6 @@ export interface ProcessOptions {
  */
 export const SEND_LEASE_MS = 120_000;
 
-/** The log line an operator alarms on (a CloudWatch metric filter on this exact message). */
-export const UNKNOWN_OUTCOME_LOG = "outbound-send-outcome-unknown";
-
 export async function processOutboundRequest(
   message: OutboundMessage,
   deps: OutboundDeps,
@@ -59,7 +57,8 @@ export async function processOutboundRequest(
   // Claim first: on a first delivery (the common case) that is the only state round trip before sending.
   if (await deps.state.claim(requestId, now())) return sendClaimed(message, deps, opts.origin ?? "agent");
   const record = await deps.state.get(requestId);
-  if (!record) throw new Error(`send state for ${requestId} vanished after a failed claim`);
+  if (!record)
+    throw new PosternError("invariant-broken", `send state for ${requestId} vanished after a failed claim`);
   return resume(record, message, deps, opts.origin ?? "agent");
 }
 
@@ -110,7 +109,8 @@ async function sendClaimed(
   if (!(await deps.state.transition(requestId, ["claimed"], "sending", { plan, sendingAt }, sendingAt))) {
     // Another copy of this request moved the item first; follow it rather than send a second time.
     const current = await deps.state.get(requestId);
-    if (!current || current.state === "claimed") throw new Error(`send state race on ${requestId}`);
+    if (!current || current.state === "claimed")
+      throw new PosternError("invariant-broken", `send state race on ${requestId}`);
     return resume(current, message, deps, origin);
   }
 
@@ -138,7 +138,7 @@ async function sendClaimed(
     );
   }
   const sent = await deps.state.get(requestId);
-  if (!sent) throw new Error(`send state for ${requestId} vanished after sending`);
+  if (!sent) throw new PosternError("invariant-broken", `send state for ${requestId} vanished after sending`);
   return resume(sent, message, deps, origin);
 }
 
@@ -313,7 +313,7 @@ async function markUnknown(
 async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean): Promise<OutboundOutcome> {
   const { requestId, plan } = record;
   if (!plan || !record.sesMessageId || !record.headerMessageId || !record.sentAt)
-    throw new Error(`send state ${requestId} is sent but incomplete`);
+    throw new PosternError("invariant-broken", `send state ${requestId} is sent but incomplete`);
   if (plan.kind === "agent") {
     await deps.mailbox.recordSent({
       agent: plan.agent,

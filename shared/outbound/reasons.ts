@@ -1,6 +1,5 @@
-import type { OutboundReachReason } from "../gate/outbound-reach.ts";
-import type { ComposeFailureReason } from "../mail/compose.ts";
-import type { RecipientReason } from "../mail/recipients.ts";
+import type { OutboundReachReason } from "../gate/index.ts";
+import type { ComposeFailureReason, RecipientReason } from "../mail/index.ts";
 
 /** Why a request can never be sent; stable codes, recorded on the state item and logged. */
 export type PrepareFailureReason =

@@ -1,9 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import type { EventSink } from "../events/index.ts";
 import type { KeyedLogger } from "../logger.ts";
-import { parseOutboundMessage } from "../messages/outbound.ts";
-import { sqsBatchHandler } from "../messages/partial-batch.ts";
-import type { DeliveryEventLog } from "../ports/delivery-events.ts";
+import { parseOutboundMessage, sqsBatchHandler } from "../messages/index.ts";
+import type { DeliveryEventLog, EventSink } from "../ports/index.ts";
 import { recordDeliveryEvent } from "./delivery-events.ts";
 import type { OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
@@ -36,7 +34,7 @@ export function outboundSqsHandler(
 }
 
 /**
- * SQS records of the delivery-events queue (SES's events through EventBridge, issue 21) → the agent's record of
+ * SQS records of the delivery-events queue (SES's events through EventBridge) → the agent's record of
  * each. An unreadable record fails, so the DLQ keeps it for an operator.
  */
 export function deliveryEventsSqsHandler(

@@ -1,15 +1,11 @@
-import { createAttachmentSource } from "../agent/mailbox.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
-import type { EventSink } from "../events/index.ts";
-import type { Logger } from "../logger.ts";
-import { routingKey } from "../mail/routing-key.ts";
-import { perDelivery } from "../messages/per-delivery.ts";
-import { type DeliveryEventLog, deliveryEventsPk } from "../ports/delivery-events.ts";
-import type { MessageRecord } from "../ports/messages.ts";
-import { failureReporter } from "../store/failure-reporter.ts";
-import { sendStateStore } from "../store/send-state-store.ts";
-import type { Stores } from "../store/stores.ts";
-import { normalizeMessageId } from "../store/thread-repo.ts";
+import { createAttachmentSource } from "../agent/index.ts";
+import { PREFIXES } from "../config/index.ts";
+import { routingKey } from "../mail/index.ts";
+import { perDelivery } from "../messages/index.ts";
+import type { EventSink, MessageRecord } from "../ports/index.ts";
+import { type DeliveryEventLog, deliveryEventsPk } from "../ports/index.ts";
+import type { Platform, Stores } from "../store/index.ts";
+import { failureReporter, normalizeMessageId, sendStateStore } from "../store/index.ts";
 import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
 
@@ -61,13 +57,13 @@ function mailbox(stores: Stores): OutboundMailbox {
           filename: a.filename ?? "attachment",
           contentType: a.contentType,
           size: a.size,
-          key: `files/${s.agent}/${a.id}`,
+          key: `${PREFIXES.files}${s.agent}/${a.id}`,
         })),
         hop: s.hop ?? 0,
         sesMessageId: s.sesMessageId,
       });
       // Everyone the agent wrote to takes part in the thread (Bcc too: they got the mail), so their replies may
-      // join it (issue 14); recorded before the Message-ID their replies will name.
+      // join it; recorded before the Message-ID their replies will name.
       await stores.threads.addParticipants(s.agent, s.threadId, [...s.to, ...s.cc, ...s.bcc].map(routingKey));
       // The recipients' replies reference SES's Message-ID: index it so they join this thread.
       await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId);
@@ -82,25 +78,25 @@ function mailbox(stores: Stores): OutboundMailbox {
  * OutboundDeps over the shared repositories. Attachments resolve within the agent's own mailbox (G12): the
  * reply's thread when one is given, else the agent's whole mailbox; never another agent's partition.
  */
-export function outboundDeps(input: {
-  readonly stores: Stores;
-  readonly ses: SesPort;
-  readonly config: DeploymentConfig;
-  readonly region: string;
-  readonly logger: Logger;
-  readonly clock?: () => Date;
-  /** Signed events out; none when the stack has no events queue. */
-  readonly webhooks?: EventSink;
-}): OutboundDeps {
-  const { stores } = input;
+export function outboundDeps(
+  platform: Pick<Platform, "stores" | "config" | "logger" | "now"> & {
+    readonly resources: Pick<Platform["resources"], "region">;
+  },
+  parts: {
+    readonly ses: SesPort;
+    /** Signed events out; none when the stack has no events queue. */
+    readonly webhooks?: EventSink;
+  },
+): OutboundDeps {
+  const { stores } = platform;
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
-  // version per send, not a scan and not a second read for the agent (issue 13). Callers without a delivery loop
+  // version per send, not a scan and not a second read for the agent. Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
   const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
-  const clock = input.clock ?? (() => new Date());
+  const clock = platform.now;
   return {
     state: sendStateStore(stores.state),
-    ses: input.ses,
+    ses: parts.ses,
     mailbox: mailbox(stores),
     agents: {
       get: async (address) => (await admin.get()).agents.find((a) => a.address === address) ?? null,
@@ -115,18 +111,18 @@ export function outboundDeps(input: {
       blobs: stores.blobs,
       files: stores.state,
     }),
-    config: input.config,
+    config: platform.config,
     clock,
-    logger: input.logger,
+    logger: platform.logger,
     failures: failureReporter({
       log: stores.failures,
       runs: stores.runs,
       events: stores.runEvents,
-      logger: input.logger,
+      logger: platform.logger,
       now: clock,
     }),
-    headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, input.region),
-    ...(input.webhooks ? { webhooks: input.webhooks } : {}),
+    headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, platform.resources.region),
+    ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
   };
 }
 

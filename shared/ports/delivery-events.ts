@@ -1,4 +1,5 @@
-// What SES reports after a send was accepted (issue 21): a bounce, a complaint, a reject or a delivery delay, per
+import { STATE_KEYS } from "../config/index.ts";
+// What SES reports after a send was accepted: a bounce, a complaint, a reject or a delivery delay, per
 // agent. Recorded by the delivery-events function (shared/outbound/delivery-events.ts) in the state table and
 // shown on the agent's console page.
 
@@ -25,7 +26,7 @@ export interface DeliveryEvent {
 }
 
 /** The state table's partition of one agent's delivery events (sk `<at>#<sesMessageId>#<kind>`, newest last). */
-export const deliveryEventsPk = (agent: string): string => `delivery#${agent}`;
+export const deliveryEventsPk = STATE_KEYS.deliveryEvents;
 
 /** Where the delivery-events function records an event; once per (agent, time, message, kind). */
 export interface DeliveryEventLog {

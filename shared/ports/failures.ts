@@ -76,6 +76,12 @@ export const FAILURE_METRICS: Readonly<
   },
 };
 
+/**
+ * The log line an operator alarms on when a send's outcome is unknown (a CloudWatch metric filter on this exact
+ * message): here, not in the outbound core, so the stack's synth reads a string without loading the core.
+ */
+export const UNKNOWN_OUTCOME_LOG = "outbound-send-outcome-unknown";
+
 /** The message of the one log line every failure writes; the metric filters match it and `failureClass`. */
 export const FAILURE_LOG = "postern-failure";
 

@@ -1,3 +1,4 @@
+import type { Fail, Ok } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -35,11 +36,9 @@ export interface InboundRecord extends InboundClaim {
 
 export type ClaimResult =
   | { readonly ok: true; readonly record: InboundRecord }
-  | { readonly ok: false; readonly reason: "duplicate"; readonly existing: InboundRecord | null };
+  | Fail<"duplicate", { readonly existing: InboundRecord | null }>;
 
-export type CompleteResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "missing" | "already-done" };
+export type CompleteResult = Ok | Fail<"missing" | "already-done">;
 
 /** One record per (SES message, recipient): verify claims it, then completes it with the gate's outcome. */
 export interface InboundLedger {

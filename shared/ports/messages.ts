@@ -1,3 +1,4 @@
+import type { Fail, Ok } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -30,7 +31,7 @@ export interface MessageRecord {
   readonly cc: string[];
   /**
    * Outbound only: who got the mail blind. Never shown to a model or another participant; read only to decide
-   * who may see this message (issue 14, same eyes). Absent on inbound mail and on older records.
+   * who may see this message (same eyes). Absent on inbound mail and on older records.
    */
   readonly bcc?: string[];
   readonly subject: string;
@@ -50,7 +51,7 @@ export interface MessageRecord {
   readonly automatic?: boolean;
 }
 
-export type MessagePutResult = { readonly ok: true } | { readonly ok: false; readonly reason: "duplicate" };
+export type MessagePutResult = Ok | Fail<"duplicate">;
 
 /** The agents' mailboxes (shared/store/message-repo.ts). */
 export interface MessageStore {
@@ -64,7 +65,7 @@ export interface MessageStore {
 }
 
 /**
- * Bodies up to this size are kept on the message item instead of in S3 (issue 13: an S3 PUT costs as much as eight
+ * Bodies up to this size are kept on the message item instead of in S3 (an S3 PUT costs as much as eight
  * DynamoDB write units, and each body was read back with a GET). 2 KiB adds at most two write units to the item
  * and two to its `byThread` index copy; most mail bodies, and nearly every reply an agent writes, fit.
  */

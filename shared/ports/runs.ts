@@ -1,3 +1,4 @@
+import type { Fail } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -29,7 +30,7 @@ export interface RunRecord {
   /** S3 key of the transcript (`transcripts/<runId>.json`). */
   readonly transcriptKey: string;
   /**
-   * Whether the transcript at `transcriptKey` has been written (issue 21): agent-step reads it only then, so it
+   * Whether the transcript at `transcriptKey` has been written: agent-step reads it only then, so it
    * never needs S3 to say "no such key" (which takes s3:ListBucket). `false` at create; absent on older runs.
    */
   readonly transcriptSaved?: boolean;
@@ -63,9 +64,7 @@ export type NewRun = Omit<
   | "failureCount"
 > & { readonly createdAt?: string };
 
-export type CreateRunResult =
-  | { readonly ok: true; readonly run: RunRecord }
-  | { readonly ok: false; readonly reason: "duplicate" };
+export type CreateRunResult = { readonly ok: true; readonly run: RunRecord } | Fail<"duplicate">;
 
 /** Where intake starts a run (shared/store/run-repo.ts). */
 export interface RunCreator {

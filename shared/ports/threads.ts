@@ -1,3 +1,4 @@
+import type { Fail, Ok } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -10,9 +11,7 @@ export interface ThreadHeaders {
 
 export type ThreadResolution = { readonly threadId: string; readonly isNew: boolean };
 
-export type RecordIdResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "duplicate"; readonly threadId: string | null };
+export type RecordIdResult = Ok | Fail<"duplicate", { readonly threadId: string | null }>;
 
 /** Threads and the Message-ID index that places a mail in one (shared/store/thread-repo.ts). */
 export interface ThreadIndex {
@@ -23,7 +22,7 @@ export interface ThreadIndex {
   newThreadId(): string;
   /**
    * Record who took part in a thread, by routing key: the proven sender and the signed To/Cc of a mail in it, and
-   * everyone the agent wrote to in it. Only these may join the thread later (issue 14: threading headers are
+   * everyone the agent wrote to in it. Only these may join the thread later (threading headers are
    * never trusted to decide who sees what). Idempotent; at most MAX_PARTICIPANTS_PER_MAIL keys per call.
    */
   addParticipants(agent: string, threadId: string, keys: readonly string[]): Promise<void>;

@@ -1,4 +1,5 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { PosternError } from "../errors.ts";
 
 export interface SqsQueueDeps {
   readonly sqs: SQSClient;
@@ -21,7 +22,7 @@ export class SqsQueue {
   async send(queueUrl: string, body: object, opts: SendOptions = {}): Promise<string> {
     const delay = opts.delaySeconds;
     if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0 && delay <= 900)) {
-      throw new Error(`delaySeconds must be an integer 0-900, got ${delay}`);
+      throw new PosternError("invalid-argument", `delaySeconds must be an integer 0-900, got ${delay}`);
     }
     const r = await this.#sqs.send(
       new SendMessageCommand({

@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 // A DNS resolver served from a zone object in mailauth's resolver shape (the local stack's and the
 // tests' DNS): `{"name": {"TXT": [["chunk", ...]]}}`, or `{"name": {"error": "ENOTFOUND"}}`.
 // It records every question in `calls`, so a test can assert what was asked (mailauth
@@ -45,6 +46,10 @@ export function zoneResolver(zone: Zone): ZoneResolver {
 /** Reads and validates a zone file; a malformed file is a configuration error and throws. */
 export function loadZoneFile(path: string): Zone {
   const parsed = zoneSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
-  if (!parsed.success) throw new Error(`invalid DNS zone file ${path}: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new PosternError(
+      "misconfigured",
+      `invalid DNS zone file ${path}: ${z.prettifyError(parsed.error)}`,
+    );
   return parsed.data;
 }

@@ -6,9 +6,27 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { z } from "zod";
-import { type AdminIssue, zodIssues } from "../admin/issues.ts";
 import {
+  type AccessRuleItem,
+  type AdminDocument,
+  type AdminIssue,
+  type AdminSnapshot,
   type AdminTable,
+  type AdminTables,
+  type AgentItem,
+  type ApproverItem,
+  accessRuleItem,
+  agentItem,
+  approverItem,
+  exportAdminDocument,
+  type WriteOptions as ImportOptions,
+  type ImportResult,
+  importAdminDocument,
+  type McpServerItem,
+  mcpServerItem,
+  type OutboundRuleItem,
+  outboundRuleItem,
+  type ResponsibilityItem,
   readAccessRules,
   readAgents,
   readApprovers,
@@ -17,36 +35,20 @@ import {
   readResponsibilities,
   readToolkits,
   readWebhooks,
-  ruleKey,
-} from "../admin/read.ts";
-import {
-  type AccessRuleItem,
-  type AdminDocument,
-  type AdminSnapshot,
-  type AgentItem,
-  type ApproverItem,
-  accessRuleItem,
-  agentItem,
-  approverItem,
-  type OutboundRuleItem,
-  outboundRuleItem,
-  type ResponsibilityItem,
   responsibilityItem,
+  ruleKey,
   type ToolkitItem,
   toolkitItem,
-} from "../admin/schema.ts";
-import {
-  type AdminTables,
-  exportAdminDocument,
-  type WriteOptions as ImportOptions,
-  type ImportResult,
-  importAdminDocument,
-} from "../admin/sync.ts";
-import { type WebhookItem, webhookItem } from "../admin/webhook-item.ts";
-import type { Resources } from "../config/resources.ts";
+  type WebhookItem,
+  webhookItem,
+  zodIssues,
+} from "../admin/index.ts";
+import type { Resources } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { type McpServerItem, mcpServerItem } from "../mcp/server-item.ts";
-import { type Item, isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
+import type { Item } from "../ports/index.ts";
+import { type Fail, fail, failWith } from "../result.ts";
+import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -59,7 +61,7 @@ export interface AdminRepoDeps {
 /**
  * The admin version: one item in the `state` table, incremented after every admin write made through this
  * repository (the CLI, `admin import`, the console). A snapshot is reused while the version is unchanged, so the
- * per-mail path reads one item instead of scanning five tables four times per mail (issue 13).
+ * per-mail path reads one item instead of scanning five tables four times per mail.
  */
 export const ADMIN_VERSION_KEY = { pk: "admin#version", sk: "version" } as const;
 /**
@@ -70,17 +72,17 @@ export const ADMIN_SNAPSHOT_MAX_AGE_MS = 60_000;
 
 export type AdminWriteResult<T> =
   | { readonly ok: true; readonly item: T; readonly created: boolean }
-  | { readonly ok: false; readonly reason: "invalid"; readonly issues: AdminIssue[] }
-  | { readonly ok: false; readonly reason: "duplicate" };
+  | Fail<"invalid", { readonly issues: AdminIssue[] }>
+  | Fail<"duplicate">;
 
-export interface WriteOptions {
+export interface PutOptions {
   /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
   readonly ifAbsent?: boolean;
 }
 
 /**
  * The toolkit every new agent is attached to, so a fresh agent can at least answer its mail: send_email, and
- * read_email, which every cut mail names as the way to read the rest (issue 13). read_email reaches no further
+ * read_email, which every cut mail names as the way to read the rest. read_email reaches no further
  * than round 1's context already does (the thread's mail the sender could see), so it widens nothing.
  */
 export const DEFAULT_TOOLKIT = {
@@ -120,7 +122,7 @@ export class AdminRepo implements AdminTables {
   }
 
   /** A newly created agent is attached to the `default` toolkit (created, `system: true`, if missing). */
-  async putAgent(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AgentItem>> {
+  async putAgent(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<AgentItem>> {
     const r = await this.write("agents", agentItem, input, opts, "address");
     if (r.ok && r.created) await this.attachAgent(DEFAULT_TOOLKIT.id, r.item.address);
     return r;
@@ -155,13 +157,13 @@ export class AdminRepo implements AdminTables {
     return readAccessRules(raws, this.logger);
   }
 
-  async putAccessRule(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
+  async putAccessRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<AccessRuleItem>> {
     const parsed = accessRuleItem.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const item = parsed.data;
     const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
     const created = await this.rawPut("accessRules", stored, opts.ifAbsent ? "agent" : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item, created };
   }
 
@@ -183,16 +185,13 @@ export class AdminRepo implements AdminTables {
     return readOutboundRules(raws, this.logger);
   }
 
-  async putOutboundRule(
-    input: unknown,
-    opts: WriteOptions = {},
-  ): Promise<AdminWriteResult<OutboundRuleItem>> {
+  async putOutboundRule(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<OutboundRuleItem>> {
     const parsed = outboundRuleItem.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const item = parsed.data;
     const stored = { ...item, rule: ruleKey(item.effect, item.pattern) };
     const created = await this.rawPut("outboundRules", stored, opts.ifAbsent ? "agent" : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item, created };
   }
 
@@ -211,7 +210,7 @@ export class AdminRepo implements AdminTables {
     return raw ? (readToolkits([raw], this.logger)[0] ?? null) : null;
   }
 
-  async putToolkit(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ToolkitItem>> {
+  async putToolkit(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<ToolkitItem>> {
     return this.write("toolkits", toolkitItem, input, opts, "id");
   }
 
@@ -268,7 +267,10 @@ export class AdminRepo implements AdminTables {
         if (!isConditionFailed(err)) throw err;
       }
     }
-    throw new Error(`toolkit ${toolkitId}: could not detach ${agent} (edited concurrently 5 times)`);
+    throw new PosternError(
+      "write-contended",
+      `toolkit ${toolkitId}: could not detach ${agent} (edited concurrently 5 times)`,
+    );
   }
 
   // ---- responsibilities
@@ -279,7 +281,7 @@ export class AdminRepo implements AdminTables {
 
   async putResponsibility(
     input: unknown,
-    opts: WriteOptions = {},
+    opts: PutOptions = {},
   ): Promise<AdminWriteResult<ResponsibilityItem>> {
     return this.write("responsibilities", responsibilityItem, input, opts, "id");
   }
@@ -311,7 +313,7 @@ export class AdminRepo implements AdminTables {
     return readApprovers(raws, this.logger);
   }
 
-  async putApprover(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<ApproverItem>> {
+  async putApprover(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<ApproverItem>> {
     return this.write("approvers", approverItem, input, opts, "toolkit");
   }
 
@@ -330,7 +332,7 @@ export class AdminRepo implements AdminTables {
     return raw ? (readWebhooks([raw], this.logger)[0] ?? null) : null;
   }
 
-  async putWebhook(input: unknown, opts: WriteOptions = {}): Promise<AdminWriteResult<WebhookItem>> {
+  async putWebhook(input: unknown, opts: PutOptions = {}): Promise<AdminWriteResult<WebhookItem>> {
     return this.write("webhooks", webhookItem, input, opts, "id");
   }
 
@@ -465,13 +467,13 @@ export class AdminRepo implements AdminTables {
     table: AdminTable,
     schema: z.ZodType<T>,
     input: unknown,
-    opts: WriteOptions,
+    opts: PutOptions,
     pkName: string,
   ): Promise<AdminWriteResult<T>> {
     const parsed = schema.safeParse(input);
-    if (!parsed.success) return { ok: false, reason: "invalid", issues: zodIssues(parsed.error) };
+    if (!parsed.success) return failWith("invalid", { issues: zodIssues(parsed.error) });
     const created = await this.rawPut(table, parsed.data, opts.ifAbsent ? pkName : undefined);
-    if (created === "duplicate") return { ok: false, reason: "duplicate" };
+    if (created === "duplicate") return fail("duplicate");
     return { ok: true, item: parsed.data, created };
   }
 }

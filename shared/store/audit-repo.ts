@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
 
 /** One admin change: who made it, when, on what, and the item before and after (null when absent). */

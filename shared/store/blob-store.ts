@@ -1,5 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import type { Blobs } from "../ports/blobs.ts";
+import type { Blobs } from "../ports/index.ts";
 
 export interface BlobStoreDeps {
   readonly s3: S3Client;

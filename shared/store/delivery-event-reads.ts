@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { type DeliveryEvent, deliveryEventsPk } from "../ports/delivery-events.ts";
+import type { Resources } from "../config/index.ts";
+import { type DeliveryEvent, deliveryEventsPk } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /**
- * An agent's delivery events (bounces, complaints, rejects, delivery delays; issue 21) as the delivery-events
+ * An agent's delivery events (bounces, complaints, rejects, delivery delays) as the delivery-events
  * function recorded them in the state table: one Query of the agent's partition, newest first.
  */
 export class DeliveryEventReads {

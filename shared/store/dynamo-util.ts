@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { QueryCommand, type QueryCommandInput, ScanCommand } from "@aws-sdk/lib-dynamodb";
 
-export type Item = Record<string, unknown>;
+import type { Item } from "../ports/index.ts";
 
 /**
  * The one DynamoDB error every repository expects: a failed condition is a domain outcome (duplicate, conflict),
- * never a crash. Everything else is rethrown by the caller untouched (STYLE.md §4).
+ * never a crash. Everything else is rethrown by the caller untouched (as Powertools' DynamoDBPersistenceLayer does).
  */
 export function isConditionFailed(err: unknown): boolean {
   return err instanceof Error && err.name === "ConditionalCheckFailedException";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import type { FactStore } from "../tool-framework/context.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import type { FactStore } from "../tool-framework/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
@@ -20,7 +21,7 @@ export function createFactStore(deps: {
   scope: string;
   now: () => Date;
 }): FactStore {
-  const pk = `facts#${deps.agent}#${deps.scope}`;
+  const pk = STATE_KEYS.facts(deps.agent, deps.scope);
   return {
     async record(f) {
       const id = `fact-${createHash("sha256").update(f.key).digest("hex").slice(0, 16)}`;

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { capDetail, type FailureReport } from "../ports/failures.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import { capDetail, type FailureReport } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /** One failure as the feed keeps it (G19): what `postern runs failures` and the console's Failures page list. */
@@ -20,7 +21,7 @@ export interface FailureEntry {
 export const FAILURE_TTL_SECONDS = 90 * 24 * 3600;
 
 /** Feed items: pk `failures#<UTC day>`, sk `<ISO time>#<class>#<run or request id>` in the `state` table. */
-export const failureDayPk = (day: string): string => `failures#${day}`;
+export const failureDayPk = STATE_KEYS.failures;
 
 /**
  * Every failure of every class in one place, per UTC day (a day partition, read by one Query: no index, no scan),

@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import { capDetail, FAILURE_EVENT, type FailureSink, logFailure } from "../ports/failures.ts";
+import { capDetail, FAILURE_EVENT, type FailureSink, logFailure } from "../ports/index.ts";
 import type { FailureLog } from "./failure-log.ts";
 import type { RunEventRepo } from "./run-event-repo.ts";
 import type { RunRepo } from "./run-repo.ts";

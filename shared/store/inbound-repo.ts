@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import type {
   ClaimResult,
   CompleteResult,
@@ -7,7 +7,8 @@ import type {
   InboundLedger,
   InboundOutcome,
   InboundRecord,
-} from "../ports/inbound.ts";
+} from "../ports/index.ts";
+import { fail, failWith } from "../result.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 
 export interface InboundRepoDeps {
@@ -54,11 +55,7 @@ export class InboundRepo implements InboundLedger {
       return { ok: true, record };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return {
-        ok: false,
-        reason: "duplicate",
-        existing: await this.get(claim.sesMessageId, claim.recipient),
-      };
+      return failWith("duplicate", { existing: await this.get(claim.sesMessageId, claim.recipient) });
     }
   }
 
@@ -119,7 +116,7 @@ export class InboundRepo implements InboundLedger {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       const current = await this.get(sesMessageId, recipient);
-      return { ok: false, reason: current ? "already-done" : "missing" };
+      return fail(current ? "already-done" : "missing");
     }
   }
 

@@ -1,10 +1,14 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import { TABLES } from "../config/tables.ts";
-import type { InboundRecord } from "../ports/inbound.ts";
-import type { MessageRecord } from "../ports/messages.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
-import type { RunRecord } from "../ports/runs.ts";
+import type { Resources } from "../config/index.ts";
+import { TABLES } from "../config/index.ts";
+import type {
+  InboundRecord,
+  MessageRecord,
+  PlanRecord,
+  PlanState,
+  RunRecord,
+  StoredOperation,
+} from "../ports/index.ts";
 import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
 import type { ThreadRecord } from "./thread-repo.ts";
 

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/messages.ts";
+import type { Resources } from "../config/index.ts";
+import type { MessagePutResult, MessageRecord, MessageStore } from "../ports/index.ts";
+import { fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 /** The messages table's thread index (shared/config/tables.ts): threadId → message ids in time order. */
@@ -39,7 +40,7 @@ export class MessageRepo implements MessageStore {
       );
       return { ok: true };
     } catch (err) {
-      if (isConditionFailed(err)) return { ok: false, reason: "duplicate" };
+      if (isConditionFailed(err)) return fail("duplicate");
       throw err;
     }
   }
@@ -53,7 +54,7 @@ export class MessageRepo implements MessageStore {
 
   /**
    * Oldest first; with `newest`, only the thread's newest N (still oldest first). Through the `byThread` index, so
-   * a run reads its thread, not the agent's whole archive (issue 13: 1,559 read units at 30,000 archived messages
+   * a run reads its thread, not the agent's whole archive (1,559 read units at 30,000 archived messages
    * through a filtered partition query). The index is eventually consistent: a message written a moment ago may
    * be missing, which thread memory tolerates (the run's own message is read by key). Filtered to the agent: a
    * thread never spans agents (G12).

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Item } from "./dynamo-util.ts";
+import type { Item } from "../ports/index.ts";
 
 /** One page of a list, and the opaque cursor of the next one (null on the last page). */
 export interface Page<T> {

@@ -1,10 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../ports/plans.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import type { PlanRecord, PlanState, StoredOperation } from "../ports/index.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
-const key = (runId: string) => ({ pk: `plan#${runId}`, sk: "plan" });
+const key = (runId: string) => ({ pk: STATE_KEYS.plan(runId), sk: "plan" });
 const PLAN_TTL_SECONDS = 30 * 24 * 3600;
 
 /** Pending plans (G14) in the `state` table: one item per run, plus a code → run index item. */
@@ -81,12 +82,17 @@ export class PlanStore {
       planState: "pending",
     });
     if (!moved.ok) return false;
-    await this.#state.putIfAbsent(`plancode#${sealed.code}`, "plan", { runId, agent }, PLAN_TTL_SECONDS);
+    await this.#state.putIfAbsent(
+      STATE_KEYS.planCode(sealed.code),
+      "plan",
+      { runId, agent },
+      PLAN_TTL_SECONDS,
+    );
     return true;
   }
 
   async runForCode(code: string): Promise<{ runId: string; agent: string } | null> {
-    const item = await this.#state.get(`plancode#${code}`, "plan");
+    const item = await this.#state.get(STATE_KEYS.planCode(code), "plan");
     return item ? { runId: String(item.runId), agent: String(item.agent) } : null;
   }
 

@@ -6,7 +6,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { RoundClaim, RoundLedger } from "../agent/ports.ts";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 
 const ROUND_PREFIX = "round#";

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
+import { type Fail, fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 export interface RunEvent {
@@ -14,9 +15,7 @@ export interface StoredRunEvent extends RunEvent {
   readonly seq: number;
 }
 
-export type AppendResult =
-  | { readonly ok: true; readonly seq: number }
-  | { readonly ok: false; readonly reason: "too-large" };
+export type AppendResult = { readonly ok: true; readonly seq: number } | Fail<"too-large">;
 
 /** Events are the trace, not the transcript: anything bigger belongs in S3 with its key in `data`. */
 export const MAX_EVENT_BYTES = 32 * 1024;
@@ -32,7 +31,7 @@ export interface RunEventRepoDeps {
 const MAX_SEQ_TRIES = 32;
 
 /**
- * Append-only run events (the trace), one conditional PutItem each (issue 13: the sequence number used to come
+ * Append-only run events (the trace), one conditional PutItem each (the sequence number used to come
  * from a counter on the run item, a second write per event). `seq` is the append time in microsecond-sized
  * steps: milliseconds × 1000 plus a per-container counter, so one container's events are strictly ordered and two
  * containers' interleave in time order (Lambda hosts' clocks are NTP-synchronised; rounds of one run follow each
@@ -52,8 +51,7 @@ export class RunEventRepo {
   }
 
   async append(runId: string, event: RunEvent): Promise<AppendResult> {
-    if (Buffer.byteLength(JSON.stringify(event), "utf8") > MAX_EVENT_BYTES)
-      return { ok: false, reason: "too-large" };
+    if (Buffer.byteLength(JSON.stringify(event), "utf8") > MAX_EVENT_BYTES) return fail("too-large");
     this.#counter = (this.#counter + 1) % 1000;
     let seq = this.#now().getTime() * 1000 + this.#counter;
     for (let tries = 1; ; tries++) {

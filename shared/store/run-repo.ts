@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import type {
   CreateRunResult,
   FinalRunState,
@@ -8,18 +9,15 @@ import type {
   RunFailureMark,
   RunRecord,
   RunState,
-} from "../ports/runs.ts";
+} from "../ports/index.ts";
+import { type Fail, fail, type Ok } from "../result.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 
-export type ClaimRoundResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "already-claimed" | "not-running" | "missing" | "wrong-round" };
+export type ClaimRoundResult = Ok | Fail<"already-claimed" | "not-running" | "missing" | "wrong-round">;
 export type FinishRoundResult =
   | { readonly ok: true; readonly round: number }
-  | { readonly ok: false; readonly reason: "not-claimed" | "not-running" | "missing" | "wrong-round" };
-export type FinishRunResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "not-running" | "missing" };
+  | Fail<"not-claimed" | "not-running" | "missing" | "wrong-round">;
+export type FinishRunResult = Ok | Fail<"not-running" | "missing">;
 
 export interface RunRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -66,7 +64,7 @@ export class RunRepo implements RunCreator {
       );
       return { ok: true, run };
     } catch (err) {
-      if (isConditionFailed(err)) return { ok: false, reason: "duplicate" };
+      if (isConditionFailed(err)) return fail("duplicate");
       throw err;
     }
   }
@@ -96,11 +94,11 @@ export class RunRepo implements RunCreator {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       const run = await this.get(runId);
-      if (!run) return { ok: false, reason: "missing" };
-      if (run.state !== "running") return { ok: false, reason: "not-running" };
+      if (!run) return fail("missing");
+      if (run.state !== "running") return fail("not-running");
       // A round below the current one was claimed and finished; the current one with claimedRound >= it is taken.
-      if (round < run.round || run.claimedRound >= round) return { ok: false, reason: "already-claimed" };
-      return { ok: false, reason: "wrong-round" };
+      if (round < run.round || run.claimedRound >= round) return fail("already-claimed");
+      return fail("wrong-round");
     }
   }
 
@@ -127,10 +125,10 @@ export class RunRepo implements RunCreator {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       const run = await this.get(runId);
-      if (!run) return { ok: false, reason: "missing" };
-      if (run.state !== "running") return { ok: false, reason: "not-running" };
-      if (run.round !== round) return { ok: false, reason: "wrong-round" };
-      return { ok: false, reason: "not-claimed" };
+      if (!run) return fail("missing");
+      if (run.state !== "running") return fail("not-running");
+      if (run.round !== round) return fail("wrong-round");
+      return fail("not-claimed");
     }
   }
 
@@ -174,7 +172,8 @@ export class RunRepo implements RunCreator {
 
   /** End the run in a final state, once: a second finish (redelivery) gets `not-running`. */
   async finish(runId: string, state: FinalRunState, reason: string): Promise<FinishRunResult> {
-    if ((state as RunState) === "running") throw new Error("finish: final state required");
+    if ((state as RunState) === "running")
+      throw new PosternError("invalid-argument", "finish: final state required");
     try {
       await this.#dynamo.send(
         new UpdateCommand({
@@ -194,7 +193,7 @@ export class RunRepo implements RunCreator {
       return { ok: true };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return { ok: false, reason: (await this.get(runId)) ? "not-running" : "missing" };
+      return fail((await this.get(runId)) ? "not-running" : "missing");
     }
   }
 

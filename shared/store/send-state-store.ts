@@ -1,10 +1,13 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { STATE_KEYS } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import type { SendRecord, SendRecordFields, SendState, SendStateStore } from "../outbound/ports.ts";
-import { type Item, scanAll } from "./dynamo-util.ts";
+import type { Item } from "../ports/index.ts";
+import { scanAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
 /** Send state items: pk `send#<requestId>`, sk `send` in the `state` table. */
-export const sendPk = (requestId: string): string => `send#${requestId}`;
+export const sendPk = STATE_KEYS.send;
 export const SEND_SK = "send";
 
 const STATES: readonly SendState[] = ["claimed", "sending", "sent", "done", "unknown", "failed"];
@@ -13,7 +16,10 @@ function toRecord(requestId: string, item: Item): SendRecord {
   const state = item.state as SendState;
   // An item in a state this code does not know is a bug or a hand edit: refuse to guess what was sent.
   if (!STATES.includes(state))
-    throw new Error(`send state ${requestId}: unknown state ${String(item.state)}`);
+    throw new PosternError(
+      "invariant-broken",
+      `send state ${requestId}: unknown state ${String(item.state)}`,
+    );
   const { pk: _pk, sk: _sk, expiresAt: _e, ...rest } = item;
   return { ...(rest as unknown as SendRecord), requestId, state };
 }

@@ -5,9 +5,11 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
-import type { KeyValueState, PutIfAbsentResult } from "../ports/state.ts";
-import { type Item, isConditionFailed } from "./dynamo-util.ts";
+import type { Resources } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
+import type { Item, KeyValueState, PutIfAbsentResult } from "../ports/index.ts";
+import { type Fail, fail, failWith, type Ok } from "../result.ts";
+import { isConditionFailed } from "./dynamo-util.ts";
 
 export interface StateRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -15,13 +17,10 @@ export interface StateRepoDeps {
   readonly now?: () => Date;
 }
 
-export type TransitionResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: "missing" }
-  | { readonly ok: false; readonly reason: "conflict"; readonly state: unknown };
+export type TransitionResult = Ok | Fail<"missing"> | Fail<"conflict", { readonly state: unknown }>;
 export type IncrementResult =
   | { readonly ok: true; readonly value: number }
-  | { readonly ok: false; readonly reason: "limit-reached"; readonly value: number };
+  | Fail<"limit-reached", { readonly value: number }>;
 
 /** Attribute names used by this repository inside `state` items. */
 export const STATE_ATTR = { state: "state", value: "value", expiresAt: "expiresAt" } as const;
@@ -65,7 +64,7 @@ export class StateRepo implements KeyValueState {
       return { ok: true };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return { ok: false, reason: "duplicate", existing: await this.get(pk, sk) };
+      return failWith("duplicate", { existing: await this.get(pk, sk) });
     }
   }
 
@@ -89,7 +88,8 @@ export class StateRepo implements KeyValueState {
     const values: Item = { ":from": from, ":to": to };
     const sets = ["#state = :to"];
     Object.entries(attrs).forEach(([k, v], i) => {
-      if (k === "pk" || k === "sk" || k === STATE_ATTR.state) throw new Error(`transition: cannot set ${k}`);
+      if (k === "pk" || k === "sk" || k === STATE_ATTR.state)
+        throw new PosternError("invalid-argument", `transition: cannot set ${k}`);
       names[`#a${i}`] = k;
       values[`:a${i}`] = v;
       sets.push(`#a${i} = :a${i}`);
@@ -109,9 +109,7 @@ export class StateRepo implements KeyValueState {
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       const current = await this.get(pk, sk);
-      return current
-        ? { ok: false, reason: "conflict", state: current.state }
-        : { ok: false, reason: "missing" };
+      return current ? failWith("conflict", { state: current.state }) : fail("missing");
     }
   }
 
@@ -126,10 +124,11 @@ export class StateRepo implements KeyValueState {
     by: number,
     opts: { limit?: number; ttlSeconds?: number } = {},
   ): Promise<IncrementResult> {
-    if (!Number.isFinite(by)) throw new Error("increment: by must be a finite number");
+    if (!Number.isFinite(by))
+      throw new PosternError("invalid-argument", "increment: by must be a finite number");
     const { limit, ttlSeconds } = opts;
     if (limit !== undefined && by > limit) {
-      return { ok: false, reason: "limit-reached", value: await this.#value(pk, sk) };
+      return failWith("limit-reached", { value: await this.#value(pk, sk) });
     }
     const values: Item = { ":by": by };
     let update = "ADD #value :by";
@@ -155,18 +154,18 @@ export class StateRepo implements KeyValueState {
       return { ok: true, value: Number(r.Attributes?.value ?? by) };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return { ok: false, reason: "limit-reached", value: await this.#value(pk, sk) };
+      return failWith("limit-reached", { value: await this.#value(pk, sk) });
     }
   }
 
   /**
    * Several counters' values in one strongly consistent BatchGetItem (a missing counter is 0; like `increment`,
    * expiry is not looked at: counters are keyed by their window). A probe that reads instead of writing `by: 0`
-   * (issue 13: a conditional update costs a write unit even when it adds nothing). At most 100 keys.
+   * (a conditional update costs a write unit even when it adds nothing). At most 100 keys.
    */
   async counterValues(keys: readonly { pk: string; sk: string }[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    if (keys.length > 100) throw new Error("counterValues: at most 100 keys");
+    if (keys.length > 100) throw new PosternError("invalid-argument", "counterValues: at most 100 keys");
     const found = new Map<string, number>();
     let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
       [this.#table]: { Keys: keys.map((k) => ({ pk: k.pk, sk: k.sk })), ConsistentRead: true },

@@ -1,7 +1,7 @@
-import type { AwsClients } from "../aws/clients.ts";
-import type { Resources } from "../config/resources.ts";
+import type { AwsClients } from "../aws/index.ts";
+import type { Resources } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import { SqsQueue } from "../queue/sqs-queue.ts";
+import { SqsQueue } from "../queue/index.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { BlobStore } from "./blob-store.ts";
 import { FailureLog } from "./failure-log.ts";

@@ -1,17 +1,11 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { ActivityEntry } from "../agent/ports.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
-export interface ActivityEntry {
-  readonly at: string;
-  readonly runId: string;
-  readonly tool: string;
-  readonly ok: boolean;
-  readonly reason?: string;
-}
-
-const pk = (agent: string, threadId: string) => `activity#${agent}#${threadId}`;
+const pk = STATE_KEYS.activity;
 /** The newest entries a later run is shown. */
 const MAX_SHOWN = 30;
 /** Items read per thread (one per call, keyed `<runId>#<callId>` so a re-recorded call is written once). */

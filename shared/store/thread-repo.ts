@@ -7,14 +7,17 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/resources.ts";
+import type { Resources } from "../config/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import {
   MAX_PARTICIPANTS_PER_MAIL,
   type RecordIdResult,
   type ThreadHeaders,
   type ThreadIndex,
   type ThreadResolution,
-} from "../ports/threads.ts";
+} from "../ports/index.ts";
+import { failWith } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
 
 export interface ThreadRecord {
@@ -28,7 +31,7 @@ export interface ThreadRecord {
 }
 
 /** Index items in the `state` table: pk `msgid#<agent>`, sk `<message-id>` → threadId. Per agent on purpose. */
-export const msgIdPk = (agent: string): string => `msgid#${agent}`;
+export const msgIdPk = STATE_KEYS.messageIds;
 
 /** `<abc@x>` → `abc@x`: Message-IDs are compared without their angle brackets and surrounding space. */
 export function normalizeMessageId(id: string): string {
@@ -84,7 +87,8 @@ export class ThreadRepo implements ThreadIndex {
     const pk = msgIdPk(agent);
     let keys: Record<string, unknown>[] | undefined = ids.map((sk) => ({ pk, sk }));
     for (let attempt = 0; keys && keys.length > 0; attempt++) {
-      if (attempt === 5) throw new Error("resolveThread: BatchGet left keys unprocessed 5 times");
+      if (attempt === 5)
+        throw new PosternError("dependency-failed", "resolveThread: BatchGet left keys unprocessed 5 times");
       const r: BatchGetCommandOutput = await this.#dynamo.send(
         new BatchGetCommand({ RequestItems: { [this.#state]: { Keys: keys, ConsistentRead: true } } }),
       );
@@ -96,7 +100,7 @@ export class ThreadRepo implements ThreadIndex {
 
   async recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult> {
     const sk = normalizeMessageId(headerMessageId);
-    if (sk === "") throw new Error("recordMessageId: empty Message-ID");
+    if (sk === "") throw new PosternError("invalid-argument", "recordMessageId: empty Message-ID");
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -111,7 +115,7 @@ export class ThreadRepo implements ThreadIndex {
       const cur = await this.#dynamo.send(
         new GetCommand({ TableName: this.#state, Key: { pk: msgIdPk(agent), sk }, ConsistentRead: true }),
       );
-      return { ok: false, reason: "duplicate", threadId: (cur.Item?.threadId as string | undefined) ?? null };
+      return failWith("duplicate", { threadId: (cur.Item?.threadId as string | undefined) ?? null });
     }
   }
 

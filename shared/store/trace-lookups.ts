@@ -1,3 +1,4 @@
+import { STATE_KEYS } from "../config/index.ts";
 import type { StateRepo } from "./state-repo.ts";
 
 /**
@@ -14,7 +15,7 @@ export class TraceLookups {
 
   /** The cached result of a tool call (`toolres#<runId>:<round>:<callId>`), or a plan operation (`plan:<runId>:<i>`). */
   async toolResult(idempotencyKey: string): Promise<{ ok: boolean; data?: unknown; reason?: string } | null> {
-    const item = await this.#state.get(`toolres#${idempotencyKey}`, "result");
+    const item = await this.#state.get(STATE_KEYS.toolResult(idempotencyKey), "result");
     if (!item || typeof item.result !== "string") return null;
     try {
       return JSON.parse(item.result) as { ok: boolean; data?: unknown; reason?: string };
@@ -25,7 +26,7 @@ export class TraceLookups {
 
   /** The send state of an outbound request: its state and where it was recorded in the mailbox. */
   async send(requestId: string): Promise<SendSummary | null> {
-    const item = await this.#state.get(`send#${requestId}`, "send");
+    const item = await this.#state.get(STATE_KEYS.send(requestId), "send");
     if (!item) return null;
     const plan = (item.plan ?? {}) as Record<string, unknown>;
     const list = (v: unknown) => (Array.isArray(v) ? v.length : 0);

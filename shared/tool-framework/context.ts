@@ -1,7 +1,7 @@
-import type { AgentItem, ResponsibilityItem } from "../admin/schema.ts";
-import type { DeploymentConfig } from "../config/schema.ts";
+import type { AgentItem, ResponsibilityItem } from "../admin/index.ts";
+import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { OutboundRequest } from "../messages/outbound.ts";
+import type { OutboundRequest } from "../messages/index.ts";
 import type { Fail, Ok } from "../result.ts";
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
@@ -66,7 +66,7 @@ export interface Mailbox {
     opts?: { readonly anyThread?: boolean },
   ): Promise<{ meta: AttachmentMeta; bytes: Uint8Array } | null>;
   /**
-   * A message of the run's own thread that the run's sender could see, with its body text (read_email, issue 13);
+   * A message of the run's own thread that the run's sender could see, with its body text (read_email);
    * else null. Always with the sender's own eyes, even on a call a staff toolkit widened: it reads on from what
    * round 1's context showed, never further (wider reads are search_emails' and read_attachment's). An HTML-only
    * mail's text is "" (G8: its body is never shown).

@@ -1,3 +1,4 @@
+import { PosternError } from "../errors.ts";
 import type { Tool } from "./tool.ts";
 
 /** Every tool the engine knows (built-ins and the operator's `tools/`), by name. Names are unique. */
@@ -12,7 +13,8 @@ export class ToolRegistry {
 
   register(tool: Tool): void {
     // A second tool under one name would let a toolkit grant one while dispatch runs the other.
-    if (this.#tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+    if (this.#tools.has(tool.name))
+      throw new PosternError("definition-invalid", `tool ${tool.name} is registered twice`);
     this.#tools.set(tool.name, tool);
   }
 

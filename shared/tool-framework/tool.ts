@@ -1,5 +1,6 @@
 import * as z from "zod";
-import type { DocumentMediaType, ImageMediaType } from "../model/types.ts";
+import { PosternError } from "../errors.ts";
+import type { DocumentMediaType, ImageMediaType } from "../model/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -100,19 +101,21 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 /** Define a tool; rejects at load time what would otherwise fail at dispatch or slip past a gate. */
 export function defineTool<S extends z.ZodType, R extends string = string>(spec: ToolSpec<S, R>): Tool {
   if (!TOOL_NAME.test(spec.name))
-    throw new Error(`tool name ${JSON.stringify(spec.name)} must be snake_case`);
-  if (!spec.egress) throw new Error(`tool ${spec.name} declares no egress classification (G13)`);
+    throw new PosternError("definition-invalid", `tool name ${JSON.stringify(spec.name)} must be snake_case`);
+  if (!spec.egress)
+    throw new PosternError("definition-invalid", `tool ${spec.name} declares no egress classification (G13)`);
   if (
     spec.sideEffects.kind === "external" &&
     !spec.sideEffects.confirm &&
     !spec.sideEffects.exemptReason.trim()
   ) {
-    throw new Error(
+    throw new PosternError(
+      "definition-invalid",
       `tool ${spec.name} has external side effects: mark it confirm or give an exemption reason (G14)`,
     );
   }
   if (spec.egress.kind === "exempt" && !spec.egress.reason.trim()) {
-    throw new Error(`tool ${spec.name}: an egress exemption needs a reason`);
+    throw new PosternError("definition-invalid", `tool ${spec.name}: an egress exemption needs a reason`);
   }
   const inputJsonSchema = z.toJSONSchema(spec.input, { io: "input" }) as Record<string, unknown>;
   delete inputJsonSchema.$schema;

@@ -1,6 +1,6 @@
-import type { Usage } from "../model/types.ts";
-import { FAILURE_EVENT } from "../ports/failures.ts";
-import type { StoredRunEvent } from "../store/run-event-repo.ts";
+import type { Usage } from "../model/index.ts";
+import { FAILURE_EVENT } from "../ports/index.ts";
+import type { StoredRunEvent } from "../store/index.ts";
 
 /**
  * A run's trace in the order things happened (run-event `seq`, the append time, unique per run), as
@@ -56,7 +56,7 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         ? { status: "ok", text: "budget ok" }
         : { status: "refused", text: `budget exceeded: ${s(d.reason)}` };
     case "model-request":
-      // Since issue 13 a passed budget check is part of the request (older traces have a budget-check event).
+      // Since budgets were folded into the request, a passed budget check is part of the request (older traces have a budget-check event).
       return {
         status: "info",
         text: `${d.budget === "ok" ? "budget ok; " : ""}model ${s(d.model)} offered [${list(d.tools)}]`,
@@ -74,7 +74,7 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
       };
     }
     case "model-failure":
-      // `lastTry`: the queue will not deliver the round again, so a retryable failure ends the run (issue 21).
+      // `lastTry`: the queue will not deliver the round again, so a retryable failure ends the run.
       return {
         status: "failed",
         text: `model failure ${s(d.reason)}${d.lastTry ? " (last try: the run fails)" : d.retryable ? " (will retry)" : ""}`,

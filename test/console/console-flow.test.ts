@@ -49,7 +49,7 @@ describe("a mail, seen in the console", () => {
   });
 });
 
-describe("SES's delivery events, on the agent's page (issue 21)", () => {
+describe("SES's delivery events, on the agent's page", () => {
   it("shows this agent's bounces, complaints, rejects and delays, newest first, a remote diagnostic as plain text", async () => {
     const fixture = (name: string) =>
       JSON.parse(readFileSync(join(import.meta.dirname, `../fixtures/ses-events/${name}.json`), "utf8"));
@@ -115,7 +115,7 @@ describe("admin edits in the console", () => {
   });
 });
 
-describe("refused admin writes in the console (issue 21)", () => {
+describe("refused admin writes in the console", () => {
   /** The page's text as a reader sees it: tags dropped, entities decoded. */
   const text = async (r: Response) =>
     (await r.text())

@@ -22,7 +22,7 @@ import { quietLogger, waitFor } from "../helpers/pipeline-stack.ts";
 import { CHROMIUM_ARGS, findChromium } from "./browser-env.ts";
 
 /**
- * Issue 21: local approvals work out of the box. The stack started as `npm start` starts it with nothing
+ * Local approvals work out of the box. The stack started as `npm start` starts it with nothing
  * configured (the demo), the console with its default operator: a newcomer mails the demo's refund desk, sees the
  * pending plan, finds its confirm card in the outbox addressed to the console operator, and applies it in Chromium;
  * the refund runs once and the sender is told. (browser.test.ts says how to get Chromium when it is missing.)

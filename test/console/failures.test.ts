@@ -1,4 +1,4 @@
-// Issue 21, G19: every failure ends somewhere a person looks. Each failure class is driven through the whole local
+// G19: every failure ends somewhere a person looks. Each failure class is driven through the whole local
 // pipeline (SMTP → verify → agent-step → outbound → the SES capture) and must end in its state (run or send) with
 // its reason code and SES's or the provider's message, a trace event on the run, the log line its CloudWatch
 // metric counts (test/infra/failure-metrics.test.ts proves the filter matches it), a row in the console and a row

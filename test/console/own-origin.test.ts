@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ConsoleClient, type ConsoleStack, HELPDESK, startConsoleStack, stopAfterAll } from "./harness.ts";
 
 /**
- * Issue 20: the console took its own origin from the request target, so `POST http://evil.example/admin/...
+ * The console took its own origin from the request target, so `POST http://evil.example/admin/...
  * HTTP/1.1` (absolute-form, RFC 9112 §3.2.2) with `Host: 127.0.0.1:<port>` made its origin `http://evil.example`,
  * and `Origin: http://evil.example` then passed the same-origin check. Its origin is now configuration (the URL
  * the stack prints); a target or Host naming anything else is 421 (RFC 9110 §15.5.20). These requests are

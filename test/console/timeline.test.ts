@@ -60,7 +60,7 @@ describe("a run's timeline", () => {
     ).toEqual(["round 1 (6)", "round 2 (2)", "plan-card-sent", "run-finished", "plan-op"]);
   });
 
-  it("a model request that passed the budget says so (issue 13: no separate budget-check event)", () => {
+  it("a model request that passed the budget says so (no separate budget-check event)", () => {
     const items = timeline(
       [ev(1, 1, "model-request", { budget: "ok", model: "m", tools: ["send_email"] })],
       {},

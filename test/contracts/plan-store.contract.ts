@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PlanBook } from "../../shared/agent/plan-ports.ts";
-import type { StoredOperation } from "../../shared/ports/plans.ts";
+import type { PlanBook, StoredOperation } from "../../shared/ports/plans.ts";
 import { fresh } from "./ids.ts";
 
 const AGENT = "shop@agents.example.net";
@@ -13,7 +12,7 @@ const op = (callId: string, input: unknown = { order: "A-1" }): StoredOperation 
 });
 const sealed = (code: string) => ({ code, hash: "h".repeat(64), expiresAtIso: "2026-11-30T12:00:00.000Z" });
 
-/** The plans (plan-ports.ts PlanBook): proposing, sealing with a code, and moving only from the state they are in. */
+/** The plans (shared/ports/plans.ts PlanBook): proposing, sealing with a code, and moving only from the state they are in. */
 export function planStoreContract(make: () => PlanBook | Promise<PlanBook>): void {
   describe("PlanBook", () => {
     it("collects a run's operations in order, each call once, while the plan is open", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../shared/agent/store-ports.ts";
+import type { TraceEvent } from "../../shared/agent/ports.ts";
 import type { AppendResult, StoredRunEvent } from "../../shared/store/run-event-repo.ts";
 import { fresh } from "./ids.ts";
 
@@ -22,7 +22,7 @@ const event = (i: number, data: Record<string, unknown> = { i }): TraceEvent => 
   data,
 });
 
-/** The trace (store-ports.ts RunEventLog, and the list the console and CLI read). */
+/** The trace (shared/agent/ports.ts RunEventLog, and the list the console and CLI read). */
 export function runEventLogContract(make: () => RunEventLogSubject | Promise<RunEventLogSubject>): void {
   describe("RunEventLog", () => {
     it("numbers a run's events in append order, each number once, even when appends race", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewStoredRun, RunTable } from "../../shared/agent/store-ports.ts";
+import type { NewStoredRun, RunTable } from "../../shared/agent/ports.ts";
 import { fresh } from "./ids.ts";
 
 const newRun = (runId = fresh("run")): NewStoredRun => ({
@@ -14,7 +14,7 @@ const newRun = (runId = fresh("run")): NewStoredRun => ({
   correlationId: "ses-1",
 });
 
-/** The run table (store-ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
+/** The run table (shared/agent/ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
 export function runTableContract(make: () => RunTable | Promise<RunTable>): void {
   describe("RunTable", () => {
     it("creates a run once: a second create of its id is refused and changes nothing", async () => {
@@ -49,7 +49,7 @@ export function runTableContract(make: () => RunTable | Promise<RunTable>): void
       expect(await runs.get(runId)).toMatchObject({ round: 3 });
     });
 
-    it("a new run has no transcript; noting one says so (issue 21: the step reads a transcript only then)", async () => {
+    it("a new run has no transcript; noting one says so (the step reads a transcript only then)", async () => {
       const runs = await make();
       const { runId } = newRun();
       await runs.create(newRun(runId));

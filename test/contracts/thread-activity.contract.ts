@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ThreadActivityLog } from "../../shared/agent/store-ports.ts";
+import type { ThreadActivityLog } from "../../shared/agent/ports.ts";
 import { fresh } from "./ids.ts";
 
-/** What an agent did in a thread (store-ports.ts ThreadActivityLog), shown to its later runs in the thread. */
+/** What an agent did in a thread (shared/agent/ports.ts ThreadActivityLog), shown to its later runs in the thread. */
 export function threadActivityContract(make: () => ThreadActivityLog | Promise<ThreadActivityLog>): void {
   describe("ThreadActivityLog", () => {
     it("records a call once, lists a thread's calls oldest first, and keeps agents and threads apart", async () => {

@@ -6,9 +6,8 @@ import {
   type ToolkitItem,
   toolkitItem,
 } from "../../shared/admin/schema.ts";
-import type { MailScope } from "../../shared/agent/mail-scope.ts";
-import type { RunRecord } from "../../shared/agent/ports.ts";
-import type { StoredRun } from "../../shared/agent/store-ports.ts";
+import type { MailScope } from "../../shared/agent/mailbox/mail-scope.ts";
+import type { LoadedRun, StoredRun } from "../../shared/agent/ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import type { InboundEvent } from "../../shared/intake/notification.ts";
@@ -61,7 +60,7 @@ export function admin(extra: Partial<AdminSnapshot> = {}): AdminSnapshot {
 }
 
 /** A run as the step loop sees it (loaded, with its trigger). */
-export function replyRun(extra: Partial<RunRecord> = {}): RunRecord {
+export function replyRun(extra: Partial<LoadedRun> = {}): LoadedRun {
   return {
     runId: "run-1",
     agent: AGENT,
@@ -188,6 +187,6 @@ export function countingTool(
 
 /**
  * The agent's whole archive, as a toolkit with `archiveScope: "agent"` sees it on a scheduled run (no sender): the
- * scope the mailbox tests use when they test the agent and thread bounds (G12) rather than same eyes (issue 14).
+ * scope the mailbox tests use when they test the agent and thread bounds (G12) rather than same eyes.
  */
 export const WHOLE: MailScope = { kind: "agent", sender: null };

@@ -1,5 +1,4 @@
-import type { PlanBook } from "../../shared/agent/plan-ports.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../../shared/ports/plans.ts";
+import type { PlanBook, PlanRecord, PlanState, StoredOperation } from "../../shared/ports/plans.ts";
 import { type MemoryState, memoryState } from "./state.ts";
 import { stored } from "./stored.ts";
 

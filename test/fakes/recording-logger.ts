@@ -24,7 +24,7 @@ export interface RecordingLogger extends KeyedLogger {
 
 /**
  * Keeps every line it is given, with the Powertools-style persistent keys of the moment (vercel/ai's
- * MockLanguageModel is the model: one recorder per interface, reused by every test; STYLE.md §16).
+ * MockLanguageModel is the model: one recorder per interface, reused by every test).
  */
 export function recordingLogger(): RecordingLogger {
   const lines: LogLine[] = [];

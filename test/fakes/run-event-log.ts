@@ -1,4 +1,4 @@
-import type { RunEventLog, TraceEvent } from "../../shared/agent/store-ports.ts";
+import type { RunEventLog, TraceEvent } from "../../shared/agent/ports.ts";
 import {
   type AppendResult,
   MAX_EVENT_BYTES,

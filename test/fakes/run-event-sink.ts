@@ -1,5 +1,4 @@
-import type { RunEventSink } from "../../shared/agent/ports.ts";
-import type { TraceEvent } from "../../shared/agent/store-ports.ts";
+import type { RunEventSink, TraceEvent } from "../../shared/agent/ports.ts";
 
 export type SunkEvent = Omit<TraceEvent, "at"> & { readonly runId: string };
 

@@ -1,4 +1,4 @@
-import type { NewStoredRun, RunTable, StoredRun } from "../../shared/agent/store-ports.ts";
+import type { NewStoredRun, RunTable, StoredRun } from "../../shared/agent/ports.ts";
 import { stored } from "./stored.ts";
 
 /** A row as the run repository keeps it: the port's StoredRun plus the bookkeeping the console and CLI read. */

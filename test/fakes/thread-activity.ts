@@ -1,4 +1,4 @@
-import type { ActivityEntry, ThreadActivityLog } from "../../shared/agent/store-ports.ts";
+import type { ActivityEntry, ThreadActivityLog } from "../../shared/agent/ports.ts";
 import { type MemoryState, memoryState } from "./state.ts";
 
 const pk = (agent: string, threadId: string) => `activity#${agent}#${threadId}`;

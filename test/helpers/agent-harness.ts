@@ -1,7 +1,8 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { buildStepDeps, type StepWiringOptions } from "../../shared/agent/wiring.ts";
+import { configRoundLimit } from "../../shared/admin/index.ts";
+import { buildStepDeps, type StepParts } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
@@ -12,8 +13,9 @@ import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
+import { makePlatform } from "../../shared/store/index.ts";
+import type { ContextResolver } from "../../shared/tool-framework/context-resolver.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
-import type { Resolver } from "../../shared/tool-framework/resolver.ts";
 import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 
@@ -91,12 +93,12 @@ export async function startHarness(opts: {
   leaseMs?: number;
   /** Deployment budgets (G10); unspecified fields keep the config defaults. */
   budgets?: Partial<Budgets>;
-  resolvers?: readonly Resolver[];
+  resolvers?: readonly ContextResolver[];
   egress?: "internal" | "external";
   /** The deployment's restricted data classes (G13, G18). */
   restrictedClasses?: string[];
   /** MCP servers' reach (the local-only setting a test server on 127.0.0.1 needs). */
-  mcp?: StepWiringOptions["mcp"];
+  mcp?: StepParts["mcp"];
 }): Promise<Harness> {
   const emulators = await startEmulators();
   const loaded = {
@@ -113,17 +115,17 @@ export async function startHarness(opts: {
     baseDir: process.cwd(),
   };
   const logger = recordingLogger();
-  const deps = buildStepDeps({
-    resources: emulators.resources,
-    loaded,
+  const platform = makePlatform({ resources: emulators.resources, config: loaded.config, logger });
+  const deps = buildStepDeps(platform, {
     registry: new ToolRegistry(opts.tools),
     secrets: envSecretSource({}),
-    logger,
+    baseDir: loaded.baseDir,
     models: (id) => (id === "demo" ? opts.model : null),
     leaseMs: opts.leaseMs ?? 60_000,
     ...(opts.resolvers ? { resolvers: opts.resolvers } : {}),
     ...(opts.mcp ? { mcp: opts.mcp } : {}),
   });
+
   const { stores } = deps;
   await stores.admin.putAgent({ address: AGENT, name: "Helpdesk", model: "demo", instructions: "Help." });
   for (const kit of opts.toolkits) await stores.admin.putToolkit({ agents: [AGENT], ...kit });
@@ -166,7 +168,7 @@ export async function startHarness(opts: {
         responsibilityId: null,
         sender: routingKey(from),
         threadId,
-        maxRounds: loaded.config.maxToolTurns,
+        maxRounds: configRoundLimit(loaded.config),
         correlationId: ses,
         transcriptKey: `transcripts/${ids.runId}.json`,
       });

@@ -1,3 +1,4 @@
+import { configRoundLimit } from "../../shared/admin/index.ts";
 import type {
   AdminSnapshot,
   AgentItem,
@@ -5,25 +6,25 @@ import type {
   OutboundRuleItem,
   ToolkitItem,
 } from "../../shared/admin/schema.ts";
-import { applyConfirmation } from "../../shared/agent/apply-plan.ts";
-import { budgetNoticeRequest } from "../../shared/agent/budget-notice.ts";
-import { createBudgetGate } from "../../shared/agent/budgets.ts";
-import { planCallChecks, runCallChecks } from "../../shared/agent/call-checks.ts";
-import { confirmNoticeRequest } from "../../shared/agent/confirm-notice.ts";
-import { createContextBuilder } from "../../shared/agent/context-builder.ts";
-import { continueRun } from "../../shared/agent/continue-run.ts";
-import type { ToolResultCache } from "../../shared/agent/dispatch.ts";
-import { egressChannel } from "../../shared/agent/egress-channel.ts";
+import { egressChannel } from "../../shared/agent/channels/egress-channel.ts";
 import type { StepHandlerDeps } from "../../shared/agent/handle-message.ts";
-import { loadRun } from "../../shared/agent/load-run.ts";
-import { createMailbox } from "../../shared/agent/mailbox.ts";
-import { sendPlanCard } from "../../shared/agent/plan-card.ts";
+import { planCallChecks, runCallChecks } from "../../shared/agent/loop/call-checks.ts";
+import { createContextBuilder } from "../../shared/agent/loop/context-builder.ts";
+import type { ToolResultCache } from "../../shared/agent/loop/dispatch.ts";
+import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
+import { toolContextFactory } from "../../shared/agent/loop/tool-context.ts";
+import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
+import { applyConfirmation } from "../../shared/agent/plans/apply-plan.ts";
+import { confirmNoticeRequest } from "../../shared/agent/plans/confirm-notice.ts";
+import { sendPlanCard } from "../../shared/agent/plans/plan-card.ts";
+import { proposeOperation } from "../../shared/agent/plans/propose-operation.ts";
 import type { StepDeps } from "../../shared/agent/ports.ts";
-import { proposeOperation } from "../../shared/agent/propose-operation.ts";
-import { createRunEventSink } from "../../shared/agent/run-event-sink.ts";
-import { runFailures } from "../../shared/agent/run-failure.ts";
-import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
-import { toolContextFactory } from "../../shared/agent/tool-context.ts";
+import { budgetNoticeRequest } from "../../shared/agent/runs/budget-notice.ts";
+import { createBudgetGate } from "../../shared/agent/runs/budgets.ts";
+import { continueRun } from "../../shared/agent/runs/continue-run.ts";
+import { loadRun } from "../../shared/agent/runs/load-run.ts";
+import { createRunEventSink } from "../../shared/agent/runs/run-event-sink.ts";
+import { runFailures } from "../../shared/agent/runs/run-failure.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
@@ -301,7 +302,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
         responsibilityId: null,
         sender: routingKey(from),
         threadId: m.threadId,
-        maxRounds: common.config.maxToolTurns,
+        maxRounds: configRoundLimit(common.config),
         correlationId: ses,
       });
       return ids.runId;

@@ -51,7 +51,7 @@ const VARIANTS: readonly Variant[] = [
   { name: "env-agnostic", config: join(FIXTURES, "create-mode.config.json") },
   // The operator console on: Cognito user pool, groups, domain, client, function URL, SSM parameter.
   { name: "console", config: join(FIXTURES, "console.config.json"), region: "eu-west-1" },
-  // The console without a region, in every SES receiving region (issue 21), in one cfn-lint run: where Lambda has
+  // The console without a region, in every SES receiving region, in one cfn-lint run: where Lambda has
   // no function URLs the template's rule refuses it (infra/function-urls.ts), and cfn-lint must agree on where.
   {
     name: "console-every-region",

@@ -183,7 +183,7 @@ describe("console role: least privilege", () => {
   });
 });
 
-describe("the console function is bounded, and only deployed where function URLs exist (issue 21)", () => {
+describe("the console function is bounded, and only deployed where function URLs exist", () => {
   const console = `${FIXTURES}/console.config.json`;
   const build = (o: Partial<BuildAppOptions>) => {
     const outdir = mkdtempSync(join(tmpdir(), "postern-console-"));

@@ -153,7 +153,7 @@ describe("postern doctor", () => {
     });
   });
 
-  it("without credentials: one line saying so, and no AWS call at all (issue 22)", async () => {
+  it("without credentials: one line saying so, and no AWS call at all", async () => {
     const none = Object.assign(new Error("Could not load credentials from any providers\nmore detail"), {
       name: "CredentialsProviderError",
     });
@@ -198,7 +198,7 @@ describe("postern doctor", () => {
     );
   });
 
-  it("without a region: one line saying how to give it, no help text, exit code 1 (issue 22)", async () => {
+  it("without a region: one line saying how to give it, no help text, exit code 1", async () => {
     const saved = { AWS_REGION: process.env.AWS_REGION, AWS_DEFAULT_REGION: process.env.AWS_DEFAULT_REGION };
     delete process.env.AWS_REGION;
     delete process.env.AWS_DEFAULT_REGION;

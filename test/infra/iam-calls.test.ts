@@ -9,7 +9,7 @@ import {
   secretManagerStore,
   WEBHOOK_EVENT_TYPES,
 } from "../../shared/events/index.ts";
-// Issue 11: IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
+// IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
 // recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
 // evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template
 // deploys them. Every call must be allowed; a table of calls that must never be allowed is checked the same way.
@@ -369,10 +369,11 @@ describe("granted but never exercised", () => {
     "agent-step": {
       ...common("AgentStep", "agentStep"),
       "dynamodb:Query table/messages":
-        "an agent's whole mailbox, for a toolkit widened to the archive (G12, shared/agent/mailbox.ts listByAgent); this scenario reads threads only",
+        "an agent's whole mailbox, for a toolkit widened to the archive (G12, shared/agent/mailbox/mailbox.ts listByAgent); this scenario reads threads only",
       "s3:GetObject bucket/files/*":
-        "attachments and agent files the mailbox tools read (shared/agent/mailbox.ts); this scenario has none",
-      "s3:PutObject bucket/files/*": "files an agent's tools create (shared/agent/mailbox.ts); none here",
+        "attachments and agent files the mailbox tools read (shared/agent/mailbox/mailbox.ts); this scenario has none",
+      "s3:PutObject bucket/files/*":
+        "files an agent's tools create (shared/agent/mailbox/mailbox.ts); none here",
       "secretsmanager:GetSecretValue arn:aws:secretsmanager:eu-west-1:111111111111:secret:postern/mcp/*":
         "an MCP server's bearer token or client secret (shared/mcp/open-session.ts); this scenario registers no server",
     },
@@ -481,7 +482,7 @@ describe("calls that must never be allowed", () => {
     ],
     [
       "agent-step",
-      "list transcripts (a missing one is known from the run item, issue 21)",
+      "list transcripts (a missing one is known from the run item)",
       () => [
         {
           action: "s3:ListBucket",

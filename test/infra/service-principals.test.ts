@@ -1,4 +1,4 @@
-// Issue 11: the calls AWS services make on our behalf, evaluated with AWS's policy logic (iam-simulate) against our
+// The calls AWS services make on our behalf, evaluated with AWS's policy logic (iam-simulate) against our
 // resource policies as the synthesized template deploys them, with the condition keys those services send. Each
 // must be allowed for our account and our rule set, and denied for another account (the confused deputy).
 

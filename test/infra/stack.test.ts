@@ -66,7 +66,7 @@ describe("least privilege per function", () => {
       "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0",
       "arn:<AWS::Partition>:bedrock:eu-west-1:111111111111:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
     ]);
-    // The catalog's model key by name; MCP servers' credentials by their prefix only (shared/mcp/server-item.ts).
+    // The catalog's model key by name; MCP servers' credentials by their prefix only (shared/admin/mcp-server-item.ts).
     expect(grants(statements.agentStep, "secretsmanager:GetSecretValue").sort()).toEqual([
       "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/anthropic-??????",
       "arn:<AWS::Partition>:secretsmanager:eu-west-1:111111111111:secret:postern/mcp/*",
@@ -109,7 +109,7 @@ describe("least privilege per function", () => {
     }
   });
 
-  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404 (issue 21)", () => {
+  it("no function may ListBucket: a missing transcript is known from the run item, never from S3's 404", () => {
     for (const sts of Object.values(statements)) expect(grants(sts, "s3:ListBucket")).toEqual([]);
   });
 
@@ -312,7 +312,7 @@ describe("table keys are pinned", () => {
   });
 });
 
-/** Every work queue with its consumer: the pipeline's three and the delivery events' (issue 21). */
+/** Every work queue with its consumer: the pipeline's three and the delivery events'. */
 const workQueues = () => [
   ...(["verify", "agentStep", "outbound"] as const).map((name) => ({
     name,

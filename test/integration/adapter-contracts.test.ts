@@ -1,7 +1,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import type { RunTable } from "../../shared/agent/store-ports.ts";
+import type { RunTable } from "../../shared/agent/ports.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { InboundRepo } from "../../shared/store/inbound-repo.ts";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { MAX_CALL_ID_CHARS } from "../../shared/agent/dispatch.ts";
-import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/agent/step.ts";
+import { MAX_CALL_ID_CHARS } from "../../shared/agent/loop/dispatch.ts";
+import { MAX_CALLS_PER_ROUND, runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
 import { modelFailure } from "../../shared/model/failure.ts";
 import { scriptTurnIndex } from "../../shared/model/scripted.ts";
 import type { ModelProvider } from "../../shared/model/types.ts";

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runStep, type StepOutcome } from "../../shared/agent/step.ts";
+import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { StepMessage } from "../../shared/messages/agent-step.ts";
 import {

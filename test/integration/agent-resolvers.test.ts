@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runStep } from "../../shared/agent/step.ts";
-import { defineResolver } from "../../shared/tool-framework/resolver.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
+import { defineContextResolver } from "../../shared/tool-framework/context-resolver.ts";
 import { customerProfileResolver, demoOrderBackend } from "../../tools/orders.ts";
 import { counting, type Harness, SENDER, scripted, startHarness } from "../helpers/agent-harness.ts";
 
@@ -17,10 +17,13 @@ const backend = demoOrderBackend([
 async function firstPrompt(opts: {
   granted: boolean;
   egress?: "internal" | "external";
-  extra?: Parameters<typeof defineResolver>[0];
+  extra?: Parameters<typeof defineContextResolver>[0];
 }) {
   const model = counting(scripted([{ text: "done" }]));
-  const resolvers = [customerProfileResolver(backend), ...(opts.extra ? [defineResolver(opts.extra)] : [])];
+  const resolvers = [
+    customerProfileResolver(backend),
+    ...(opts.extra ? [defineContextResolver(opts.extra)] : []),
+  ];
   h = await startHarness({
     tools: [],
     toolkits: opts.granted ? [{ id: "ctx", tools: resolvers.map((r) => r.name) }] : [],
@@ -74,7 +77,7 @@ describe("resolvers (context before the first model call)", () => {
 
   it("G18: a resolver result of a restricted class closes the run's channels before the model sees it", async () => {
     const model = counting(scripted([{ text: "done" }]));
-    const vault = defineResolver({
+    const vault = defineContextResolver({
       name: "vault",
       description: "card on file",
       egress: {

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runStep } from "../../shared/agent/step.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { sendEmailTool } from "../../shared/tool-framework/builtin/send-email.ts";
 import {

@@ -32,7 +32,7 @@ const event = (body: unknown, receives: number): SQSEvent => ({
 });
 
 describe("agent-step handler", () => {
-  it("a retryable model failure on the last delivery ends the run failed with the model's reason (issue 21)", async () => {
+  it("a retryable model failure on the last delivery ends the run failed with the model's reason", async () => {
     const throttled = {
       name: "demo",
       capabilities: { supportsImages: false, supportsDocuments: false },

@@ -148,7 +148,7 @@ describe("postern agents/rules/toolkits/approvers", () => {
     expect((await cli("toolkits", "list")).out).toContain(`default  send_email,read_email  ${SUZIE}`);
   });
 
-  it("sets a toolkit's archive scope and egress hosts (issue 14, G18), refusing a scope that does not exist", async () => {
+  it("sets a toolkit's archive scope and egress hosts (G18), refusing a scope that does not exist", async () => {
     await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
     const add = ["toolkits", "add", "--id", "staff", "--tools", "search_emails", "--agents", SUZIE];
     expect(await cli(...add, "--archive-scope", "everyone")).toMatchObject({
@@ -180,7 +180,7 @@ describe("postern agents/rules/toolkits/approvers", () => {
     expect((await cli("rules", "remove", ...rule)).code).toBe(1);
   });
 
-  it("adds, lists and removes outbound rules, refusing rules for an unknown agent (issue 14)", async () => {
+  it("adds, lists and removes outbound rules, refusing rules for an unknown agent", async () => {
     await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo");
     const allow = ["--agent", SUZIE, "--pattern", "*@Partner.example", "--effect", "allow"];
     // Typed on the command line, lower-cased, and said so (the console and import refuse upper case instead).
@@ -254,7 +254,7 @@ describe("postern agents/rules/toolkits/approvers", () => {
   });
 });
 
-describe("refused admin writes (issue 21): the field named, what would be valid, nothing written", () => {
+describe("refused admin writes: the field named, what would be valid, nothing written", () => {
   const exported = async () => (await cli("admin", "export")).out;
 
   it("agents add: a domain that is not registered and a model that is not in the catalog", async () => {

@@ -186,7 +186,7 @@ describe("propose → confirm → apply (G14), in the local stack", () => {
   });
 
   it("a Czech refusal on top of a colleague's quoted approval applies nothing, and the approver is told what to send", async () => {
-    // Issue 20 part 2: Outlook's plain-text reply in Czech puts `Od:` / `Odesláno:` / `Komu:` / `Předmět:` above
+    // Outlook's plain-text reply in Czech puts `Od:` / `Odesláno:` / `Komu:` / `Předmět:` above
     // the quoted reply-all of a colleague who wrote APPROVE and the code. The refusal is the first line: the rule
     // of position, not a list of header labels, keeps the refund from running.
     const { code, runId } = await proposeRefund("A-1002");

@@ -11,7 +11,7 @@ import type { Resources } from "../../shared/config/resources.ts";
 import { listUncertainSends } from "../../shared/store/send-state-store.ts";
 
 /**
- * Issue 13: killing the local stack in the middle of a burst lost mail the intake had answered `250`. This kills
+ * Killing the local stack in the middle of a burst lost mail the intake had answered `250`. This kills
  * `postern start` (its whole process group, SIGKILL: no graceful stop runs) once the intake has accepted
  * KILL_AFTER of BURST mails, starts it again on the same directory, and expects exactly one reply per accepted
  * mail. The one exception is the outbound's documented at-most-once window: a send the kill caught mid-call to

@@ -17,7 +17,7 @@ import { silentLogger } from "../../shared/logger.ts";
 import { AdminRepo } from "../../shared/store/admin-repo.ts";
 import { grantableNames } from "../../tools/index.ts";
 
-/** Issue 21: the demo's admin state goes through the write check; an operator no card can reach is not its approver. */
+/** The demo's admin state goes through the write check; an operator no card can reach is not its approver. */
 let em: Emulators;
 let clients: AwsClients;
 beforeAll(async () => {

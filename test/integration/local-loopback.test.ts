@@ -7,7 +7,7 @@ import type { Resources } from "../../shared/config/resources.ts";
 import { listeningSockets } from "../helpers/listening-sockets.ts";
 
 /**
- * Issue 20: fauxqs listened on 0.0.0.0, so anyone on the developer's network could read raw mail from the bucket
+ * Fauxqs listened on 0.0.0.0, so anyone on the developer's network could read raw mail from the bucket
  * and put messages on the queues. This starts `postern start` as `npm start` runs it (persisted state, the demo,
  * the console on) and lists every TCP socket its process group listens on, from /proc: each must be bound to
  * 127.0.0.1. The list is the kernel's, not the stack's own idea of its listeners, so a listener added later is

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startLocalStack } from "../../cli/local/stack.ts";
 import { removeStackFile, writeStackFile } from "../../cli/local/stack-file.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
+import { UNKNOWN_OUTCOME_LOG } from "../../shared/ports/failures.ts";
 import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { sendStateStore } from "../../shared/store/send-state-store.ts";
 import { makeStores } from "../../shared/store/stores.ts";

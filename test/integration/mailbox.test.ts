@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { createAttachmentSource, createMailbox } from "../../shared/agent/mailbox.ts";
+import { createAttachmentSource, createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import type { MessageRecord } from "../../shared/ports/messages.ts";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closedChannelCheck, restrictedReadCheck } from "../../shared/agent/channels.ts";
-import { type DispatchDeps, dispatchToolCall } from "../../shared/agent/dispatch.ts";
-import { egressCheck } from "../../shared/agent/egress.ts";
+import { closedChannelCheck, restrictedReadCheck } from "../../shared/agent/channels/channels.ts";
+import { egressCheck } from "../../shared/agent/channels/egress.ts";
+import { type DispatchDeps, dispatchToolCall } from "../../shared/agent/loop/dispatch.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import {
   type DefinitionChange,

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { createMailbox } from "../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { OutboundMessage } from "../../shared/messages/outbound.ts";
 import type { OutboundDeps } from "../../shared/outbound/ports.ts";
-import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../shared/outbound/process.ts";
+import { processOutboundRequest } from "../../shared/outbound/process.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
+import { UNKNOWN_OUTCOME_LOG } from "../../shared/ports/failures.ts";
 import { listUncertainSends, sendPk } from "../../shared/store/send-state-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { WHOLE } from "../fakes/builders.ts";
@@ -62,7 +63,10 @@ function setup() {
   const logger = recordingLogger();
   const clock = { now: new Date("2026-11-29T10:00:00Z") };
   const deps: OutboundDeps = {
-    ...outboundDeps({ stores, ses, config: CONFIG, region: "us-east-1", logger, clock: () => clock.now }),
+    ...outboundDeps(
+      { stores, config: CONFIG, resources: { region: "us-east-1" }, logger, now: () => clock.now },
+      { ses },
+    ),
     inFlightLeaseMs: LEASE_MS,
   };
   return { ses, logger, clock, deps, sesId: (n: number) => `0100-w${tag}-${n}-000000` };

@@ -105,7 +105,7 @@ describe("sesSender", () => {
     "a %i %s is a rejection (retryable: %s): SES answered, nothing was sent",
     async (status, type, retryable) => {
       stubAnswer = { status, type };
-      // SES's own message comes along: it names the fix (issue 21).
+      // SES's own message comes along: it names the fix.
       expect(await send()).toEqual({ kind: "rejected", retryable, code: type, message: "stub" });
     },
   );

@@ -7,7 +7,7 @@ import { recordingLogger } from "../fakes/recording-logger.ts";
 import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 /**
- * Issue 13: what one mail costs must not grow with the deployment. Through the whole local pipeline with every
+ * What one mail costs must not grow with the deployment. Through the whole local pipeline with every
  * SDK call recorded: once a container has loaded the admin state, a mail's path (verify, agent-step, outbound)
  * makes no Scan and no Query without a Limit, whatever the tables hold.
  */
@@ -55,7 +55,7 @@ async function answered(i: number): Promise<void> {
   await new Promise((r) => setTimeout(r, 1500));
 }
 
-describe("a mail's reads (issue 13)", () => {
+describe("a mail's reads", () => {
   it("make no Scan and no unbounded Query once the admin state is loaded", async () => {
     await answered(0);
     calls = [];
@@ -83,7 +83,7 @@ describe("a mail's reads (issue 13)", () => {
           c.call.operation === "GetItem" &&
           JSON.stringify(c.call.input.Key ?? {}).includes(pk),
       ).length;
-    // One round (the reply ends the run, issue 23): one agent-step delivery, one outbound delivery.
+    // One round (the reply ends the run): one agent-step delivery, one outbound delivery.
     expect(gets("agent-step", '"pk":"admin#version"')).toBe(1);
     expect(gets("agent-step", '"runId":"run-')).toBe(1);
     expect(

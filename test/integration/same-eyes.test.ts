@@ -13,7 +13,7 @@ import { type RecordingServer, startRecordingServer } from "../helpers/model-ser
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 /**
- * Same eyes and closed channels (issue 14, G18) through the real pipeline (SMTP intake → verify → agent-step →
+ * Same eyes and closed channels (G18) through the real pipeline (SMTP intake → verify → agent-step →
  * outbound) with a model that obeys every instruction it reads: whatever a sender asks for, their run sees only
  * mail they could already see; a staff toolkit with the agent's whole archive sees more, and then cannot carry it
  * out. Network tools never reach the network here: web_fetch's resolver records the host and fails.
@@ -115,7 +115,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-describe("same eyes through the pipeline (issue 14)", () => {
+describe("same eyes through the pipeline", () => {
   let carolId: string;
   let attachmentId: string;
 

@@ -101,7 +101,7 @@ beforeAll(async () => {
     name: "Help",
     model: "local",
     // The key must reach the server a third time (the 401 that echoes it): the agent works on after its reply
-    // instead of ending the run there (issue 23's default).
+    // instead of ending the run there (the default since a retryable model failure ends the run).
     continueAfterReply: true,
   });
 }, 60_000);

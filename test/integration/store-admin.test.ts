@@ -312,7 +312,7 @@ describe("admin documents", () => {
   });
 });
 
-describe("AdminRepo snapshots (issue 13: read once per admin change, not per mail)", () => {
+describe("AdminRepo snapshots (read once per admin change, not per mail)", () => {
   it("another container's write is seen at once; an edit around the repository within the maximum age", async () => {
     let now = new Date("2026-11-30T12:00:00Z");
     const reader = new AdminRepo({

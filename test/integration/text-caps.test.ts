@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
-import { CURRENT_MAIL_CHARS } from "../../shared/gate/text-cut.ts";
+import { CURRENT_MAIL_CHARS } from "../../shared/mail/text-cut.ts";
 import type { MessageRecord } from "../../shared/ports/messages.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
@@ -13,7 +13,7 @@ import { type RecordingServer, startRecordingServer } from "../helpers/model-ser
 import { startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 /**
- * Text caps (issue 13) through the real pipeline (SMTP intake → verify → agent-step) with a model that obeys every
+ * Text caps through the real pipeline (SMTP intake → verify → agent-step) with a model that obeys every
  * instruction it reads: a ~10 MB plain-text mail (it used to fail: its transcript passed the emulator's request
  * limit, and in AWS the whole of it would have gone to the model) now shows the model its first 64,000 characters,
  * keeps the transcript under 1 MB, and lets the model read on with read_email, which the default toolkit grants;
@@ -115,7 +115,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-describe("text caps through the pipeline (issue 13)", () => {
+describe("text caps through the pipeline", () => {
   let mallory: { messageId: string; msg: MessageRecord };
   let carol: { msg: MessageRecord; run: RunRecord; bytes: number };
 

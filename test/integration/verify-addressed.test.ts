@@ -158,7 +158,7 @@ describe("addressed, once (G2), in the local stack", () => {
     });
     expect(reply.to?.map((a) => a.address)).toEqual([CEO, "cfo@victim.example"]);
     expect(reply.cc ?? []).toEqual([]);
-    // a Cc added on top of a signed one is a second instance: the mail is refused (issue 20)
+    // a Cc added on top of a signed one is a second instance: the mail is refused
     const raw = await signed({ from: CEO, to: [AGENT], cc: ["cfo@victim.example"], subject: "Team note 2" });
     const tampered = Buffer.concat([Buffer.from(`Cc: ${MALLORY}\r\n`), raw]);
     expect(await decision(await relay(tampered, [AGENT], CEO))).toMatchObject({
@@ -174,7 +174,7 @@ describe("addressed, once (G2), in the local stack", () => {
   });
 });
 
-describe("only signed header instances count (issue 20), in the local stack", () => {
+describe("only signed header instances count, in the local stack", () => {
   const threadOf = async (sesMessageId: string) => {
     const d = await decision(sesMessageId);
     const m = d.messageId ? await stores.messages.get(AGENT, d.messageId) : null;

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ApplyRefusal } from "../../shared/agent/apply-plan.ts";
-import type { DispatchReason } from "../../shared/agent/dispatch.ts";
+import type { DispatchReason } from "../../shared/agent/loop/dispatch.ts";
+import type { TurnRefusal } from "../../shared/agent/loop/step.ts";
+import type { ApplyRefusal } from "../../shared/agent/plans/apply-plan.ts";
 import type { ClosedBecause, RunEndReason } from "../../shared/agent/ports.ts";
-import type { ScheduleReason } from "../../shared/agent/schedule.ts";
-import type { TurnRefusal } from "../../shared/agent/step.ts";
+import type { ScheduleReason } from "../../shared/agent/runs/schedule.ts";
 import type { DeliveryReason, UndeliveredReason } from "../../shared/events/index.ts";
 import type { OutboundReachReason } from "../../shared/gate/outbound-reach.ts";
 import type { NotificationReason } from "../../shared/intake/notification.ts";
@@ -23,7 +23,7 @@ import type { ReadAttachmentReason } from "../../shared/tool-framework/builtin/r
 import type { ReadEmailReason } from "../../shared/tool-framework/builtin/read-email.ts";
 import type { SendEmailReason } from "../../shared/tool-framework/builtin/send-email.ts";
 
-// docs/reasons.md is checked against the code both ways (issue 21). Each family's list below is held to the union
+// docs/reasons.md is checked against the code both ways. Each family's list below is held to the union
 // that defines it by the type checker: `covers<U>()(list)` compiles only when `list` holds every member of `U`
 // and nothing else, so a code added to a union fails `npm run check` here until it is listed (and then this test,
 // until it is documented). Tool failure codes written as literals (`toolFailure("...")`) are read from the source.
@@ -253,7 +253,7 @@ const FAMILIES: Record<string, readonly string[]> = {
     ...covers<SenderNoticeOutcome>()(["sent", "already-today", "no-sender", "automatic-mail"]),
   ],
   gate: GATE,
-  // Logged, never a verdict: verify read unsigned threading headers as absent (issue 20).
+  // Logged, never a verdict: verify read unsigned threading headers as absent.
   log: ["threading-unsigned"],
   notification: covers<NotificationReason>()([
     "notification-not-json",
@@ -327,7 +327,7 @@ function documented(): Map<string, string[]> {
   return out;
 }
 
-describe("docs/reasons.md explains every reason code the code can produce (issue 21)", () => {
+describe("docs/reasons.md explains every reason code the code can produce", () => {
   const docs = documented();
 
   it("has exactly the families the code has", () => {

@@ -3,8 +3,8 @@ import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // One value import of zod's `z` object (`import { z } from "zod"`) puts all of zod in a function's bundle, because
-// esbuild cannot tree-shake the members of an object: shared/agent/mailbox.ts doing so kept agent-step at
-// 1,711 KB (1,348 KB with the namespace import, issue 13). `import * as z from "zod"` lets esbuild keep only the
+// esbuild cannot tree-shake the members of an object: shared/agent/mailbox/mailbox.ts doing so kept agent-step at
+// 1,711 KB (1,348 KB with the namespace import). `import * as z from "zod"` lets esbuild keep only the
 // schemas used; `import type { z }` costs nothing.
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -1,4 +1,4 @@
-import type { DuckDuckGoOptions } from "../../net/duckduckgo.ts";
+import type { DuckDuckGoOptions } from "../../net/index.ts";
 import type { Tool } from "../tool.ts";
 import { type CreateFileOptions, makeCreateFileTool } from "./create-file.ts";
 import { makeReadAttachmentTool, type ReadAttachmentOptions } from "./read-attachment.ts";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { decodeText, truncateText } from "../../net/readable-text.ts";
+import { decodeText, truncateText } from "../../net/index.ts";
 import { defineTool, success, type Tool, type ToolContent, type ToolResult, toolFailure } from "../tool.ts";
 
 export interface ReadAttachmentOptions {

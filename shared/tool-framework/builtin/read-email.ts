@@ -1,13 +1,13 @@
 import * as z from "zod";
-import { HTML_ONLY_NOTICE, renderUntrusted } from "../../gate/fence.ts";
-import { cutNote, cutText, READ_EMAIL, READ_EMAIL_CHARS } from "../../gate/text-cut.ts";
+import { HTML_ONLY_NOTICE, renderUntrusted } from "../../gate/index.ts";
+import { cutNote, cutText, READ_EMAIL, READ_EMAIL_CHARS } from "../../mail/index.ts";
 import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 
 /**
  * The JSON of one answer, bytes. A slice is READ_EMAIL_CHARS characters of plain text (~33 KB fenced), but text that
  * JSON escapes or UTF-8 encodes to several bytes per character (quotes, many short lines, CJK) is sliced shorter, so
  * an answer always fits, whole and with its fence closed, under the transcript's tool-result cap (64 KiB,
- * shared/agent/tool-result.ts) instead of being cut there.
+ * shared/agent/loop/tool-result.ts) instead of being cut there.
  */
 export const READ_EMAIL_MAX_BYTES = 48 * 1024;
 /** The shortest slice the byte budget may shrink to (4 bytes a character at worst: always fits). */

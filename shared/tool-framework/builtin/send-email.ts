@@ -1,6 +1,5 @@
 import * as z from "zod";
-import { parseAddrSpec } from "../../mail/recipients.ts";
-import { MAX_SUBJECT_CHARS } from "../../mail/threading.ts";
+import { MAX_SUBJECT_CHARS, parseAddrSpec } from "../../mail/index.ts";
 import type { ToolContext } from "../context.ts";
 import { defineTool, success, type ToolFailure, toolFailure } from "../tool.ts";
 

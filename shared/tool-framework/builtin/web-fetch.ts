@@ -1,6 +1,11 @@
 import * as z from "zod";
-import { readableText, truncateText } from "../../net/readable-text.ts";
-import { type SafeFetchFailure, type SafeFetchOptions, safeFetch } from "../../net/safe-fetch.ts";
+import {
+  readableText,
+  type SafeFetchFailure,
+  type SafeFetchOptions,
+  safeFetch,
+  truncateText,
+} from "../../net/index.ts";
 import {
   defineTool,
   type EgressDeclaration,

@@ -1,7 +1,6 @@
 import * as z from "zod";
-import { type DuckDuckGoOptions, duckDuckGoProvider } from "../../net/duckduckgo.ts";
-import type { SearchProvider, SearchReason } from "../../net/search.ts";
-import { tidyResults } from "../../net/search.ts";
+import type { SearchProvider, SearchReason } from "../../net/index.ts";
+import { type DuckDuckGoOptions, duckDuckGoProvider, tidyResults } from "../../net/index.ts";
 import { defineTool, success, type Tool, type ToolResult, toolFailure } from "../tool.ts";
 import { WEB_EGRESS } from "./web-fetch.ts";
 

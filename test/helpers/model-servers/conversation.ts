@@ -1,6 +1,6 @@
-import type { ModelRequest, ToolSpec } from "../../../shared/model/types.ts";
+import type { ModelRequest, ToolDeclaration } from "../../../shared/model/types.ts";
 
-export const lookupTool: ToolSpec = {
+export const lookupTool: ToolDeclaration = {
   name: "lookup_order",
   description: "Look up an order by number.",
   inputSchema: {

@@ -3,7 +3,7 @@ import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import { AGENT, APPROVER, confirmMessage, countingTool, SENDER, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, stepWorld } from "../../helpers/step-world.ts";
 
-/** applyConfirmation (shared/agent/apply-plan.ts) on the in-memory fakes, from a plan the step loop proposed. */
+/** applyConfirmation (shared/agent/plans/apply-plan.ts) on the in-memory fakes, from a plan the step loop proposed. */
 
 /** A run proposes a refund (a confirm tool) and stops; its card goes to the approver. → the code. */
 async function proposed() {

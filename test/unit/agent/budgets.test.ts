@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createBudgetGate } from "../../../shared/agent/budgets.ts";
+import { createBudgetGate } from "../../../shared/agent/runs/budgets.ts";
 import { deploymentConfig } from "../../../shared/config/schema.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { memoryState } from "../../fakes/state.ts";
@@ -59,7 +59,7 @@ describe("createBudgetGate (G10)", () => {
     });
   });
 
-  it("cached tokens count in full: a warm prompt cache does not stretch a budget (issue 23)", async () => {
+  it("cached tokens count in full: a warm prompt cache does not stretch a budget", async () => {
     const budgets = gate({ tokensPerAgentPerDay: 100 });
     await budgets.afterInference(replyRun(), agent(), {
       inputTokens: 10,

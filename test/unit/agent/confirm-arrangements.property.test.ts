@@ -4,7 +4,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderCard } from "../../../shared/agent/confirm-card.ts";
+import { renderCard } from "../../../shared/agent/plans/confirm-card.ts";
 import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 

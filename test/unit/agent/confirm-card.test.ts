@@ -2,7 +2,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cardText, renderCard } from "../../../shared/agent/confirm-card.ts";
+import { cardText, renderCard } from "../../../shared/agent/plans/confirm-card.ts";
 import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import type { PlanOperation } from "../../../shared/ports/plans.ts";
 

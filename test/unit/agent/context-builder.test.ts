@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ContextSources, createContextBuilder } from "../../../shared/agent/context-builder.ts";
+import { type ContextSources, createContextBuilder } from "../../../shared/agent/loop/context-builder.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { addMessage, MemoryMailboxStore } from "../tools/memory-mailbox-store.ts";
@@ -46,7 +46,7 @@ const firstText = (t: Awaited<ReturnType<ReturnType<typeof builder>["initial"]>>
 const occurrences = (text: string, word: string) => text.split(word).length - 1;
 
 describe("createContextBuilder: thread history", () => {
-  it("reads a body kept on the item as it reads one in S3 (issue 13: short bodies are inline)", async () => {
+  it("reads a body kept on the item as it reads one in S3 (short bodies are inline)", async () => {
     const store = new MemoryMailboxStore();
     const earlier = addMessage(store, { agent: AGENT, threadId: "t", from: CAROL, at: at(1) }, "unused");
     store.messages.records.set(`${earlier.agent}|${earlier.id}`, { ...earlier, body: "INLINE-EARLIER" });
@@ -132,7 +132,7 @@ describe("createContextBuilder: the message answered", () => {
   });
 });
 
-describe("createContextBuilder: text caps (issue 13)", () => {
+describe("createContextBuilder: text caps", () => {
   it("shows the current mail's first 64,000 characters, a note naming read_email and the next offset, and no more", async () => {
     const store = new MemoryMailboxStore();
     const body = `START ${"a".repeat(70_000)} BEYOND-THE-CAP ${"b".repeat(1_000_000)}`;

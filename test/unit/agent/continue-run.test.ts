@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { OpResult } from "../../../shared/agent/apply-plan.ts";
-import { continuationTranscript, continueRun } from "../../../shared/agent/continue-run.ts";
+import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/loop/tool-result.ts";
+import type { OpResult } from "../../../shared/agent/plans/apply-plan.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
-import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/tool-result.ts";
+import { continuationTranscript, continueRun } from "../../../shared/agent/runs/continue-run.ts";
 import type { StepMessage } from "../../../shared/messages/agent-step.ts";
 import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { agent, replyRun, storedRun } from "../../fakes/builders.ts";
@@ -71,7 +71,7 @@ describe("continuing a run after its plan is applied (G14)", () => {
     ]);
   });
 
-  it("notes the continuation's transcript on its run; a redelivery after a crash before the note saves it (issue 21)", async () => {
+  it("notes the continuation's transcript on its run; a redelivery after a crash before the note saves it", async () => {
     const runs = memoryRunTable([storedRun()]);
     const saved = new Map<string, Transcript>([["run-1", original]]);
     let crash = true;
@@ -94,7 +94,7 @@ describe("continuing a run after its plan is applied (G14)", () => {
     expect(saved.get("run-1-applied")?.messages).toHaveLength(3);
   });
 
-  it("an original run whose item says it saved no transcript is not read from the store (issue 21)", async () => {
+  it("an original run whose item says it saved no transcript is not read from the store", async () => {
     const enqueued: StepMessage[] = [];
     const runs = memoryRunTable([]);
     await runs.create({ ...storedRun(), runId: "run-1" });
@@ -122,7 +122,7 @@ describe("continuing a run after its plan is applied (G14)", () => {
   });
 });
 
-describe("an applied operation's result in the continued transcript (issue 13)", () => {
+describe("an applied operation's result in the continued transcript", () => {
   it("is capped like a tool result in the loop", () => {
     const big: OpResult[] = [
       { tool: "export", summary: "Export", result: success({ rows: "r".repeat(500_000) }) },

@@ -1,5 +1,6 @@
 import type { ToolkitItem } from "../../../shared/admin/schema.ts";
-import type { CallCheck, DispatchDeps, DispatchEvent } from "../../../shared/agent/dispatch.ts";
+import type { CallCheck } from "../../../shared/agent/loop/call-check.ts";
+import type { DispatchDeps, DispatchEvent } from "../../../shared/agent/loop/dispatch.ts";
 import type { ToolContext } from "../../../shared/tool-framework/context.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import type { Tool, ToolResult } from "../../../shared/tool-framework/tool.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type CallCheck, dispatchToolCall } from "../../../shared/agent/dispatch.ts";
+import type { CallCheck } from "../../../shared/agent/loop/call-check.ts";
+import { dispatchToolCall } from "../../../shared/agent/loop/dispatch.ts";
 import { defineTool, type SideEffects, success, type Tool } from "../../../shared/tool-framework/tool.ts";
 import { dispatchDeps, kit } from "./dispatch-harness.ts";
 

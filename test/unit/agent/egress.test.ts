@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
-import { egressCheck } from "../../../shared/agent/egress.ts";
+import { egressCheck } from "../../../shared/agent/channels/egress.ts";
+import { dispatchToolCall } from "../../../shared/agent/loop/dispatch.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
@@ -119,7 +119,7 @@ describe("egress gate (G13)", () => {
   });
 });
 
-describe("read_email on an external model (issue 13)", () => {
+describe("read_email on an external model", () => {
   // A cut mail names read_email, so it must work wherever round 1's context goes: it reads only the thread's mail
   // the sender could see (the same text round 1 shows any model), while wider reads stay record content.
   const tools = builtinTools();

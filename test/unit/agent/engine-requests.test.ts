@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
-import { confirmNoticeRequest } from "../../../shared/agent/confirm-notice.ts";
-import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
+import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
+import { confirmNoticeRequest } from "../../../shared/agent/plans/confirm-notice.ts";
+import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
@@ -166,7 +166,7 @@ describe("what the engine asks the outbound function to send", () => {
       },
     });
     make(scheduled, agent(), 1, call, "k", []);
-    // A staff toolkit that granted this call widens its reads to the agent's archive (issue 14).
+    // A staff toolkit that granted this call widens its reads to the agent's archive.
     make(replyRun(), agent(), 2, call, "k2", [kit("staff", ["search_emails"], { archiveScope: "agent" })]);
     const sender = JSON.stringify({ kind: "sender", sender: SENDER });
     expect(scopes).toEqual([

@@ -5,7 +5,7 @@ import {
   type StepHandlerDeps,
 } from "../../../shared/agent/handle-message.ts";
 import type { RoundClaim } from "../../../shared/agent/ports.ts";
-import { RETRIES_EXHAUSTED } from "../../../shared/agent/retries-exhausted.ts";
+import { RETRIES_EXHAUSTED } from "../../../shared/agent/runs/retries-exhausted.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import { admin, replyRun, storedRun } from "../../fakes/builders.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadRun, type RunSources } from "../../../shared/agent/load-run.ts";
-import type { StoredMessage, StoredRun } from "../../../shared/agent/store-ports.ts";
+import type { StoredMessage, StoredRun } from "../../../shared/agent/ports.ts";
+import { loadRun, type RunSources } from "../../../shared/agent/runs/load-run.ts";
 import { AGENT, admin, SENDER, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryRunTable } from "../../fakes/run-table.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { OutboundRuleItem } from "../../../shared/admin/schema.ts";
-import { egressChannel } from "../../../shared/agent/egress-channel.ts";
-import { toolContextFactory } from "../../../shared/agent/tool-context.ts";
+import { egressChannel } from "../../../shared/agent/channels/egress-channel.ts";
+import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
@@ -12,7 +12,7 @@ import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
 /**
- * Outbound reach in the runtime (issue 14): the agent-step's deliver, which every sending tool goes through,
+ * Outbound reach in the runtime: the agent-step's deliver, which every sending tool goes through,
  * checks the recipients against the agent's outbound rules before anything is queued. A scripted model that does
  * whatever a mail told it to stands in for a steered one.
  */
@@ -55,9 +55,9 @@ async function closeChannel(w: W, runId: string): Promise<void> {
   );
 }
 
-describe("deliver checks the outbound rules before queueing (issue 14)", () => {
+describe("deliver checks the outbound rules before queueing", () => {
   it("new-mode mail to a disallowed address is refused whole: nothing queued, the model and the trace see why", async () => {
-    // ops@ is allowed by a rule naming its domain (since issue 20 a sender's run has no default reach), so it is
+    // ops@ is allowed by a rule naming its domain (a sender's run has no default reach), so it is
     // held back only because the attacker in the same request is refused.
     const w = world(
       [
@@ -159,7 +159,7 @@ describe("deliver checks the outbound rules before queueing (issue 14)", () => {
     expect(outbound(alone)).toEqual([expect.objectContaining({ mode: "reply", channelClosed: true })]);
   });
 
-  it("issue 20: a sender's run cannot write new mail to staff at the operator's domain unless a rule names them", async () => {
+  it("a sender's run cannot write new mail to staff at the operator's domain unless a rule names them", async () => {
     const STAFF = "staff@agents.example.net";
     const phish = send({ mode: "new", to: [STAFF], subject: "Action needed", body: "Log in at the link." });
     const w = world([phish, send({ mode: "reply", cc: [STAFF], body: "Cc'ing staff." })]);

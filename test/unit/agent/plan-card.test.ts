@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { cardAddressees, cardSubject, PLAN_TTL_MS, sendPlanCard } from "../../../shared/agent/plan-card.ts";
+import {
+  cardAddressees,
+  cardSubject,
+  PLAN_TTL_MS,
+  sendPlanCard,
+} from "../../../shared/agent/plans/plan-card.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import type { PlanRecord } from "../../../shared/ports/plans.ts";
 import { AGENT, admin, agent, replyRun, SENDER } from "../../fakes/builders.ts";

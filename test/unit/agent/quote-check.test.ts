@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runCallChecks } from "../../../shared/agent/call-checks.ts";
-import { dispatchToolCall } from "../../../shared/agent/dispatch.ts";
-import { acceptedText, quoteCheck } from "../../../shared/agent/quote-check.ts";
+import { runCallChecks } from "../../../shared/agent/loop/call-checks.ts";
+import { dispatchToolCall } from "../../../shared/agent/loop/dispatch.ts";
+import { acceptedText, quoteCheck } from "../../../shared/agent/loop/quote-check.ts";
 import type { Message } from "../../../shared/model/types.ts";
 import { recordFactTool } from "../../../shared/tool-framework/builtin/record-fact.ts";
 import type { ToolContext } from "../../../shared/tool-framework/context.ts";
@@ -55,7 +55,7 @@ describe("quote check (G15)", () => {
   });
 });
 
-describe("acceptedText: what a run may quote (G15, issue 13)", () => {
+describe("acceptedText: what a run may quote (G15)", () => {
   const fence = (direction: "in" | "out", body: string, nonce = "cd".repeat(12)) => ({
     id: "m1",
     direction,
@@ -113,7 +113,7 @@ describe("acceptedText: what a run may quote (G15, issue 13)", () => {
   });
 });
 
-describe("the run's quote check takes what read_email showed (G15, issue 13)", () => {
+describe("the run's quote check takes what read_email showed (G15)", () => {
   const registry = new ToolRegistry([recordFactTool]);
   const checks = runCallChecks({
     config: config(),

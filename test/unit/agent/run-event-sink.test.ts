@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createRunEventSink } from "../../../shared/agent/run-event-sink.ts";
-import type { ActivityEntry } from "../../../shared/agent/store-ports.ts";
+import type { ActivityEntry } from "../../../shared/agent/ports.ts";
+import { createRunEventSink } from "../../../shared/agent/runs/run-event-sink.ts";
 import { AGENT, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryRunEventLog } from "../../fakes/run-event-log.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type FailedRun, runFailures } from "../../../shared/agent/run-failure.ts";
-import { runStep } from "../../../shared/agent/step.ts";
+import { runStep } from "../../../shared/agent/loop/step.ts";
+import type { FailedRun } from "../../../shared/agent/ports.ts";
+import { runFailures } from "../../../shared/agent/runs/run-failure.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
 import type { ModelResult } from "../../../shared/model/types.ts";
 import { AGENT, SENDER } from "../../fakes/builders.ts";
@@ -8,7 +9,7 @@ import { recordingFailures } from "../../fakes/failures.ts";
 import { memoryState } from "../../fakes/state.ts";
 import { stepWorld } from "../../helpers/step-world.ts";
 
-/** runFailures (shared/agent/run-failure.ts) over the state fake: the once-a-day mark is a conditional put. */
+/** runFailures (shared/agent/runs/run-failure.ts) over the state fake: the once-a-day mark is a conditional put. */
 function world(opts: { automatic?: boolean } = {}) {
   const clock = { now: new Date("2026-11-29T10:00:00Z") };
   const state = memoryState({ now: () => clock.now });

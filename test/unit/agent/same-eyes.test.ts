@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { closedChannelCheck, restrictedReadCheck } from "../../../shared/agent/channels.ts";
-import { createContextBuilder } from "../../../shared/agent/context-builder.ts";
-import { egressChannel } from "../../../shared/agent/egress-channel.ts";
-import { type MailScope, scopeForCall } from "../../../shared/agent/mail-scope.ts";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import { closedChannelCheck, restrictedReadCheck } from "../../../shared/agent/channels/channels.ts";
+import { egressChannel } from "../../../shared/agent/channels/egress-channel.ts";
+import { createContextBuilder } from "../../../shared/agent/loop/context-builder.ts";
+import { type MailScope, scopeForCall } from "../../../shared/agent/mailbox/mail-scope.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import type { ChannelState } from "../../../shared/agent/ports.ts";
 import { makeWebFetchTool } from "../../../shared/tool-framework/builtin/web-fetch.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
@@ -16,7 +16,7 @@ import { addMessage, MemoryMailboxStore } from "../tools/memory-mailbox-store.ts
 import { AGENT, kit } from "./dispatch-harness.ts";
 
 /**
- * Same eyes (issue 14) and closed channels (G18) on the fakes: what a run's mailbox, thread memory and network
+ * Same eyes and closed channels (G18) on the fakes: what a run's mailbox, thread memory and network
  * tools may do, for each scope. The pipeline test (test/integration/same-eyes.test.ts) runs the same through SMTP.
  */
 

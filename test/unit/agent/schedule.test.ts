@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSchedule } from "../../../shared/agent/schedule.ts";
+import { parseSchedule } from "../../../shared/agent/runs/schedule.ts";
 
 const due = (expr: string, at: string) => {
   const s = parseSchedule(expr);

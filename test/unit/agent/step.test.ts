@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { runStep } from "../../../shared/agent/step.ts";
+import { runStep } from "../../../shared/agent/loop/step.ts";
 import { MAX_CARRIED_RESULT_BYTES, type StepMessage } from "../../../shared/messages/agent-step.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import {
@@ -12,7 +12,7 @@ import {
 import { APPROVER, countingTool, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, type StepWorldOptions, stepWorld } from "../../helpers/step-world.ts";
 
-/** runStep (shared/agent/step.ts) on the in-memory fakes: every rule real, no emulator. */
+/** runStep (shared/agent/loop/step.ts) on the in-memory fakes: every rule real, no emulator. */
 
 const lookup = [{ toolCalls: [{ name: "lookup_order", input: { note: "1234" } }] }, { text: "done" }];
 
@@ -54,7 +54,7 @@ describe("runStep", () => {
       },
     ];
     expect(w.queue.bodies(QUEUES.agentStep)).toEqual([{ runId, round: 2, results }]);
-    // One transcript write per round (issue 13): the turn; its results ride with the next round's message.
+    // One transcript write per round: the turn; its results ride with the next round's message.
     const t = await w.transcripts.load(runId);
     expect(t?.lastRound).toBe(1);
     expect(t?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -269,7 +269,7 @@ describe("runStep", () => {
   });
 });
 
-describe("a missing transcript is known from the run item, never from the store (issue 21)", () => {
+describe("a missing transcript is known from the run item, never from the store", () => {
   const loads = (w: ReturnType<typeof world>) => {
     const seen = { loads: 0 };
     const deps = {
@@ -340,7 +340,7 @@ describe("a missing transcript is known from the run item, never from the store 
   });
 });
 
-describe("what a step message knows about its run (issue 13: reads skipped, heeded only on a first claim)", () => {
+describe("what a step message knows about its run (reads skipped, heeded only on a first claim)", () => {
   const counting = (w: ReturnType<typeof world>) => {
     const seen = { loads: 0, afterRuns: 0 };
     const deps = {

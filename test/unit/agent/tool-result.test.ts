@@ -4,10 +4,10 @@ import {
   MAX_ERROR_DETAIL_CHARS,
   MAX_RESULT_TEXT_BYTES,
   toModelToolResult,
-} from "../../../shared/agent/tool-result.ts";
+} from "../../../shared/agent/loop/tool-result.ts";
 import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 
-// Issue 13: no single tool result can grow the transcript (and every later model request) past its cap.
+// No single tool result can grow the transcript (and every later model request) past its cap.
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 const shown = (r: ReturnType<typeof toModelToolResult>) =>

@@ -6,7 +6,7 @@ import {
   type RunGateInput,
   type ToolGateReason,
   toolsForRun,
-} from "../../../shared/agent/toolkits.ts";
+} from "../../../shared/agent/loop/toolkits.ts";
 import { routingKey } from "../../../shared/gate/address.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import { defineTool, success, type Tool } from "../../../shared/tool-framework/tool.ts";
@@ -207,10 +207,10 @@ describe("toolkit gate (G11)", () => {
     const name = row.tool ?? "lookup";
     const decision = checkToolCall(input, name);
     if (row.expect.allowed) {
-      expect(decision).toMatchObject({ allowed: true, toolkits: row.expect.via });
-      expect(decision.allowed && decision.tool.name).toBe(name);
+      expect(decision).toMatchObject({ ok: true, toolkits: row.expect.via });
+      expect(decision.ok && decision.tool.name).toBe(name);
     } else {
-      expect(decision).toEqual({ allowed: false, reason: row.expect.reason });
+      expect(decision).toEqual({ ok: false, reason: row.expect.reason });
     }
     // What is offered and what dispatch admits are the same decision: a tool is offered iff it may be called.
     expect(toolsForRun(input).some((t) => t.name === name)).toBe(row.expect.allowed);
@@ -224,9 +224,9 @@ describe("toolkit gate (G11)", () => {
     const staff = reply("dana@staff.example");
     expect(toolsForRun(gate(customer, toolkits)).map((t) => t.name)).toEqual([]);
     expect(toolsForRun(gate(staff, toolkits)).map((t) => t.name)).toEqual(["lookup"]);
-    expect(checkToolCall(gate(staff, toolkits), "lookup")).toMatchObject({ allowed: true });
+    expect(checkToolCall(gate(staff, toolkits), "lookup")).toMatchObject({ ok: true });
     expect(checkToolCall(gate(customer, toolkits), "lookup")).toEqual({
-      allowed: false,
+      ok: false,
       reason: "tool-sender-denied",
     });
     expect(toolsForRun(gate(customer, toolkits)).map((t) => t.name)).toEqual([]);

@@ -6,7 +6,7 @@ import { runCli } from "../../../cli/run-cli.ts";
 /**
  * Every command, taken from commander's own definitions (a new command is covered without touching this file),
  * run with bad input: a usage error exits 2 with one line on stderr that names the command's usage, never a
- * stack trace or the whole help (issue 22, clig.dev).
+ * stack trace or the whole help (clig.dev).
  */
 async function cli(argv: string[], env: NodeJS.ProcessEnv = {}, program?: Command) {
   let out = "";

@@ -4,7 +4,7 @@ import { MAX_LIST_ELEMENTS, parseAddressList } from "../../../shared/gate/addres
 
 const addresses = (value: string) => parseAddressList(value).mailboxes.map((m) => m.address);
 
-describe("parseAddressList: To and Cc by G2's strict parser (issue 20)", () => {
+describe("parseAddressList: To and Cc by G2's strict parser", () => {
   it.each([
     ["one plain address", "a@example.com", ["a@example.com"]],
     [

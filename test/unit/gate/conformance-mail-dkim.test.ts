@@ -81,7 +81,7 @@ const EXPECTED: Record<string, string> = {
   "badkey_15.txt": "dkim-misaligned",
   // two Date fields: AT&T's relay ("Date has been added by Maillennium") put an unsigned Date above the
   // signed one. Exactly the shape the single-instance rule refuses, before the signature is looked at: readers
-  // show the top Date, the signature covers the bottom one (issue 20)
+  // show the top Date, the signature covers the bottom one
   "good_ietf00_1.txt": "header-duplicated",
   "good_ietf00_2.txt": "header-duplicated",
   "good_ietf00_3.txt": "header-duplicated",

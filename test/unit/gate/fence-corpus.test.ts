@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderMessage } from "../../../shared/gate/fence.ts";
-import { normaliseUntrusted } from "../../../shared/gate/unicode.ts";
+import { normaliseUntrusted } from "../../../shared/mail/unicode.ts";
 
 const dir = join(import.meta.dirname, "../../fixtures/injection");
 const contexts = readFileSync(join(dir, "bipia/email_test.head5.jsonl"), "utf8")

@@ -10,7 +10,7 @@ import {
   renderRefusal,
   renderUntrusted,
 } from "../../../shared/gate/fence.ts";
-import { normaliseUntrusted } from "../../../shared/gate/unicode.ts";
+import { normaliseUntrusted } from "../../../shared/mail/unicode.ts";
 
 const fixed = (byte: number) => (n: number) => new Uint8Array(n).fill(byte);
 const NONCE = "ab".repeat(12);

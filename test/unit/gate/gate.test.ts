@@ -188,7 +188,7 @@ describe("gateMessage", () => {
       reason: "bounce",
     });
     const a = admin({ agents: [agent("helpdesk@agents.example.net", { acceptAutoSubmitted: true })] });
-    // Accepted, and marked automatic: the run it starts never mails its sender unasked (G6, issue 21).
+    // Accepted, and marked automatic: the run it starts never mails its sender unasked (G6).
     expect((await run(auto, ["helpdesk@agents.example.net"], { admin: a }))[0]).toMatchObject({
       verdict: "accept",
       automatic: true,
@@ -361,7 +361,7 @@ describe("gateMessage", () => {
         Buffer.from("To: helpdesk@agents.example.net\r\n"),
         await signedFor("mallory@evil.example", [], ["from", "to", "subject"]),
       ]);
-      // a second To is never read at all (issue 20: single-instance fields)
+      // a second To is never read at all (single-instance fields)
       expect((await run(prepended, helpdesk))[0]).toMatchObject({
         verdict: "refuse",
         reason: "header-duplicated",
@@ -371,7 +371,7 @@ describe("gateMessage", () => {
     });
 
     const own = () => resolverFor(zoneFor(keys, ["example.com", "agents.example.net"]));
-    it("mail proven to come from the agent itself is dropped as self-sender, never notified (issue 20)", async () => {
+    it("mail proven to come from the agent itself is dropped as self-sender, never notified", async () => {
       for (const from of ["Help <helpdesk@agents.example.net>", "HelpDesk+loop@Agents.Example.NET"]) {
         const raw = await signWith(
           keys,
@@ -394,7 +394,7 @@ describe("gateMessage", () => {
       expect((await run(sales, helpdesk, { resolver: own() }))[0]?.verdict).toBe("accept");
     });
 
-    it("an encoded-word is display text, never the agent's address (issue 20)", async () => {
+    it("an encoded-word is display text, never the agent's address", async () => {
       const encoded = await signedFor("=?UTF-8?Q?Mallory_=3Chelpdesk=40agents.example.net=3E?=");
       expect((await run(encoded, helpdesk))[0]?.reason).toBe("not-addressed");
     });

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type HeaderField,
+  type HeaderEntry,
   inboundHop,
   type LoopGuardOptions,
   loopGuard,
 } from "../../../shared/gate/loop-guard.ts";
 
-const h = (key: string, value: string): HeaderField => ({ key, value });
+const h = (key: string, value: string): HeaderEntry => ({ key, value });
 const base = [h("from", "a@x.org"), h("subject", "hi"), h("content-type", "text/plain")];
 const sender = "a@x.org";
 const NONE: LoopGuardOptions = { acceptAutoSubmitted: false, acceptListMail: false };

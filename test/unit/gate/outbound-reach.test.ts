@@ -62,7 +62,7 @@ describe("outboundAllowed: the rules' algebra on routing keys", () => {
   });
 
   it.each([
-    // Issue 20: a run an outside sender started has no default reach; the operator's own domains included.
+    // A run an outside sender started has no default reach; the operator's own domains included.
     [[], "staff@agents.example.net", false],
     [[], "Staff+Tag@Agents.Example.NET", false],
     [[], "x@staff.example.org", false],
@@ -177,7 +177,7 @@ describe("checkOutboundReach", () => {
     ).toMatchObject({ ok: false, refused: ["ceo@partner.example"] });
   });
 
-  describe("a run an outside sender started writes only to the mail it answers, unless a rule names more (issue 20)", () => {
+  describe("a run an outside sender started writes only to the mail it answers, unless a rule names more", () => {
     const STAFF = "staff@agents.example.net";
 
     it("new mail to the operator's own domain is refused without a rule naming it, in every field", () => {

@@ -157,7 +157,7 @@ describe("From field pitfalls", () => {
     expect(await refusal(raw)).toBe("header-duplicated");
   });
 
-  // Issue 20: DKIM covers the bottom-most instance; readers take the top one. One more instance of any
+  // DKIM covers the bottom-most instance; readers take the top one. One more instance of any
   // single-instance field, above or below, in any case, refuses the mail before a key is looked up.
   it.each(["Message-ID", "In-Reply-To", "References", "Date", "To", "Cc", "Subject", "From"])(
     "refuses a second %s, prepended or appended, before any DNS lookup",

@@ -47,7 +47,7 @@ describe("processInbound", () => {
     expect(run).toMatchObject({ agent: AGENT, kind: "reply", sender: "alice@example.com", state: "running" });
     const stored = await w.messages.get(AGENT, String(run?.messageId));
     expect(stored).toMatchObject({ from: "alice@example.com", fromName: "Alice", threadId: run?.threadId });
-    // A short body is kept on the item (issue 13), not written to S3.
+    // A short body is kept on the item, not written to S3.
     expect(stored?.body).toContain("Where is my order 1234?");
     expect(await w.blobs.getText(String(stored?.bodyKey))).toBeNull();
     expect(await w.inbound.get("ses-1", AGENT)).toMatchObject({

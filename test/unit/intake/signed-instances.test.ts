@@ -12,7 +12,7 @@ import {
 import { verifyWorld } from "../../helpers/verify-world.ts";
 
 /**
- * Issue 20, the replay family: only signed header instances count. Mallory was in the signed Cc of the CEO's
+ * The replay family: only signed header instances count. Mallory was in the signed Cc of the CEO's
  * mail to the agent; she re-sends it with headers added on top. A DKIM signature covers the bottom-most
  * instance of each field h= names (RFC 6376 §5.4.2), so anything she adds is unproven: a second instance of a
  * single-instance field refuses the mail, an unsigned threading field is read as absent, and the replay key is
@@ -57,7 +57,7 @@ const ceoMail = (headers: string[], extra: Partial<MessageParts> = {}) =>
     headers,
   );
 
-describe("a replayed mail with headers added on top (issue 20)", () => {
+describe("a replayed mail with headers added on top", () => {
   it.each([
     ["a prepended Message-ID", ["Message-ID: <fresh@evil.example>"]],
     ["a prepended Date", ["Date: Mon, 30 Nov 2026 09:00:00 +0000"]],

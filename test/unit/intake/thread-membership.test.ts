@@ -4,7 +4,7 @@ import type { MessageParts } from "../../helpers/dkim-test-keys.ts";
 import { verifyWorld } from "../../helpers/verify-world.ts";
 
 /**
- * Thread membership (issue 14, thread grafting) on the in-memory fakes, through processInbound with the real gate
+ * Thread membership (thread grafting) on the in-memory fakes, through processInbound with the real gate
  * and real DKIM: a mail joins the thread its headers name only when its proven sender already took part in it.
  */
 

@@ -14,7 +14,7 @@ async function inbound(name: string) {
   return parsed.mail;
 }
 
-/** A field's addresses as the gate reads them: the strict parser, never postal-mime's (issue 20). */
+/** A field's addresses as the gate reads them: the strict parser, never postal-mime's. */
 const listed = (mail: ParsedMail, name: "to" | "cc") =>
   parseAddressList(mail.headers.find((h) => h.key === name)?.value ?? "").mailboxes.map((m) => m.address);
 

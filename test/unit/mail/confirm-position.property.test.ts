@@ -1,4 +1,4 @@
-// G14, issue 20 part 2: a confirmation is a rule of position. Replies are generated in random scripts, with a
+// G14: a confirmation is a rule of position. Replies are generated in random scripts, with a
 // header block whose labels are random words in random scripts (no list of languages can know them), the card and
 // a colleague's `APPROVE <code>` quoted in random layouts (plain, `>`, Notes' run-together header, HTML divs,
 // tables, blockquotes, bottom-posted). Nothing applies unless the first line the approver typed is the
@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { convert } from "html-to-text";
 import { describe, expect, it } from "vitest";
-import { renderCard } from "../../../shared/agent/confirm-card.ts";
+import { renderCard } from "../../../shared/agent/plans/confirm-card.ts";
 import { formatCode, readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 

@@ -93,7 +93,7 @@ function wholeBody(shape: Shape, body: string): string {
   return shape.format === "html" ? convert(body, { wordwrap: false }) : body;
 }
 
-/** The nine languages whose Outlook header block first let a refusal on top approve (issue 20, round three). */
+/** The nine languages whose Outlook header block first let a refusal on top approve (round three). */
 const ROUND_THREE = ["cs", "el", "he", "ar", "uk", "ro", "vi", "id", "th"];
 
 describe("approval reply shapes", () => {

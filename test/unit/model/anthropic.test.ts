@@ -81,7 +81,7 @@ describe("anthropic adapter", () => {
     const body = JSON.parse(req?.body ?? "");
     expect(body.model).toBe("claude-sonnet-4-5");
     expect(body.max_tokens).toBe(512);
-    // Prompt caching (issue 23): the API renders tools, system, messages; one breakpoint on the system block caches
+    // Prompt caching: the API renders tools, system, messages; one breakpoint on the system block caches
     // tools and system for the agent's next run.
     expect(body.system).toEqual([
       { type: "text", text: "You are the helpdesk agent.", cache_control: { type: "ephemeral" } },

@@ -84,7 +84,7 @@ describe("bedrock converse adapter", () => {
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request, /,
     );
     const body = JSON.parse(req?.body ?? "");
-    // Prompt caching (issue 23): a checkpoint after the tools and after the system prompt, the prefix every run of
+    // Prompt caching: a checkpoint after the tools and after the system prompt, the prefix every run of
     // the agent shares; serialised by the real SDK, so a shape its model does not know could not get here.
     expect(body.system).toEqual([
       { text: "You are the helpdesk agent." },

@@ -5,7 +5,7 @@ import { readDeliveryEvent, recordDeliveryEvent } from "../../../shared/outbound
 import type { DeliveryEvent } from "../../../shared/ports/delivery-events.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
-// The recording core of issue 21 on SES's published event shapes (test/fixtures/ses-events, from the SES Developer
+// The delivery-event recording core (G19) on SES's published event shapes (test/fixtures/ses-events, from the SES Developer
 // Guide's examples), as SNS delivers them and as EventBridge wraps them.
 
 const DIR = resolve(import.meta.dirname, "../../fixtures/ses-events");
@@ -83,7 +83,7 @@ const EXPECTED: [string, string, DeliveryEvent][] = [
   ],
 ];
 
-describe("reading SES's event records (issue 21)", () => {
+describe("reading SES's event records", () => {
   it.each(EXPECTED)(
     "%s: the agent (the From address), kind, time, message, SES's detail and recipients",
     (name, _t, event) => {
@@ -122,7 +122,7 @@ describe("reading SES's event records (issue 21)", () => {
   });
 });
 
-describe("recording one (issue 21)", () => {
+describe("recording one", () => {
   const log = () => {
     const events: DeliveryEvent[] = [];
     return { events, record: async (e: DeliveryEvent) => void events.push(e) };

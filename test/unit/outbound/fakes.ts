@@ -14,7 +14,7 @@ import { recordingFailures } from "../../fakes/failures.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryStateStore } from "../../fakes/send-state.ts";
 
-/** Declarative fakes of the outbound ports that record their calls (STYLE.md §6). */
+/** Declarative fakes of the outbound ports that record their calls, like mailauth's DNS zone helper that keeps `calls`. */
 
 export const CONFIG = deploymentConfig.parse({
   domains: ["agents.example.com"],

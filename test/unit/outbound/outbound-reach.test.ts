@@ -6,7 +6,7 @@ import { processOutboundRequest } from "../../../shared/outbound/process.ts";
 import { HELPDESK, newRequest, replyRequest, world } from "./fakes.ts";
 
 /**
- * The outbound function re-checks outbound reach from the admin table (issue 14), whatever agent-step queued: a
+ * The outbound function re-checks outbound reach from the admin table, whatever agent-step queued: a
  * request the agent's outbound rules refuse is failed whole, before anything is composed, stored or sent.
  * INBOUND: alice@example.com wrote to the agent and bob@example.com, Cc carol@example.org.
  */
@@ -81,7 +81,7 @@ describe("outbound reach, re-checked in the outbound function", () => {
     );
   });
 
-  it("issue 20: a sender's run (stamped, or unstamped: the narrower reading) reaches staff only by a rule naming them", async () => {
+  it("a sender's run (stamped, or unstamped: the narrower reading) reaches staff only by a rule naming them", async () => {
     const staff = { to: ["staff@agents.example.com"] };
     const line = await refusedWhole(ruled(), fresh({ ...staff, startedBy: "sender" }));
     expect(line).toContain("staff@agents.example.com");

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { budgetNoticeRequest } from "../../../shared/agent/budget-notice.ts";
+import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
 import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { noticeRequest } from "../../../shared/messages/outbound.ts";
-import { processOutboundRequest, UNKNOWN_OUTCOME_LOG } from "../../../shared/outbound/process.ts";
+import { processOutboundRequest } from "../../../shared/outbound/process.ts";
+import { UNKNOWN_OUTCOME_LOG } from "../../../shared/ports/failures.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { HELPDESK, INBOUND, newRequest, recordingSes, replyRequest, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";

@@ -42,6 +42,7 @@ describe("checkDocument", () => {
     const doc = { accessRules: [{ agent: S, pattern: "*@evil.example", effect: "deny" }] };
     expect(checkDocument(doc, none)).toEqual({
       ok: false,
+      reason: "invalid-document",
       issues: [{ path: "accessRules[0].agent", message: `no agent ${S} (add it under "agents")` }],
     });
     const stored = { ...EMPTY_ADMIN, agents: [agentItem.parse(suzie)] };
@@ -61,7 +62,7 @@ describe("checkDocument", () => {
   });
 });
 
-describe("checkDocument against the deployment (issue 21)", () => {
+describe("checkDocument against the deployment", () => {
   it("refuses an agent at a domain that is not registered, naming the registered ones", () => {
     const r = checkDocument({ agents: [{ ...suzie, address: "bad@other.com" }] }, none);
     expect(issuesOf(r)).toEqual([

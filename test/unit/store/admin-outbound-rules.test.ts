@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { checkDocument } from "../../../shared/admin/document.ts";
 import {
   type AdminTable,
-  type Item,
   readAccessRules,
   readAgents,
   readApprovers,
@@ -15,11 +14,12 @@ import {
 import { type AdminTables, exportAdminDocument, importAdminDocument } from "../../../shared/admin/sync.ts";
 import { TABLES } from "../../../shared/config/tables.ts";
 import { outboundAllowed } from "../../../shared/gate/outbound-reach.ts";
+import type { Item } from "../../../shared/ports/state.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { EMPTY_ADMIN, testCatalog } from "../../helpers/admin-catalog.ts";
 
 /**
- * Outbound rules as admin state (issue 14): validated on read and failing closed, checked as part of a document,
+ * Outbound rules as admin state: validated on read and failing closed, checked as part of a document,
  * and imported in an order that never lets mail out further than the state before or the state after.
  */
 
@@ -76,6 +76,7 @@ describe("outbound rules in an admin document", () => {
     const rule = { agent: A, pattern: "*@partner.example", effect: "allow" };
     expect(checkDocument({ outboundRules: [rule] }, none)).toEqual({
       ok: false,
+      reason: "invalid-document",
       issues: [{ path: "outboundRules[0].agent", message: `no agent ${A} (add it under "agents")` }],
     });
     const twice = checkDocument(

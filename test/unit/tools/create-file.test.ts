@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import { makeCreateFileTool, sanitizeFilename } from "../../../shared/tool-framework/builtin/create-file.ts";
 import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
 import { WHOLE } from "../../fakes/builders.ts";

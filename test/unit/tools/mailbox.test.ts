@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { WHOLE } from "../../fakes/builders.ts";
 import { type MemoryMessages, memoryMessages } from "../../fakes/messages.ts";

@@ -1,4 +1,4 @@
-import type { MailboxStore } from "../../../shared/agent/mailbox.ts";
+import type { MailboxStore } from "../../../shared/agent/mailbox/mailbox.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import { memoryBlobs } from "../../fakes/blobs.ts";
 import { memoryMessages } from "../../fakes/messages.ts";

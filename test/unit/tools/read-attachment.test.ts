@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import { makeReadAttachmentTool } from "../../../shared/tool-framework/builtin/read-attachment.ts";
 import type { ToolContent } from "../../../shared/tool-framework/tool.ts";
 import { WHOLE } from "../../fakes/builders.ts";

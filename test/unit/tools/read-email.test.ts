@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { MailScope } from "../../../shared/agent/mail-scope.ts";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import type { MailScope } from "../../../shared/agent/mailbox/mail-scope.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import { HTML_ONLY_NOTICE } from "../../../shared/gate/fence.ts";
 import type { MessageRecord } from "../../../shared/ports/messages.ts";
 import {
@@ -11,7 +11,7 @@ import type { ToolContext } from "../../../shared/tool-framework/context.ts";
 import { addMessage, MemoryMailboxStore } from "./memory-mailbox-store.ts";
 import { toolContext } from "./tool-context.ts";
 
-// read_email (issue 13): reads on in a cut mail, one bounded, fenced slice at a time, only within the run's thread
+// read_email: reads on in a cut mail, one bounded, fenced slice at a time, only within the run's thread
 // and only what the run's sender could see (G12, same eyes), whatever scope a toolkit widened the call to.
 
 const A = "helpdesk@agents.example.net";

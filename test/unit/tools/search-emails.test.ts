@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMailbox } from "../../../shared/agent/mailbox.ts";
+import { createMailbox } from "../../../shared/agent/mailbox/mailbox.ts";
 import {
   MAX_SEARCH_RESULT_BYTES,
   makeSearchEmailsTool,

@@ -5,7 +5,7 @@ import { builtinTools } from "../../../shared/tool-framework/builtin/index.ts";
 import { operatorTools } from "../../../tools/index.ts";
 
 /**
- * Tripwires (issue 7): they iterate over every registered tool, built-in and operator, so a tool added later
+ * Tripwires: they iterate over every registered tool, built-in and operator, so a tool added later
  * cannot slip past the egress gate, the confirm rule or the mailbox scope without failing the build.
  */
 const every = [...builtinTools(), ...operatorTools({ BRAVE_SEARCH_API_KEY: "tripwire-test-key" })];

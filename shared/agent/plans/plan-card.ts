@@ -1,0 +1,103 @@
+import type { AdminSnapshot } from "../../admin/index.ts";
+import { formatCode } from "../../mail/index.ts";
+import type { OutboundRequest } from "../../messages/index.ts";
+import type { EventSink, PlanBook } from "../../ports/index.ts";
+import type { LoadedRun, RunEventSink, StepDeps } from "../ports.ts";
+import { approversFor } from "./apply-plan.ts";
+import { renderCard } from "./confirm-card.ts";
+import { newConfirmCode, planHash } from "./plan.ts";
+
+/** How long a confirm card's code stays valid. */
+export const PLAN_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * Whom the card is addressed to: the approvers as listed (their routing keys are what confirm), and the run's
+ * proven sender when they may confirm. Unfiltered: the sender can also be a listed approver.
+ */
+export function cardAddressees(approvers: readonly string[], run: LoadedRun, admin: AdminSnapshot): string[] {
+  const to = admin.approvers.filter((a) => approvers.includes(a.address.toLowerCase())).map((a) => a.address);
+  if (approvers.includes(run.sender?.routingKey ?? "")) to.push(run.sender?.address ?? "");
+  return to;
+}
+
+export function cardSubject(operations: number, code: string): string {
+  return `Approval needed (${operations} operation${operations === 1 ? "" : "s"}) - code ${formatCode(code)}`;
+}
+
+/**
+ * G14, when a run ends: seal its open plan (a code, and the hash the code is bound to) and mail the card, once per
+ * run, to whoever may confirm it. A plan nobody may confirm is marked unconfirmable instead.
+ */
+export function sendPlanCard(deps: {
+  readonly plans: Pick<PlanBook, "get" | "move" | "seal">;
+  loadAdmin(): Promise<AdminSnapshot>;
+  readonly events: RunEventSink;
+  sendOutbound(request: OutboundRequest): Promise<void>;
+  now(): Date;
+  /** Signed events out: `plan.pending` once the card is out. */
+  readonly webhooks?: EventSink;
+}): NonNullable<StepDeps["afterRun"]> {
+  const { plans } = deps;
+  return async (run, agent) => {
+    const plan = await plans.get(run.runId);
+    if (!plan || plan.ops.length === 0 || (plan.state !== "open" && plan.state !== "pending")) return;
+    const admin = await deps.loadAdmin();
+    const approvers = [...approversFor(plan, run, admin)];
+    if (approvers.length === 0) {
+      await plans.move(run.runId, "open", "unconfirmable");
+      await deps.events.append(run.runId, {
+        type: "plan-unconfirmable",
+        round: 0,
+        data: { reason: "no-approver" },
+      });
+      return;
+    }
+    let sealed = plan;
+    if (plan.state === "open") {
+      const code = newConfirmCode();
+      const expiresAtIso = new Date(deps.now().getTime() + PLAN_TTL_MS).toISOString();
+      await plans.seal(run.runId, agent.address, { code, hash: planHash(plan), expiresAtIso });
+      sealed = (await plans.get(run.runId)) ?? plan;
+    }
+    if (!sealed.code) return;
+    const to = cardAddressees(approvers, run, admin);
+    await deps.sendOutbound({
+      requestId: `card-${run.runId}`,
+      agent: agent.address,
+      mode: "new",
+      to: [...new Set(to.filter(Boolean))],
+      cc: [],
+      bcc: [],
+      subject: cardSubject(sealed.ops.length, sealed.code),
+      body: renderCard({
+        agent: agent.address,
+        code: sealed.code,
+        ops: sealed.ops,
+        expiresAt: sealed.expiresAtIso ?? "",
+      }),
+      attachmentIds: [],
+      correlationId: run.correlationId,
+      runId: run.runId,
+      kind: "agent",
+      // The operator's approvers (and the proven sender), chosen here from the admin tables, not by the model: the
+      // agent's outbound rules are for where the model may write, so they do not stand between a plan and G14.
+      recipientsFrom: "approvers",
+    });
+    await deps.events.append(run.runId, {
+      type: "plan-card-sent",
+      round: 0,
+      data: { operations: sealed.ops.length, approvers: to.length },
+    });
+    await deps.webhooks?.emit({
+      type: "plan.pending",
+      key: run.runId,
+      data: {
+        agent: agent.address,
+        runId: run.runId,
+        operations: sealed.ops.length,
+        tools: sealed.ops.map((o) => o.tool),
+        expiresAt: sealed.expiresAtIso ?? null,
+      },
+    });
+  };
+}

@@ -1,0 +1,77 @@
+import type { AdminSnapshot } from "../../admin/index.ts";
+import { shownDisplayName } from "../../gate/index.ts";
+import type { Logger } from "../../logger.ts";
+import type { LoadedRun, RunFailures, RunTable, StoredMessage } from "../ports.ts";
+
+export interface RunSources {
+  readonly runs: Pick<RunTable, "get" | "finish">;
+  message(agent: string, id: string): Promise<StoredMessage | null>;
+  loadAdmin(): Promise<AdminSnapshot>;
+  readonly logger: Logger;
+  /** G19: a run whose trigger is gone fails, and that failure is reported like any other. */
+  readonly runFailures: RunFailures;
+}
+
+/**
+ * A run as the step loop sees it: the run table's record with its trigger loaded. A reply run's sender is the
+ * proven sender as verify stored it (G17), never anything the model said. A run whose trigger is gone (a deleted
+ * responsibility, a lost message) ends failed rather than hanging, and reads as missing.
+ */
+export async function loadRun(runId: string, deps: RunSources): Promise<LoadedRun | null> {
+  const run = await deps.runs.get(runId);
+  if (!run) return null;
+  const base = {
+    runId: run.runId,
+    agent: run.agent,
+    kind: run.kind,
+    state: run.state,
+    correlationId: run.correlationId,
+    createdAt: run.createdAt,
+    ...(run.transcriptSaved !== undefined ? { transcriptSaved: run.transcriptSaved } : {}),
+  };
+  if (run.kind === "scheduled") {
+    const admin = await deps.loadAdmin();
+    const responsibility = admin.responsibilities.find((r) => r.id === run.responsibilityId);
+    if (!responsibility) return failMissing(run, "responsibility-missing", deps);
+    return { ...base, trigger: { kind: "responsibility", responsibility }, sender: null };
+  }
+  const msg = run.messageId ? await deps.message(run.agent, run.messageId) : null;
+  if (!msg || !run.sender) return failMissing(run, "message-missing", deps);
+  return {
+    ...base,
+    trigger: {
+      kind: "message",
+      message: {
+        id: msg.id,
+        threadId: msg.threadId,
+        subject: msg.subject,
+        headerMessageId: msg.headerMessageId,
+      },
+    },
+    // The proven sender as verify stored it (G17): never anything the model said.
+    sender: { address: msg.from, routingKey: run.sender, displayName: shownDisplayName(msg.fromName ?? "") },
+  };
+}
+
+async function failMissing(
+  run: {
+    readonly runId: string;
+    readonly agent: string;
+    readonly correlationId: string;
+    readonly state: string;
+  },
+  reason: "responsibility-missing" | "message-missing",
+  deps: RunSources,
+): Promise<null> {
+  const { runId } = run;
+  deps.logger.error("run trigger missing; run failed", { runId, reason });
+  // Only a running run is failed here (and reported once): every later delivery reads it again.
+  if (run.state !== "running") return null;
+  await deps.runs.finish(runId, "failed", reason);
+  // The mail is gone (or there was none): nobody to tell, and no proven address to tell it to.
+  await deps.runFailures.failed(
+    { runId, agent: run.agent, correlationId: run.correlationId, sender: null, messageId: null },
+    reason,
+  );
+  return null;
+}

@@ -1,0 +1,19 @@
+// Front door of shared/model: the model interface, the provider factory and secret sources. Outside this
+// folder, import this file only (docs/architecture.md).
+
+export { awsSecretSource } from "./aws-secret-source.ts";
+export { createModel } from "./factory.ts";
+export { envSecretSource, type SecretSource } from "./secret-source.ts";
+export {
+  type AssistantMessage,
+  type DocumentMediaType,
+  type ImageMediaType,
+  type MediaBlock,
+  type Message,
+  type ModelFailureReason,
+  type ModelProvider,
+  type ToolResultPart,
+  type ToolResultsMessage,
+  tokensProcessed,
+  type Usage,
+} from "./types.ts";

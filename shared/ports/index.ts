@@ -1,0 +1,73 @@
+// Front door of shared/ports: the records and store interfaces the cores share. Outside this folder, import
+// this file only (docs/architecture.md).
+
+export type { Blobs } from "./blobs.ts";
+export {
+  type DeliveryEvent,
+  type DeliveryEventKind,
+  type DeliveryEventLog,
+  type DeliveryEventRecipient,
+  deliveryEventsPk,
+} from "./delivery-events.ts";
+export {
+  type EventData,
+  type EventInput,
+  type EventSink,
+  type EventType,
+  eventId,
+  type MailText,
+  noEvents,
+  toEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SECRET_PREFIX,
+  type WebhookEvent,
+  type WebhookEventType,
+} from "./events.ts";
+export {
+  capDetail,
+  FAILURE_CLASSES,
+  FAILURE_EVENT,
+  FAILURE_LOG,
+  FAILURE_METRICS,
+  type FailureClass,
+  type FailureReport,
+  type FailureSink,
+  logFailure,
+  type SenderNoticeOutcome,
+  UNKNOWN_OUTCOME_LOG,
+} from "./failures.ts";
+export type {
+  ClaimResult,
+  CompleteResult,
+  InboundClaim,
+  InboundLedger,
+  InboundOutcome,
+  InboundRecord,
+} from "./inbound.ts";
+export {
+  type AttachmentRef,
+  bodyText,
+  inlineBody,
+  type MessagePutResult,
+  type MessageRecord,
+  type MessageStore,
+  SENT_INLINE_BODY_MAX_BYTES,
+} from "./messages.ts";
+export type { PlanBook, PlanOperation, PlanPort, PlanRecord, PlanState, StoredOperation } from "./plans.ts";
+export type {
+  CreateRunResult,
+  FinalRunState,
+  NewRun,
+  RunCreator,
+  RunFailureMark,
+  RunRecord,
+  RunState,
+} from "./runs.ts";
+export type { Item, KeyValueState, PutIfAbsentResult } from "./state.ts";
+export {
+  MAX_PARTICIPANTS_PER_MAIL,
+  type RecordIdResult,
+  type ThreadHeaders,
+  type ThreadIndex,
+  type ThreadResolution,
+} from "./threads.ts";

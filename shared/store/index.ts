@@ -1,0 +1,33 @@
+// Front door of shared/store: the DynamoDB and S3 repositories, and the platform every composition root
+// takes. Outside this folder, import this file only (docs/architecture.md).
+
+export {
+  ADMIN_SNAPSHOT_MAX_AGE_MS,
+  ADMIN_VERSION_KEY,
+  AdminRepo,
+  type AdminRepoDeps,
+  type AdminWriteResult,
+  DEFAULT_TOOLKIT,
+  type PutOptions,
+} from "./admin-repo.ts";
+export { type AuditEntry, AuditRepo } from "./audit-repo.ts";
+export { BlobStore, type BlobStoreDeps } from "./blob-store.ts";
+export { DeliveryEventReads } from "./delivery-event-reads.ts";
+export { isConditionFailed, queryAll } from "./dynamo-util.ts";
+export { createFactStore } from "./fact-store.ts";
+export { type FailureEntry, FailureLog } from "./failure-log.ts";
+export { failureReporter } from "./failure-reporter.ts";
+export { IndexReads, type RefusalRecord } from "./index-reads.ts";
+export { MessageRepo } from "./message-repo.ts";
+export type { Page } from "./page.ts";
+export { PlanStore } from "./plan-store.ts";
+export { makePlatform, type Platform } from "./platform.ts";
+export { DynamoRoundLedger } from "./round-ledger.ts";
+export { RunEventRepo, type StoredRunEvent } from "./run-event-repo.ts";
+export { RunRepo } from "./run-repo.ts";
+export { listUncertainSends, sendStateStore } from "./send-state-store.ts";
+export { StateRepo } from "./state-repo.ts";
+export { makeStores, type Stores } from "./stores.ts";
+export { ThreadActivity } from "./thread-activity.ts";
+export { normalizeMessageId, type ThreadRecord, ThreadRepo } from "./thread-repo.ts";
+export { type SendSummary, TraceLookups } from "./trace-lookups.ts";
