@@ -31,9 +31,23 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const inputs = (fn: (typeof FNS)[number]) => Object.keys(meta[fn].inputs);
+/**
+ * The modules whose code the bundle ships (bytes in its output). esbuild parses every module a front door
+ * re-exports (outbound's wiring reaches shared/agent's door, which re-exports the step's model catalog) and then
+ * drops what nothing uses (package.json "sideEffects": false): what was parsed and dropped is not in the function.
+ */
+const shipped = (fn: (typeof FNS)[number]): Set<string> =>
+  new Set(
+    Object.values(meta[fn].outputs).flatMap((o) =>
+      Object.entries(o.inputs)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([path]) => path),
+    ),
+  );
+const inputs = (fn: (typeof FNS)[number]) => [...shipped(fn)];
 const importersOf = (fn: (typeof FNS)[number], stub: string | undefined) =>
   Object.entries(meta[fn].inputs)
+    .filter(([path]) => shipped(fn).has(path))
     .filter(([, input]) => input.imports.some((i) => i.path.endsWith(relative(process.cwd(), stub ?? "?"))))
     .map(([path]) => path.replace(/^.*node_modules\//, ""))
     .sort();
