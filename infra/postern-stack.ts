@@ -221,6 +221,9 @@ export class PosternStack extends Stack {
     // The emission points: each may put events on the queue, nothing more.
     const { verify, agentStep, outbound } = this.functions;
     for (const fn of [verify, agentStep, outbound, this.deliveryEvents.fn]) this.webhooks.grantEmit(fn.fn);
+    // An event is queued only when an endpoint subscribes to it (shared/events/wiring.ts eventSinkFor): the
+    // delivery-events recorder reads the endpoints table for that; the other three read every admin table already.
+    this.tables.grantScan(this.deliveryEvents.fn.fn, "webhooks");
     this.operations = new Operations(this, "Operations", {
       steps: {
         verify: { fn: this.functions.verify, queue: this.queues.verify },

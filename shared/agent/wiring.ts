@@ -185,7 +185,12 @@ function wire(opts: StepWiringOptions): Wired {
     clients,
     stores,
     runs: runTable(stores.runs),
-    webhooks: eventSinkFor({ resources: opts.resources, sqs: clients.sqs, logger: opts.logger }),
+    webhooks: eventSinkFor({
+      resources: opts.resources,
+      sqs: clients.sqs,
+      logger: opts.logger,
+      admin: stores.admin,
+    }),
     now,
     mcp,
     loadAdmin,

@@ -48,4 +48,4 @@ export {
 export { type EndpointSecrets, rotated, type SecretStore, signingSecrets } from "./secrets.ts";
 export { newSecret, type SignedHeaders, signDelivery } from "./signing.ts";
 export { type EventsWorkerDeps, eventsSqsHandler } from "./sqs-handler.ts";
-export { buildEventsWorker, eventSinkFor } from "./wiring.ts";
+export { buildEventsWorker, eventSinkFor, SUBSCRIBERS_MAX_AGE_MS } from "./wiring.ts";

@@ -14,19 +14,52 @@ import { DEFAULT_POLICY, type DeliveryPolicy } from "./policy.ts";
 import type { SecretStore } from "./secrets.ts";
 import type { EventsWorkerDeps } from "./sqs-handler.ts";
 
-/** The sink a pipeline function's core gets: the events queue when the stack has one, else nothing. */
+/**
+ * How long a function trusts its last read of the endpoints before it queues an event: an endpoint added (or
+ * subscribed to a new type) receives events within this long. Removing one takes effect at once (the worker reads
+ * the endpoint fresh for every delivery).
+ */
+export const SUBSCRIBERS_MAX_AGE_MS = 30_000;
+
+/**
+ * The sink a pipeline function's core gets: the events queue when the stack has one, else nothing. Given the
+ * webhooks table, an event no enabled endpoint subscribes to is not queued at all: a deployment without webhooks
+ * pays no SQS send and no worker invocation per mail (three per answered mail otherwise), and the endpoints are
+ * read (one Scan of the webhooks table) at most once per SUBSCRIBERS_MAX_AGE_MS per container. A failed read
+ * queues the event anyway: the worker decides.
+ */
 export function eventSinkFor(deps: {
   readonly resources: Resources;
   readonly sqs: Pick<SQSClient, "send">;
   readonly logger: Logger;
+  readonly admin?: Pick<AdminRepo, "listWebhooks">;
+  readonly now?: () => number;
 }): EventSink {
   const url = deps.resources.queues.events;
   if (!url) return noEvents;
-  return queueEventSink({
+  const queue = queueEventSink({
     send: async (m) =>
       void (await deps.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(m) }))),
     logger: deps.logger,
   });
+  const { admin } = deps;
+  if (!admin) return queue;
+  const endpoints = perDelivery(() => admin.listWebhooks(), {
+    maxAgeMs: SUBSCRIBERS_MAX_AGE_MS,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  const wanted = async (type: string): Promise<boolean> => {
+    try {
+      return (await endpoints.get()).some((w) => w.enabled && (w.events as readonly string[]).includes(type));
+    } catch {
+      return true;
+    }
+  };
+  return {
+    async emit(input) {
+      if (await wanted(input.type)) await queue.emit(input);
+    },
+  };
 }
 
 /** The worker's dependencies: the same builder for the Lambda handler and the local stack's poller. */

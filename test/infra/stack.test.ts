@@ -576,7 +576,8 @@ describe("sending and operations", () => {
       },
       Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [queue, "Arn"] } })],
     });
-    // The recorder writes only delivery items of the state table.
+    // The recorder writes only delivery items of the state table, and reads the webhook endpoints (an event is
+    // queued only when one subscribes).
     const recorder = roleStatements(s.template, logicalId(s.stack, s.stack.deliveryEvents.fn.role));
     const dynamo = recorder.filter((st) => actionsOf(st).some((a) => a.startsWith("dynamodb:")));
     expect(dynamo.map((st) => [actionsOf(st).sort(), resourcesOf(st).map(arnText), st.Condition])).toEqual([
@@ -585,6 +586,7 @@ describe("sending and operations", () => {
         [`<${logicalId(s.stack, s.stack.tables.tables.state)}.Arn>`],
         { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["delivery#*"] } },
       ],
+      [["dynamodb:Scan"], [`<${logicalId(s.stack, s.stack.tables.tables.webhooks)}.Arn>`], undefined],
     ]);
   });
 
