@@ -104,11 +104,15 @@ describe("a run's timeline", () => {
     expect(page).toContain("returned by the tool send_email, exactly as the model read it");
     expect(page).toContain("&quot;requestId&quot;");
     expect(page).toContain('class="untrusted-box by-model"');
-    const thread = await (
-      await admin.get(
-        `/agents/${encodeURIComponent(HELPDESK)}/threads/${encodeURIComponent(run.threadId ?? "")}`,
-      )
-    ).text();
+    // The run ends when its reply is queued; the outbound records the sent reply a moment later.
+    const thread = await waitFor("the agent's reply in the thread", async () => {
+      const html = await (
+        await admin.get(
+          `/agents/${encodeURIComponent(HELPDESK)}/threads/${encodeURIComponent(run.threadId ?? "")}`,
+        )
+      ).text();
+      return html.includes(`written by the agent ${HELPDESK}`) ? html : undefined;
+    });
     expect(thread).toContain("written by the sender carol@customer.example: untrusted");
     expect(thread).toContain(`written by the agent ${HELPDESK}`);
   });
