@@ -39,7 +39,10 @@ function setup(list: () => Promise<WebhookItem[]>) {
     now: () => clock,
   });
   const emit = (type: "mail.accepted" | "run.failed") => sink.emit({ type, key: `k-${type}`, data: {} });
-  return { sent, emit, reads: () => reads, advance: (ms: number) => void (clock += ms) };
+  const advance = (ms: number) => {
+    clock += ms;
+  };
+  return { sent, emit, reads: () => reads, advance };
 }
 
 describe("events are queued only for a subscribed, enabled endpoint", () => {
