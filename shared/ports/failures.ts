@@ -24,7 +24,7 @@ export const FAILURE_CLASSES = [
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** The pipeline function whose log group carries a class's line (the metric filter is per log group). */
-export type FailureSource = "verify" | "agentStep" | "outbound" | "webhooks";
+export type FailureSource = "verify" | "agentStep" | "outbound" | "deliveryEvents" | "webhooks";
 
 /** Per class: the CloudWatch metric (namespace `Postern`), the function that reports it, what the alarm says. */
 export const FAILURE_METRICS: Readonly<
@@ -64,7 +64,8 @@ export const FAILURE_METRICS: Readonly<
   "webhook-undelivered": {
     metric: "WebhookUndelivered",
     source: "webhooks",
-    alsoFrom: ["verify", "agentStep", "outbound"],
+    // Every function that emits events writes `event-not-queued` when the events queue refuses one.
+    alsoFrom: ["verify", "agentStep", "outbound", "deliveryEvents"],
     alarm:
       "Postern: an event could not be delivered to a webhook endpoint; `postern webhooks show <id>`, docs/events.md",
   },

@@ -8,7 +8,12 @@ import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
 import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
-import { FAILURE_CLASSES, FAILURE_LOG, FAILURE_METRICS } from "../../shared/ports/failures.ts";
+import {
+  FAILURE_CLASSES,
+  FAILURE_LOG,
+  FAILURE_METRICS,
+  type FailureSource,
+} from "../../shared/ports/failures.ts";
 import {
   actionsOf,
   arnText,
@@ -606,15 +611,38 @@ describe("sending and operations", () => {
       s.stack,
       s.stack.node.findChild("Operations").node.findChild("AlarmTopic") as never,
     );
+    const logGroupOf = (source: FailureSource) =>
+      (source === "webhooks"
+        ? s.stack.webhooks.fn
+        : source === "deliveryEvents"
+          ? s.stack.deliveryEvents.fn
+          : s.stack.functions[source]
+      ).logGroup;
     for (const cls of FAILURE_CLASSES) {
       const { metric, source } = FAILURE_METRICS[cls];
+      const alsoFrom: readonly FailureSource[] = FAILURE_METRICS[cls].alsoFrom ?? [];
       const filter = filters.find((f) => f.MetricTransformations[0]?.MetricName === metric);
       expect(filter, metric).toBeDefined();
       expect(filter?.FilterPattern).toBe(`{ ($.message = "${FAILURE_LOG}") && ($.failureClass = "${cls}") }`);
       expect(filter?.MetricTransformations[0]?.MetricNamespace).toBe("Postern");
       // The log group of the function that reports the class (a filter elsewhere would never count).
-      const logs = (source === "webhooks" ? s.stack.webhooks.fn : s.stack.functions[source]).logGroup;
-      expect(JSON.stringify(filter?.LogGroupName)).toContain(logicalId(s.stack, logs as never));
+      expect(JSON.stringify(filter?.LogGroupName)).toContain(logicalId(s.stack, logGroupOf(source) as never));
+      // Every other function that writes the class's line counts into the same metric.
+      const groups = filters
+        .filter((f) => f.MetricTransformations[0]?.MetricName === metric)
+        .map((f) => JSON.stringify(f.LogGroupName));
+      for (const other of alsoFrom)
+        expect(
+          groups.some((g) => g.includes(logicalId(s.stack, logGroupOf(other) as never))),
+          `${metric} from ${other}`,
+        ).toBe(true);
+      // An event the queue refuses is logged by whichever function emitted it: the worker and all four emitters.
+      if (cls === "webhook-undelivered")
+        for (const emitter of ["webhooks", "verify", "agentStep", "outbound", "deliveryEvents"] as const)
+          expect(
+            groups.some((g) => g.includes(logicalId(s.stack, logGroupOf(emitter) as never))),
+            `${metric} from ${emitter}`,
+          ).toBe(true);
       const alarm = alarms.filter((a) => a.MetricName === metric && a.Namespace === "Postern");
       expect(alarm, metric).toHaveLength(1);
       expect(JSON.stringify(alarm[0]?.AlarmActions)).toContain(topic);
