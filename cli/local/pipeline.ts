@@ -49,7 +49,7 @@ export function pipelineHandlers(
     agentStep: agentStepSqsHandler(
       buildStepDeps(platformOf("agent-step", stepLog), {
         registry,
-        resolvers: defaultContextResolvers(),
+        contextResolvers: defaultContextResolvers(),
         secrets: envSecretSource(),
         baseDir: ctx.config.baseDir,
         // The local stack runs on the operator's machine: stdio MCP servers (its child processes) and servers on

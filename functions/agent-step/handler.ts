@@ -11,7 +11,7 @@ const loaded = loadRuntimeConfig();
 const platform = makePlatform({ resources: resourcesFromEnv(), config: loaded.config, logger });
 const deps = buildStepDeps(platform, {
   registry: defaultRegistry(),
-  resolvers: defaultContextResolvers(),
+  contextResolvers: defaultContextResolvers(),
   secrets: awsSecretSource(),
   baseDir: loaded.baseDir,
 });

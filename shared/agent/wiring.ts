@@ -63,8 +63,8 @@ export interface StepParts {
   /** Overrides the catalog (tests hand in a scripted or adversarial model). */
   readonly models?: (id: string) => ModelProvider | null;
   readonly leaseMs?: number;
-  /** Operator resolvers (tools/index.ts): context added before the first model call. */
-  readonly resolvers?: readonly ContextResolver[];
+  /** The operator's context resolvers (tools/index.ts): context added before the first model call. */
+  readonly contextResolvers?: readonly ContextResolver[];
   /**
    * MCP tool servers (docs/mcp.md). `local` is set by the local stack and tests only, never in AWS: stdio servers
    * and loopback addresses become reachable. `resolve` replaces the system DNS resolver (tests).
@@ -330,7 +330,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       activity: (agent, threadId) => activity.list(agent, threadId),
       responsibility: () => null,
       resolve: resolveContext({
-        resolvers: opts.resolvers ?? [],
+        resolvers: opts.contextResolvers ?? [],
         config,
         channel,
         loadAdmin,

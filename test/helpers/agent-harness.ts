@@ -122,7 +122,7 @@ export async function startHarness(opts: {
     baseDir: loaded.baseDir,
     models: (id) => (id === "demo" ? opts.model : null),
     leaseMs: opts.leaseMs ?? 60_000,
-    ...(opts.resolvers ? { resolvers: opts.resolvers } : {}),
+    ...(opts.resolvers ? { contextResolvers: opts.resolvers } : {}),
     ...(opts.mcp ? { mcp: opts.mcp } : {}),
   });
 

@@ -5,7 +5,7 @@
  * test/unit/layers.test.ts over the whole tree (test/layers/import-graph.ts), and proven on deliberately bad files
  * in test/fixtures/layers. docs/architecture.md draws it.
  *
- * Adding a module is one line here: `events: { layer: 3 }` makes shared/events/ a core (its index.ts the front
+ * Adding a module is one line here: `billing: { layer: 3 }` makes shared/billing/ a core (its index.ts the front
  * door, layers 0-2 below it, and only the composition roots and the outside folders listed below may import it).
  *
  * Why not Biome's noRestrictedImports: its patterns match the import specifier as written ("../store/x.ts"), so
