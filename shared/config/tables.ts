@@ -141,4 +141,21 @@ export const STATE_KEYS = {
   runFailureNotice: (agent: string, sender: string): string => `runfailnotice#${agent}#${sender}`,
   /** SES delivery events (bounces, complaints) by agent. */
   deliveryEvents: (agent: string): string => `delivery#${agent}`,
+  /** A day's run or token counter (sk = the UTC day), for an agent or a sender's routing key (G10). */
+  budget: (what: "runs" | "tokens", whose: "agent" | "sender", id: string): string =>
+    `budget#${what}#${whose}#${id}`,
+  /** The mark that a run was counted against the day's runs (a redelivered round 1 counts once). */
+  budgetRun: (runId: string): string => `budget-run#${runId}`,
+  /** The once-a-day mark of a sender's budget notice (sk = the UTC day). */
+  budgetNotice: (senderKey: string): string => `budget-notice#${senderKey}`,
+  /** A run's calls to each MCP server (sk = the server id): the per-run call budget. */
+  mcpCalls: (runId: string): string => `mcpcalls#${runId}`,
+  /**
+   * Signed events' worker state; every family starts `webhook-`, the only prefix its IAM grant allows
+   * (infra/constructs/webhooks.ts): an endpoint's deliveries record, its attempt counters, and (one partition,
+   * sk = the endpoint) the breakers.
+   */
+  webhookDeliveries: (endpointId: string): string => `webhook-deliveries#${endpointId}`,
+  webhookAttempts: (endpointId: string): string => `webhook-attempts#${endpointId}`,
+  webhookBreaker: "webhook-breaker",
 } as const;

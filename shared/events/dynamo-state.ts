@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/index.ts";
+import { type Resources, STATE_KEYS } from "../config/index.ts";
 import { isConditionFailed, queryAll } from "../store/index.ts";
 import type { BreakerState } from "./breaker.ts";
 import { CLOSED } from "./breaker.ts";
@@ -14,7 +14,7 @@ import type { AttemptCounter, BreakerStore, DeliveryEntry, DeliveryLog } from ".
 export const DELIVERY_RECORD_DAYS = 30;
 const ATTEMPTS_TTL_SECONDS = 7 * 24 * 3600;
 
-export const deliveriesPk = (endpointId: string): string => `webhook-deliveries#${endpointId}`;
+export const deliveriesPk = STATE_KEYS.webhookDeliveries;
 
 export function dynamoEventState(deps: {
   readonly dynamo: DynamoDBDocumentClient;
@@ -57,7 +57,7 @@ export function dynamoEventState(deps: {
         const r = await deps.dynamo.send(
           new UpdateCommand({
             TableName,
-            Key: { pk: `webhook-attempts#${endpointId}`, sk: eventId },
+            Key: { pk: STATE_KEYS.webhookAttempts(endpointId), sk: eventId },
             UpdateExpression: "ADD #n :one SET expiresAt = if_not_exists(expiresAt, :exp)",
             ExpressionAttributeNames: { "#n": "attempts" },
             ExpressionAttributeValues: { ":one": 1, ":exp": epoch() + ATTEMPTS_TTL_SECONDS },
@@ -70,7 +70,11 @@ export function dynamoEventState(deps: {
     breaker: {
       async get(endpointId) {
         const r = await deps.dynamo.send(
-          new GetCommand({ TableName, Key: { pk: "webhook-breaker", sk: endpointId }, ConsistentRead: true }),
+          new GetCommand({
+            TableName,
+            Key: { pk: STATE_KEYS.webhookBreaker, sk: endpointId },
+            ConsistentRead: true,
+          }),
         );
         if (!r.Item) return CLOSED;
         const failures = Number(r.Item.failures ?? 0);
@@ -80,7 +84,7 @@ export function dynamoEventState(deps: {
       // Last writer wins: two workers failing at once may count one failure, which only delays the opening.
       async put(endpointId, state: BreakerState) {
         await deps.dynamo.send(
-          new PutCommand({ TableName, Item: { pk: "webhook-breaker", sk: endpointId, ...state } }),
+          new PutCommand({ TableName, Item: { pk: STATE_KEYS.webhookBreaker, sk: endpointId, ...state } }),
         );
       },
       // A conditional update: of the deliveries that wake after the cool-down, one moves `openUntil` and probes.
@@ -89,7 +93,7 @@ export function dynamoEventState(deps: {
           await deps.dynamo.send(
             new UpdateCommand({
               TableName,
-              Key: { pk: "webhook-breaker", sk: endpointId },
+              Key: { pk: STATE_KEYS.webhookBreaker, sk: endpointId },
               UpdateExpression: "SET openUntil = :until",
               ConditionExpression: "openUntil = :seen",
               ExpressionAttributeValues: { ":until": until, ":seen": seen },

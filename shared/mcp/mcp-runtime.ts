@@ -1,4 +1,5 @@
 import type { McpServerItem } from "../admin/index.ts";
+import { STATE_KEYS } from "../config/index.ts";
 import type { Tool } from "../tool-framework/index.ts";
 import { type DefinitionChange, mcpTool } from "./mcp-tool.ts";
 import { offerCheck } from "./offer-check.ts";
@@ -41,7 +42,7 @@ export function mcpRuntime(opts: McpRuntimeOptions) {
     // Durable across rounds (each round may run in another container): one conditional add per call.
     takeCall: async (runId: string, server: string, max: number) =>
       (
-        await opts.counters.increment(`mcpcalls#${runId}`, server, 1, {
+        await opts.counters.increment(STATE_KEYS.mcpCalls(runId), server, 1, {
           limit: max,
           ttlSeconds: RUN_COUNTER_TTL_SECONDS,
         })

@@ -46,8 +46,8 @@ export class TraceLookups {
   /** Today's counters for an agent: runs started and tokens spent (0 when none). */
   async agentBudgetToday(agent: string, day: string): Promise<{ runs: number; tokens: number }> {
     const [runs, tokens] = await Promise.all([
-      this.#state.get(`budget#runs#agent#${agent}`, day),
-      this.#state.get(`budget#tokens#agent#${agent}`, day),
+      this.#state.get(STATE_KEYS.budget("runs", "agent", agent), day),
+      this.#state.get(STATE_KEYS.budget("tokens", "agent", agent), day),
     ]);
     return { runs: Number(runs?.value ?? 0), tokens: Number(tokens?.value ?? 0) };
   }

@@ -1,5 +1,5 @@
 import type { AgentItem } from "../../admin/index.ts";
-import type { DeploymentConfig } from "../../config/index.ts";
+import { type DeploymentConfig, STATE_KEYS } from "../../config/index.ts";
 import { tokensProcessed, type Usage } from "../../model/index.ts";
 import { type Fail, fail, type Ok, ok } from "../../result.ts";
 import type { BudgetGate, BudgetReason, BudgetResult, LoadedRun } from "../ports.ts";
@@ -43,7 +43,8 @@ export function createBudgetGate(opts: {
       const c = dailyCaps(config, agent);
       // Count a run once, even when round 1 is redelivered after a crash.
       const first =
-        round === 1 && (await counters.putIfAbsent(`budget-run#${run.runId}`, "counted", {}, DAY_TTL)).ok;
+        round === 1 &&
+        (await counters.putIfAbsent(STATE_KEYS.budgetRun(run.runId), "counted", {}, DAY_TTL)).ok;
       if (first) {
         const counted = await countRun(counters, run, agent, d, c);
         if (!counted.ok) return counted;
@@ -54,16 +55,18 @@ export function createBudgetGate(opts: {
       const d = day(opts.now());
       // Every token processed, cached or not (docs/agent-runtime.md: budgets bound work; a cache read is cheaper).
       const spent = tokensProcessed(usage);
-      await counters.increment(`budget#tokens#agent#${agent.address}`, d, spent, { ttlSeconds: DAY_TTL });
+      await counters.increment(STATE_KEYS.budget("tokens", "agent", agent.address), d, spent, {
+        ttlSeconds: DAY_TTL,
+      });
       if (run.sender)
-        await counters.increment(`budget#tokens#sender#${run.sender.routingKey}`, d, spent, {
+        await counters.increment(STATE_KEYS.budget("tokens", "sender", run.sender.routingKey), d, spent, {
           ttlSeconds: DAY_TTL,
         });
     },
     async notifyExceeded(run, agent, reason) {
       if (!run.sender) return;
       const first = await counters.putIfAbsent(
-        `budget-notice#${run.sender.routingKey}`,
+        STATE_KEYS.budgetNotice(run.sender.routingKey),
         day(opts.now()),
         { reason },
         DAY_TTL,
@@ -116,7 +119,7 @@ async function countRun(
 ): Promise<BudgetResult> {
   const a = await withinCap(
     counters,
-    `budget#runs#agent#${agent.address}`,
+    STATE_KEYS.budget("runs", "agent", agent.address),
     d,
     1,
     c.agentRuns,
@@ -125,7 +128,7 @@ async function countRun(
   if (!a.ok || !run.sender) return a;
   const s = await withinCap(
     counters,
-    `budget#runs#sender#${run.sender.routingKey}`,
+    STATE_KEYS.budget("runs", "sender", run.sender.routingKey),
     d,
     1,
     c.senderRuns,
@@ -134,7 +137,9 @@ async function countRun(
   if (!s.ok) {
     // Give back the agent's run: a sender over their own cap must not use up the agent's day for
     // everyone else (the per-sender cap exists to isolate one noisy sender).
-    await counters.increment(`budget#runs#agent#${agent.address}`, d, -1, { ttlSeconds: DAY_TTL });
+    await counters.increment(STATE_KEYS.budget("runs", "agent", agent.address), d, -1, {
+      ttlSeconds: DAY_TTL,
+    });
   }
   return s;
 }
@@ -152,8 +157,8 @@ async function probeTokens(
   d: string,
   c: DailyCaps,
 ): Promise<BudgetResult> {
-  const keys = [{ pk: `budget#tokens#agent#${agent.address}`, sk: d }];
-  if (run.sender) keys.push({ pk: `budget#tokens#sender#${run.sender.routingKey}`, sk: d });
+  const keys = [{ pk: STATE_KEYS.budget("tokens", "agent", agent.address), sk: d }];
+  if (run.sender) keys.push({ pk: STATE_KEYS.budget("tokens", "sender", run.sender.routingKey), sk: d });
   const [agentSpent = 0, senderSpent = 0] = await counters.counterValues(keys);
   if (agentSpent >= c.agentTokens) return fail("agent-tokens-per-day");
   if (run.sender && senderSpent >= c.senderTokens) return fail("sender-tokens-per-day");
