@@ -66,12 +66,7 @@ export function pipelineHandlers(
         return outboundDeps(platform, {
           // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
           ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
-          webhooks: eventSinkFor({
-            resources: ctx.resources,
-            sqs: platform.clients.sqs,
-            logger: outLog,
-            admin: platform.stores.admin,
-          }),
+          webhooks: eventSinkFor(platform),
         });
       })(),
       outLog,

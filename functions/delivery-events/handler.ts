@@ -14,5 +14,5 @@ const stores = makeStores(clients, resources, logger);
 export const handler = deliveryEventsSqsHandler(
   deliveryEventLog(stores),
   logger,
-  eventSinkFor({ resources, sqs: clients.sqs, logger, admin: stores.admin }),
+  eventSinkFor({ resources, clients, stores, logger }),
 );

@@ -11,7 +11,7 @@ const resources = resourcesFromEnv();
 const platform = makePlatform({ resources, config: loadRuntimeConfig().config, logger });
 const deps = outboundDeps(platform, {
   ses: sesSender(makeSendingSesClient(resources)),
-  webhooks: eventSinkFor({ resources, sqs: platform.clients.sqs, logger, admin: platform.stores.admin }),
+  webhooks: eventSinkFor(platform),
 });
 
 export const handler = outboundSqsHandler(deps, logger);

@@ -185,12 +185,7 @@ function wire(opts: StepWiringOptions): Wired {
     clients,
     stores,
     runs: runTable(stores.runs),
-    webhooks: eventSinkFor({
-      resources: opts.resources,
-      sqs: clients.sqs,
-      logger: opts.logger,
-      admin: stores.admin,
-    }),
+    webhooks: eventSinkFor(opts),
     now,
     mcp,
     loadAdmin,

@@ -28,25 +28,29 @@ export const SUBSCRIBERS_MAX_AGE_MS = 30_000;
  * read (one Scan of the webhooks table) at most once per SUBSCRIBERS_MAX_AGE_MS per container. A failed read
  * queues the event anyway: the worker decides.
  */
-export function eventSinkFor(deps: {
-  readonly resources: Resources;
-  readonly sqs: Pick<SQSClient, "send">;
-  readonly logger: Logger;
-  readonly admin?: Pick<AdminRepo, "listWebhooks">;
-  readonly now?: () => number;
-}): EventSink {
-  const url = deps.resources.queues.events;
+export function eventSinkFor(
+  /** A function's platform (shared/store makePlatform), or the parts of it the sink uses. */
+  platform: {
+    readonly resources: Resources;
+    readonly clients: { readonly sqs: Pick<SQSClient, "send"> };
+    readonly stores: { readonly admin: Pick<AdminRepo, "listWebhooks"> };
+    readonly logger: Logger;
+  },
+  /** Milliseconds now, for the endpoints' cache (tests). */
+  clockMs?: () => number,
+): EventSink {
+  const url = platform.resources.queues.events;
   if (!url) return noEvents;
+  const { sqs } = platform.clients;
   const queue = queueEventSink({
     send: async (m) =>
-      void (await deps.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(m) }))),
-    logger: deps.logger,
+      void (await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(m) }))),
+    logger: platform.logger,
   });
-  const { admin } = deps;
-  if (!admin) return queue;
+  const { admin } = platform.stores;
   const endpoints = perDelivery(() => admin.listWebhooks(), {
     maxAgeMs: SUBSCRIBERS_MAX_AGE_MS,
-    ...(deps.now ? { now: deps.now } : {}),
+    ...(clockMs ? { now: clockMs } : {}),
   });
   const wanted = async (type: string): Promise<boolean> => {
     try {

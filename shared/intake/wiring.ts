@@ -28,6 +28,6 @@ export function buildVerifyDeps(platform: Platform, parts: { readonly resolver: 
     },
     planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,
     logger,
-    webhooks: eventSinkFor({ resources, sqs: clients.sqs, logger, admin: stores.admin }),
+    webhooks: eventSinkFor(platform),
   };
 }

@@ -21,23 +21,29 @@ function setup(list: () => Promise<WebhookItem[]>) {
   const sent: string[] = [];
   let reads = 0;
   let clock = 0;
-  const sink = eventSinkFor({
-    resources,
-    sqs: {
-      send: async (cmd: unknown) => {
-        sent.push(JSON.parse((cmd as { input: { MessageBody: string } }).input.MessageBody).event.type);
-        return {};
+  const sink = eventSinkFor(
+    {
+      resources,
+      clients: {
+        sqs: {
+          send: async (cmd: unknown) => {
+            sent.push(JSON.parse((cmd as { input: { MessageBody: string } }).input.MessageBody).event.type);
+            return {};
+          },
+        } as never,
       },
-    } as never,
-    logger: recordingLogger(),
-    admin: {
-      listWebhooks: () => {
-        reads++;
-        return list();
+      stores: {
+        admin: {
+          listWebhooks: () => {
+            reads++;
+            return list();
+          },
+        },
       },
+      logger: recordingLogger(),
     },
-    now: () => clock,
-  });
+    () => clock,
+  );
   const emit = (type: "mail.accepted" | "run.failed") => sink.emit({ type, key: `k-${type}`, data: {} });
   const advance = (ms: number) => {
     clock += ms;
