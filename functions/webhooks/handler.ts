@@ -18,13 +18,7 @@ export const handler = eventsSqsHandler(
     dynamo: clients.dynamo,
     admin: stores.admin,
     secrets: secretManagerStore(awsSecretStrings()),
-    failures: failureReporter({
-      log: stores.failures,
-      runs: stores.runs,
-      events: stores.runEvents,
-      logger,
-      now: () => new Date(),
-    }),
+    failures: failureReporter(stores, logger, () => new Date()),
     logger,
   }),
 );

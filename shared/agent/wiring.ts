@@ -212,13 +212,7 @@ function wire(opts: StepWiringOptions): Wired {
 
 /** MCP servers over the store: the per-run call budget in the state table, a changed definition as a failure. */
 function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): McpRuntime {
-  const failures = failureReporter({
-    log: stores.failures,
-    runs: stores.runs,
-    events: stores.runEvents,
-    logger: opts.logger,
-    now,
-  });
+  const failures = failureReporter(stores, opts.logger, now);
   return mcpRuntime({
     resolve: opts.mcp?.resolve ?? systemResolver,
     // An env-var name locally; a Secrets Manager reference in AWS (shared/admin/mcp-server-item.ts).
@@ -244,13 +238,7 @@ const NOTICE_MARK_TTL_SECONDS = 2 * 24 * 3600;
 function failureDeps(w: Wired): RunFailures {
   const { stores, now, opts } = w;
   return runFailures({
-    failures: failureReporter({
-      log: stores.failures,
-      runs: stores.runs,
-      events: stores.runEvents,
-      logger: opts.logger,
-      now,
-    }),
+    failures: failureReporter(stores, opts.logger, now),
     firstNoticeToday: async (agent, sender, day) =>
       (
         await stores.state.putIfAbsent(

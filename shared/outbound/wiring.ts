@@ -114,13 +114,7 @@ export function outboundDeps(
     config: platform.config,
     clock,
     logger: platform.logger,
-    failures: failureReporter({
-      log: stores.failures,
-      runs: stores.runs,
-      events: stores.runEvents,
-      logger: platform.logger,
-      now: clock,
-    }),
+    failures: failureReporter(stores, platform.logger, clock),
     headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, platform.resources.region),
     ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
   };

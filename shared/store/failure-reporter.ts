@@ -9,21 +9,24 @@ import type { RunRepo } from "./run-repo.ts";
  * entry in the failure feed (`postern runs failures`, the console), and, when it belongs to a run, a trace event
  * and a mark on the run's row. The log line comes first: it is what pages someone, and needs no store.
  */
-export function failureReporter(deps: {
-  readonly log: Pick<FailureLog, "record">;
-  readonly runs: Pick<RunRepo, "markFailure">;
-  readonly events: Pick<RunEventRepo, "append">;
-  readonly logger: Logger;
-  readonly now: () => Date;
-}): FailureSink {
+export function failureReporter(
+  /** A function's stores (makeStores), or the three it writes. */
+  stores: {
+    readonly failures: Pick<FailureLog, "record">;
+    readonly runs: Pick<RunRepo, "markFailure">;
+    readonly runEvents: Pick<RunEventRepo, "append">;
+  },
+  logger: Logger,
+  now: () => Date,
+): FailureSink {
   return {
     async report(f) {
-      logFailure(deps.logger, f);
-      const at = deps.now();
-      await deps.log.record(f, at);
+      logFailure(logger, f);
+      const at = now();
+      await stores.failures.record(f, at);
       if (f.runId === undefined) return;
       const detail = capDetail(f.detail);
-      await deps.events.append(f.runId, {
+      await stores.runEvents.append(f.runId, {
         type: FAILURE_EVENT,
         at: at.toISOString(),
         // A failure belongs to no model round: a send fails after its round, a card after the run.
@@ -36,7 +39,7 @@ export function failureReporter(deps: {
           ...(f.senderNotice === undefined ? {} : { senderNotice: f.senderNotice }),
         },
       });
-      await deps.runs.markFailure(f.runId, {
+      await stores.runs.markFailure(f.runId, {
         class: f.class,
         reason: f.reason,
         at: at.toISOString(),
