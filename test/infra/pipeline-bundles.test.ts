@@ -45,12 +45,14 @@ const shipped = (fn: (typeof FNS)[number]): Set<string> =>
     ),
   );
 const inputs = (fn: (typeof FNS)[number]) => [...shipped(fn)];
-const importersOf = (fn: (typeof FNS)[number], stub: string | undefined) =>
-  Object.entries(meta[fn].inputs)
-    .filter(([path]) => shipped(fn).has(path))
+const importersOf = (fn: (typeof FNS)[number], stub: string | undefined) => {
+  const kept = shipped(fn);
+  return Object.entries(meta[fn].inputs)
+    .filter(([path]) => kept.has(path))
     .filter(([, input]) => input.imports.some((i) => i.path.endsWith(relative(process.cwd(), stub ?? "?"))))
     .map(([path]) => path.replace(/^.*node_modules\//, ""))
     .sort();
+};
 
 /** The default chain's links after the environment, and the STS / SSO / sign-in clients only they build. */
 const CHAIN =
