@@ -5,6 +5,11 @@ import type { DeliveryPolicy } from "./policy.ts";
  * in timeouts and burning its retry budget in minutes: after `breakerThreshold` consecutive failures the endpoint
  * is left alone for a cool-down, its deliveries wait (without spending an attempt), then one probe goes through.
  * A success closes it; a failed probe opens it again.
+ *
+ * Workers fail at the same moment (one dead receiver, many queued events), so the store counts failures with an
+ * atomic add and opening is one atomic write that says whether the breaker was closed before it: of two workers
+ * that cross the threshold together exactly one reports `circuit-opened` (G19 reports a failure once, not per
+ * worker).
  */
 export interface BreakerState {
   readonly failures: number;
@@ -21,13 +26,7 @@ export function breakerWait(state: BreakerState, now: Date): number {
   return left > 0 ? Math.ceil(left / 1000) : 0;
 }
 
-export function afterFailure(
-  state: BreakerState,
-  now: Date,
-  policy: DeliveryPolicy,
-): { readonly state: BreakerState; readonly opened: boolean } {
-  const failures = state.failures + 1;
-  if (failures < policy.breakerThreshold) return { state: { failures }, opened: false };
-  const openUntil = new Date(now.getTime() + policy.breakerCooldownSeconds * 1000).toISOString();
-  return { state: { failures, openUntil }, opened: state.openUntil === undefined };
+/** When the cool-down of a breaker opened (or re-opened by a failed probe) at `now` ends. */
+export function openUntilAfter(now: Date, policy: DeliveryPolicy): string {
+  return new Date(now.getTime() + policy.breakerCooldownSeconds * 1000).toISOString();
 }

@@ -1,6 +1,6 @@
 import type { WebhookEvent } from "../ports/index.ts";
 import { capDetail } from "../ports/index.ts";
-import { afterFailure, breakerWait, CLOSED } from "./breaker.ts";
+import { breakerWait, openUntilAfter } from "./breaker.ts";
 import { payloadFor } from "./payload.ts";
 import { maxAttempts, retryDelay } from "./policy.ts";
 import type { DeliverDeps, DeliveryEntry, PostFailure } from "./ports.ts";
@@ -39,9 +39,6 @@ export type UndeliveredReason = "circuit-opened" | "retries-exhausted" | "event-
 /** The failure class and metric of an event that could not be delivered (shared/ports/failures.ts). */
 export const UNDELIVERED = "webhook-undelivered" as const;
 
-const cooledUntil = (now: Date, p: DeliverDeps["policy"]): string =>
-  new Date(now.getTime() + p.breakerCooldownSeconds * 1000).toISOString();
-
 const agentOf = (e: WebhookEvent): string => (typeof e.data.agent === "string" ? e.data.agent : "");
 
 export async function deliverEvent(
@@ -74,7 +71,7 @@ export async function deliverEvent(
   // Open, or past its cool-down with another delivery already probing: wait without spending an attempt.
   const probing =
     wait === 0 && breaker.openUntil !== undefined
-      ? await deps.breaker.claimProbe(endpointId, breaker.openUntil, cooledUntil(now, deps.policy))
+      ? await deps.breaker.claimProbe(endpointId, breaker.openUntil, openUntilAfter(now, deps.policy))
       : true;
   if (wait > 0 || !probing) {
     await record({ attempt: 0, outcome: "deferred", reason: "circuit-open" });
@@ -105,20 +102,22 @@ export async function deliverEvent(
 
   if (result.ok && result.status >= 200 && result.status < 300) {
     await record({ attempt, outcome: "delivered", status: result.status, ms });
-    if (breaker.failures > 0) await deps.breaker.put(endpointId, CLOSED);
+    if (breaker.failures > 0) await deps.breaker.close(endpointId);
     return { kind: "delivered", attempt };
   }
   // Any non-2xx is a failure, redirects included: following one would send the signed body to a host nobody vetted.
   const reason = result.ok ? "http-status" : result.reason;
   const detail = capDetail(result.ok ? `HTTP ${result.status}` : result.detail);
   const status = result.ok ? { status: result.status } : {};
-  const next = afterFailure(breaker, now, deps.policy);
-  await deps.breaker.put(endpointId, next.state);
-  if (next.opened)
+  const failures = await deps.breaker.countFailure(endpointId);
+  const opened =
+    failures >= deps.policy.breakerThreshold &&
+    (await deps.breaker.open(endpointId, openUntilAfter(now, deps.policy)));
+  if (opened)
     await deps.failures.report({
       class: UNDELIVERED,
       reason: "circuit-opened",
-      detail: `endpoint ${endpointId}: ${next.state.failures} failed attempts in a row; last ${reason}${detail ? ` (${detail})` : ""}`,
+      detail: `endpoint ${endpointId}: ${failures} failed attempts in a row; last ${reason}${detail ? ` (${detail})` : ""}`,
       agent: agentOf(event),
     });
   if (attempt >= maxAttempts(deps.policy)) {

@@ -1,7 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { type Resources, STATE_KEYS } from "../config/index.ts";
 import { isConditionFailed, queryAll } from "../store/index.ts";
-import type { BreakerState } from "./breaker.ts";
 import { CLOSED } from "./breaker.ts";
 import type { AttemptCounter, BreakerStore, DeliveryEntry, DeliveryLog } from "./ports.ts";
 
@@ -81,11 +80,37 @@ export function dynamoEventState(deps: {
         const openUntil = typeof r.Item.openUntil === "string" ? r.Item.openUntil : undefined;
         return openUntil ? { failures, openUntil } : { failures };
       },
-      // Last writer wins: two workers failing at once may count one failure, which only delays the opening.
-      async put(endpointId, state: BreakerState) {
+      async close(endpointId) {
         await deps.dynamo.send(
-          new PutCommand({ TableName, Item: { pk: STATE_KEYS.webhookBreaker, sk: endpointId, ...state } }),
+          new PutCommand({ TableName, Item: { pk: STATE_KEYS.webhookBreaker, sk: endpointId, failures: 0 } }),
         );
+      },
+      // ADD is atomic: two workers failing at once count two failures.
+      async countFailure(endpointId) {
+        const r = await deps.dynamo.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: STATE_KEYS.webhookBreaker, sk: endpointId },
+            UpdateExpression: "ADD failures :one",
+            ExpressionAttributeValues: { ":one": 1 },
+            ReturnValues: "UPDATED_NEW",
+          }),
+        );
+        return Number(r.Attributes?.failures ?? 1);
+      },
+      // One UpdateItem is atomic and UPDATED_OLD returns what it replaced: only the write that found no
+      // `openUntil` opened the breaker.
+      async open(endpointId, until) {
+        const r = await deps.dynamo.send(
+          new UpdateCommand({
+            TableName,
+            Key: { pk: STATE_KEYS.webhookBreaker, sk: endpointId },
+            UpdateExpression: "SET openUntil = :until",
+            ExpressionAttributeValues: { ":until": until },
+            ReturnValues: "UPDATED_OLD",
+          }),
+        );
+        return r.Attributes?.openUntil === undefined;
       },
       // A conditional update: of the deliveries that wake after the cool-down, one moves `openUntil` and probes.
       async claimProbe(endpointId, seen, until) {

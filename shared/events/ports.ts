@@ -28,7 +28,15 @@ export interface DeliveryLog {
 
 export interface BreakerStore {
   get(endpointId: string): Promise<BreakerState>;
-  put(endpointId: string, state: BreakerState): Promise<void>;
+  /** A delivery succeeded: no failures, not open. */
+  close(endpointId: string): Promise<void>;
+  /** One more consecutive failure, counted atomically (racing workers each count theirs). → the count after it. */
+  countFailure(endpointId: string): Promise<number>;
+  /**
+   * Opens the breaker until `until` (or moves a failed probe's cool-down). → true only for the one call that found
+   * it closed: the caller that opened it reports `circuit-opened`; a racing caller and a failed probe do not.
+   */
+  open(endpointId: string, until: string): Promise<boolean>;
   /**
    * After the cool-down, the one probe: moves `openUntil` from the value read to `until` only if no other worker did
    * first. → whether this delivery is the probe (the others keep waiting).

@@ -1,6 +1,7 @@
 import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
 import {
   type BreakerState,
+  type BreakerStore,
   DEFAULT_POLICY,
   type DeliverDeps,
   type DeliveryEntry,
@@ -19,6 +20,33 @@ export function memorySecrets(): SecretStore & { readonly all: Map<string, Endpo
     read: async (id) => all.get(id) ?? null,
     write: async (id, s) => void all.set(id, s),
     remove: async (id) => void all.delete(id),
+  };
+}
+
+/**
+ * The breaker store in memory. Each method reads and writes in one synchronous step, as DynamoDB's single-item
+ * updates are atomic, so racing deliveries see what the adapter would give them.
+ */
+export function memoryBreaker(breakers = new Map<string, BreakerState>()): BreakerStore {
+  return {
+    get: async (id) => breakers.get(id) ?? { failures: 0 },
+    close: async (id) => void breakers.set(id, { failures: 0 }),
+    async countFailure(id) {
+      const b = breakers.get(id) ?? { failures: 0 };
+      breakers.set(id, { ...b, failures: b.failures + 1 });
+      return b.failures + 1;
+    },
+    async open(id, until) {
+      const b = breakers.get(id) ?? { failures: 0 };
+      breakers.set(id, { ...b, openUntil: until });
+      return b.openUntil === undefined;
+    },
+    async claimProbe(id, seen, until) {
+      const b = breakers.get(id);
+      if (b?.openUntil !== seen) return false;
+      breakers.set(id, { ...b, openUntil: until });
+      return true;
+    },
   };
 }
 
@@ -45,16 +73,7 @@ export function fakeDeliverDeps(opts: {
         return attempts.get(k) as number;
       },
     },
-    breaker: {
-      get: async (id) => breakers.get(id) ?? { failures: 0 },
-      put: async (id, s) => void breakers.set(id, s),
-      async claimProbe(id, seen, until) {
-        const b = breakers.get(id);
-        if (b?.openUntil !== seen) return false;
-        breakers.set(id, { ...b, openUntil: until });
-        return true;
-      },
-    },
+    breaker: memoryBreaker(breakers),
     log: {
       record: async (id, e) => void entries.set(id, [...(entries.get(id) ?? []), e]),
       recent: async (id, limit) => [...(entries.get(id) ?? [])].reverse().slice(0, limit),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import type { RunTable } from "../../shared/agent/ports.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
+import { dynamoEventState } from "../../shared/events/index.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { InboundRepo } from "../../shared/store/inbound-repo.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
@@ -14,6 +15,7 @@ import { StateRepo } from "../../shared/store/state-repo.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { ThreadActivity } from "../../shared/store/thread-activity.ts";
 import { blobsContract } from "../contracts/blobs.contract.ts";
+import { breakerContract } from "../contracts/breaker.contract.ts";
 import { fresh } from "../contracts/ids.ts";
 import { inboundContract } from "../contracts/inbound.contract.ts";
 import { messagesContract } from "../contracts/messages.contract.ts";
@@ -64,6 +66,7 @@ function runTable(runs: RunRepo): RunTable {
 }
 
 describe("the emulator-backed adapters", () => {
+  breakerContract(() => dynamoEventState(base()).breaker);
   runTableContract(() => runTable(stores.runs));
   roundLedgerContract((clock) => new DynamoRoundLedger({ ...base(), now: clock.ms }));
   runEventLogContract(() => ({

@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { sendStateStore } from "../../../shared/store/send-state-store.ts";
 import type { StateRepo } from "../../../shared/store/state-repo.ts";
 import { blobsContract } from "../../contracts/blobs.contract.ts";
+import { breakerContract } from "../../contracts/breaker.contract.ts";
 import { inboundContract } from "../../contracts/inbound.contract.ts";
 import { messagesContract } from "../../contracts/messages.contract.ts";
 import { planStoreContract } from "../../contracts/plan-store.contract.ts";
@@ -14,6 +15,7 @@ import { stateContract } from "../../contracts/state.contract.ts";
 import { threadActivityContract } from "../../contracts/thread-activity.contract.ts";
 import { threadsContract } from "../../contracts/threads.contract.ts";
 import { memoryBlobs } from "../../fakes/blobs.ts";
+import { memoryBreaker } from "../../fakes/events.ts";
 import { memoryInbound } from "../../fakes/inbound.ts";
 import { memoryMessages } from "../../fakes/messages.ts";
 import { memoryPlanStore } from "../../fakes/plan-store.ts";
@@ -55,6 +57,7 @@ describe("the in-memory fakes", () => {
   });
   planStoreContract(() => memoryPlanStore());
   stateContract((clock) => memoryState({ now: clock.now }));
+  breakerContract(() => memoryBreaker());
   queueContract(() => {
     const queue = recordingQueue();
     return { queue, url: "queue/contract", received: async () => queue.bodies("queue/contract") };

@@ -171,6 +171,24 @@ describe("deliverEvent", () => {
     ]);
   });
 
+  it("two deliveries that fail together past the threshold report circuit-opened once", async () => {
+    const f = fakeDeliverDeps({
+      endpoints: [endpoint()],
+      post: recordingPost(() => 500),
+      now: () => T0,
+      policy: { breakerThreshold: 2, breakerCooldownSeconds: 60 },
+    });
+    await f.secrets.write("crm", { current: newSecret() });
+    await deliverEvent("crm", accepted("e1"), f.deps);
+    // e2 and e3 read the breaker at one failure before either writes, and both cross the threshold of two.
+    await Promise.all([
+      deliverEvent("crm", accepted("e2"), f.deps),
+      deliverEvent("crm", accepted("e3"), f.deps),
+    ]);
+    expect(f.breakers.get("crm")?.failures).toBe(3);
+    expect(f.failures.reports.map((r) => r.reason)).toEqual(["circuit-opened"]);
+  });
+
   it("opens the breaker after consecutive failures: deliveries wait without spending an attempt, then one probe", async () => {
     let now = T0;
     let status = 500;
