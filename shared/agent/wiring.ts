@@ -228,6 +228,14 @@ function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): Mc
         agent: c.agent,
         runId: c.runId,
       }),
+    reportUnavailable: (u) =>
+      failures.report({
+        class: "mcp-unavailable",
+        reason: u.reason,
+        detail: `${u.server}: ${u.detail}; none of its tools were offered`,
+        agent: u.agent,
+        runId: u.runId,
+      }),
   });
 }
 

@@ -21,6 +21,7 @@ export {
   META_IDEMPOTENCY_KEY,
   META_PRINCIPAL,
   mcpTool,
+  type ServerUnavailable,
 } from "./mcp-tool.ts";
 export { McpUnavailable } from "./mcp-unavailable.ts";
 export { type OfferEvent, offerCheck } from "./offer-check.ts";

@@ -8,6 +8,15 @@ import { McpUnavailable } from "./mcp-unavailable.ts";
 import type { McpConnector, McpSession } from "./open-session.ts";
 import { resultContent } from "./result-content.ts";
 
+/** A server that could not be listed before an offer: none of its tools offered; reported once per run (G19). */
+export interface ServerUnavailable {
+  readonly runId: string;
+  readonly agent: string;
+  readonly server: string;
+  readonly reason: McpCallReason;
+  readonly detail: string;
+}
+
 /** A pinned definition that no longer matches the server's: reported once per run and tool (G19, G20). */
 export interface DefinitionChange {
   readonly runId: string;
@@ -130,17 +139,26 @@ export function mcpTool(server: McpServerItem, pin: McpToolPin, deps: McpToolDep
 }
 
 function callFailure(server: McpServerItem, err: unknown): ToolResult {
+  const f = mcpFailure(server, err);
+  return toolFailure(f.reason, f.detail);
+}
+
+/** Why reaching a server failed, as a stable code (docs/reasons.md) and a detail that names no secret. */
+export function mcpFailure(
+  server: McpServerItem,
+  err: unknown,
+): { readonly reason: McpCallReason; readonly detail: string } {
   if (err instanceof McpTransportRefused || err instanceof McpUnavailable)
-    return toolFailure(err.reason, err.message);
+    return { reason: err.reason, detail: err.message };
   // The SDK's RequestTimeout (-32001); its message names no secret.
   if ((err as { code?: unknown })?.code === -32001)
-    return toolFailure("mcp-timeout", `${server.id} did not answer within ${server.timeoutMs} ms`);
+    return { reason: "mcp-timeout", detail: `${server.id} did not answer within ${server.timeoutMs} ms` };
   const cause = (err as { cause?: unknown })?.cause;
-  if (cause instanceof McpTransportRefused) return toolFailure(cause.reason, cause.message);
-  return toolFailure(
-    "mcp-call-failed",
-    `${server.id}: ${String((err as Error)?.message ?? err).slice(0, 300)}`,
-  );
+  if (cause instanceof McpTransportRefused) return { reason: cause.reason, detail: cause.message };
+  return {
+    reason: "mcp-call-failed",
+    detail: `${server.id}: ${String((err as Error)?.message ?? err).slice(0, 300)}`,
+  };
 }
 
 /**

@@ -1,24 +1,29 @@
 import type { McpServerItem, McpToolPin } from "../admin/index.ts";
 import type { Tool } from "../tool-framework/index.ts";
 import { comparePins } from "./compare-pins.ts";
-import { type DefinitionChange, mcpOrigin } from "./mcp-tool.ts";
+import { type DefinitionChange, mcpFailure, mcpOrigin, type ServerUnavailable } from "./mcp-tool.ts";
 import type { McpConnector } from "./open-session.ts";
 
 export interface OfferCheckDeps {
   readonly connect: McpConnector;
   definitionChanged(change: DefinitionChange): Promise<void>;
+  serverUnavailable(u: ServerUnavailable): Promise<void>;
 }
 
 /** A trace event the offer check asks the run to record. */
 export type OfferEvent =
-  | { readonly type: "mcp-unavailable"; readonly data: { server: string; detail: string } }
+  | {
+      readonly type: "mcp-unavailable";
+      readonly data: { server: string; reason: string; detail: string };
+    }
   | { readonly type: "mcp-unreviewed"; readonly data: { server: string; tools: readonly string[] } };
 
 /**
  * Before a model call: list each MCP server whose tools the gates would offer, and keep only tools whose live
  * definition still hashes to the reviewed pin (G20). A changed or vanished tool is reported (`mcp-definition-changed`,
  * G19) and left out; a tool the server added since review is never offered (it has no pin); a server that cannot be
- * listed offers nothing this round. Built-in and operator tools pass through untouched.
+ * listed offers nothing this round and is reported (`mcp-unavailable`, G19): the agent answers without the tools the
+ * operator granted, which someone must learn. Built-in and operator tools pass through untouched.
  */
 export function offerCheck(deps: OfferCheckDeps) {
   return async (
@@ -47,9 +52,14 @@ export function offerCheck(deps: OfferCheckDeps) {
             await session.close().catch(() => undefined);
           }
         } catch (err) {
-          await record({
-            type: "mcp-unavailable",
-            data: { server: server.id, detail: String((err as Error)?.message ?? err).slice(0, 300) },
+          const { reason, detail } = mcpFailure(server, err);
+          await record({ type: "mcp-unavailable", data: { server: server.id, reason, detail } });
+          await deps.serverUnavailable({
+            runId: run.runId,
+            agent: run.agent,
+            server: server.id,
+            reason,
+            detail,
           });
           return;
         }

@@ -11,7 +11,8 @@ import type { Logger } from "../logger.ts";
  * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
  * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued);
  * `mcp-definition-changed`: an MCP tool's live definition no longer matches its reviewed pin, so it is not offered
- * until an operator reviews it again (G20).
+ * until an operator reviews it again (G20); `mcp-unavailable`: an MCP server whose tools a run would be offered could
+ * not be listed (unreachable, refused, timed out, its credentials unreadable), so none of its tools were offered.
  */
 export const FAILURE_CLASSES = [
   "send-failed",
@@ -20,6 +21,7 @@ export const FAILURE_CLASSES = [
   "run-failed",
   "webhook-undelivered",
   "mcp-definition-changed",
+  "mcp-unavailable",
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
@@ -74,6 +76,12 @@ export const FAILURE_METRICS: Readonly<
     source: "agentStep",
     alarm:
       "Postern: an MCP tool changed since review and is withheld; `postern mcp review <server>`, docs/mcp.md",
+  },
+  "mcp-unavailable": {
+    metric: "McpUnavailable",
+    source: "agentStep",
+    alarm:
+      "Postern: an MCP server could not be listed and its tools were not offered; `postern mcp review <server>`, docs/mcp.md",
   },
 };
 

@@ -34,6 +34,7 @@ async function cancelTool() {
     local,
     counters: memoryCounter(),
     report: async () => {},
+    reportUnavailable: async () => {},
   });
   return rt.tools([{ ...base, tools: [...pins.pins] }]);
 }

@@ -161,4 +161,29 @@ describe("an obedient model steered through an MCP result", () => {
       hostile.state.rugPull = false;
     }
   });
+
+  it("a server that is down: its tools are not offered, the run still answers, one failure with its metric's line", async () => {
+    const item = (await h.deps.stores.admin.listMcpServers()).find((x) => x.id === "orders");
+    if (!item) throw new Error("server item missing");
+    // Nothing listens on the discard port.
+    await h.deps.stores.admin.putMcpServer({ ...item, url: "http://127.0.0.1:9/mcp" });
+    try {
+      const runId = await h.startReplyRun({ body: 'TOOL orders_order_status {"orderId":"7"}' });
+      let outcome = await runStep({ runId, round: 1 }, h.deps);
+      for (let round = 2; outcome.status === "continued" && round <= 8; round++)
+        outcome = await runStep(await h.queued(runId, round), h.deps);
+      const events = await h.deps.stores.runEvents.list(runId);
+      expect(events.find((e) => e.type === "model-request")?.data.tools).toEqual(["send_email"]);
+      expect(events.filter((e) => e.type === "failure").map((e) => e.data)).toEqual([
+        expect.objectContaining({ class: "mcp-unavailable", reason: "mcp-call-failed" }),
+      ]);
+      expect(
+        h.logger.lines.filter(
+          (l) => l.message === "postern-failure" && l.extra?.failureClass === "mcp-unavailable",
+        ),
+      ).toHaveLength(1);
+    } finally {
+      await h.deps.stores.admin.putMcpServer(item);
+    }
+  });
 });

@@ -10,6 +10,7 @@ import {
   mcpRuntime,
   type OfferEvent,
   pinTools,
+  type ServerUnavailable,
   type ToolChoice,
 } from "../../shared/mcp/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
@@ -64,6 +65,7 @@ async function register(choices: readonly ToolChoice[], extra: Record<string, un
 
 function world(server: McpServerItem, opts: { external?: boolean; egressHosts?: string[] } = {}) {
   const changes: DefinitionChange[] = [];
+  const unavailable: ServerUnavailable[] = [];
   const counter = memoryCounter();
   const rt = mcpRuntime({
     resolve: loopbackResolver,
@@ -71,6 +73,7 @@ function world(server: McpServerItem, opts: { external?: boolean; egressHosts?: 
     local,
     counters: counter,
     report: async (c) => void changes.push(c),
+    reportUnavailable: async (u) => void unavailable.push(u),
   });
   const registry = new ToolRegistry();
   registry.adopt(rt.tools([server]));
@@ -126,7 +129,7 @@ function world(server: McpServerItem, opts: { external?: boolean; egressHosts?: 
     );
     return { names: tools.map((t) => t.name), events };
   };
-  return { registry, deps, offer, changes, counter, closed, proposed, results };
+  return { registry, deps, offer, changes, unavailable, counter, closed, proposed, results };
 }
 
 const call = (name: string, input: unknown, id = "c1") => ({ id, name, input });
@@ -183,6 +186,24 @@ describe("review shows the server's claims; only the operator's choices are offe
     const r = await dispatchToolCall(call("orders_lookup_order", { orderId: "7" }), w.deps());
     expect(r).toMatchObject({ ok: false, reason: "mcp-definition-changed" });
     expect(hostile.calls).toEqual([]);
+  });
+
+  it("a server that cannot be listed offers nothing and is reported once per run, with a reason code", async () => {
+    const { server } = await register([{ name: "order_status", class: "read" }]);
+    // Nothing listens on the discard port: the server is down when the run asks for its tools.
+    const w = world({ ...server, url: "http://127.0.0.1:9/mcp" });
+    const first = await w.offer();
+    expect(first.names).toEqual([]);
+    expect(first.events).toEqual([
+      {
+        type: "mcp-unavailable",
+        data: { server: "orders", reason: "mcp-call-failed", detail: expect.any(String) },
+      },
+    ]);
+    expect((await w.offer()).names).toEqual([]);
+    expect(w.unavailable).toEqual([
+      expect.objectContaining({ server: "orders", runId: "run-1", reason: "mcp-call-failed" }),
+    ]);
   });
 
   it("the class is the operator's: a tool the server calls read-only, classed act, is proposed, not run", async () => {
@@ -348,6 +369,7 @@ describe("the transport reaches the server's origin only", () => {
       local,
       counters: memoryCounter(),
       report: async () => {},
+      reportUnavailable: async () => {},
     }).tools([item]);
     expect((await tool?.use(mcpCallContext(), { orderId: "1" }))?.ok).toBe(true);
     expect(hostile.calls.at(-1)?.authorization).toBe("Bearer issued-access-token");

@@ -21,6 +21,7 @@ const runtime = () =>
     local,
     counters: memoryCounter(),
     report: async () => {},
+    reportUnavailable: async () => {},
   });
 
 async function registerAndCall(server: McpServerItem): Promise<void> {
