@@ -55,7 +55,13 @@ export function eventSinkFor(
   const wanted = async (type: string): Promise<boolean> => {
     try {
       return (await endpoints.get()).some((w) => w.enabled && (w.events as readonly string[]).includes(type));
-    } catch {
+    } catch (err) {
+      // Queue it anyway (the worker reads the endpoints again and drops what nobody takes): nothing is lost, but an
+      // unreadable webhooks table (a missing grant, throttling) would otherwise queue every event unseen.
+      platform.logger.warn("events-subscribers-unread", {
+        eventType: type,
+        error: err instanceof Error ? err.name : String(err),
+      });
       return true;
     }
   };

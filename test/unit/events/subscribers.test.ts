@@ -19,6 +19,7 @@ const hook = (over: Partial<WebhookItem> = {}): WebhookItem => ({
 
 function setup(list: () => Promise<WebhookItem[]>) {
   const sent: string[] = [];
+  const logger = recordingLogger();
   let reads = 0;
   let clock = 0;
   const sink = eventSinkFor(
@@ -40,7 +41,7 @@ function setup(list: () => Promise<WebhookItem[]>) {
           },
         },
       },
-      logger: recordingLogger(),
+      logger,
     },
     () => clock,
   );
@@ -48,7 +49,7 @@ function setup(list: () => Promise<WebhookItem[]>) {
   const advance = (ms: number) => {
     clock += ms;
   };
-  return { sent, emit, reads: () => reads, advance };
+  return { sent, emit, reads: () => reads, advance, logger };
 }
 
 describe("events are queued only for a subscribed, enabled endpoint", () => {
@@ -78,6 +79,13 @@ describe("events are queued only for a subscribed, enabled endpoint", () => {
     });
     await s.emit("run.failed");
     expect(s.sent).toEqual(["run.failed"]);
+    expect(s.logger.lines).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        message: "events-subscribers-unread",
+        extra: { eventType: "run.failed", error: "Error" },
+      }),
+    ]);
   });
 
   it("reads the endpoints once per SUBSCRIBERS_MAX_AGE_MS, so an added endpoint is seen within it", async () => {
