@@ -118,17 +118,18 @@ async function actOn(
       reason: "replayed",
       sender: decision.sender.routingKey,
     });
+    // The event before the claim is closed (below, and for every verdict): see emitVerdict.
+    await emitVerdict(deps, event, recipient, {
+      verdict: "drop",
+      reason: "replayed",
+      agent: decision.agent.address,
+    });
     await complete(deps, event, recipient, {
       verdict: "drop",
       reason: "replayed",
       sender: decision.sender.routingKey,
       agent: decision.agent.address,
       messageId: null,
-    });
-    await emitVerdict(deps, event, recipient, {
-      verdict: "drop",
-      reason: "replayed",
-      agent: decision.agent.address,
     });
     return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
   }
@@ -140,14 +141,6 @@ async function actOn(
     const notice = noticeFor(event, recipient, decision);
     if (notice) await deps.enqueueOutbound(notice);
   }
-  await complete(deps, event, recipient, {
-    verdict: decision.verdict,
-    reason: decision.reason,
-    sender:
-      decision.verdict === "accept" ? decision.sender.routingKey : decision.proven ? decision.sender : null,
-    agent: decision.agent?.address ?? null,
-    messageId: handed.messageId,
-  });
   await emitVerdict(
     deps,
     event,
@@ -169,6 +162,14 @@ async function actOn(
           sender: decision.proven ? decision.sender : null,
         },
   );
+  await complete(deps, event, recipient, {
+    verdict: decision.verdict,
+    reason: decision.reason,
+    sender:
+      decision.verdict === "accept" ? decision.sender.routingKey : decision.proven ? decision.sender : null,
+    agent: decision.agent?.address ?? null,
+    messageId: handed.messageId,
+  });
   return {
     recipient,
     verdict: decision.verdict,
@@ -179,7 +180,9 @@ async function actOn(
 }
 
 /**
- * One recipient's verdict as a signed event: ids and reason codes. Only accepted mail can carry its text (to an
+ * One recipient's verdict as a signed event: ids and reason codes. Emitted before the claim is closed: a function
+ * killed between the two is redelivered, finds the claim open, decides again and emits again, under the same
+ * `webhook-id` (the key is the SES message and recipient), so the event is delivered at least once instead of lost. Only accepted mail can carry its text (to an
  * endpoint that opted in); refused mail's never does (G4), and its sender only when proven, reduced to an address.
  */
 async function emitVerdict(

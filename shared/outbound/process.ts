@@ -339,8 +339,9 @@ async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean)
       replyToMessageId: plan.replyToMessageId,
     });
   }
-  await deps.state.transition(requestId, ["sent"], "done", {}, deps.clock().toISOString());
   // SES accepted the mail for delivery; a later bounce or complaint is recorded by the delivery-events function.
+  // Emitted before the send is marked done: a function killed between the two is redelivered, finds the send
+  // `sent`, archives it again (idempotent) and emits again under the same `webhook-id` (the request id is the key).
   await deps.webhooks?.emit({
     type: "send.delivered",
     key: requestId,
@@ -353,5 +354,6 @@ async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean)
       recipients: plan.to.length + plan.cc.length + plan.bcc.length,
     },
   });
+  await deps.state.transition(requestId, ["sent"], "done", {}, deps.clock().toISOString());
   return { status: "done", requestId, headerMessageId: record.headerMessageId, replayed };
 }

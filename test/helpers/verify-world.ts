@@ -77,14 +77,19 @@ export function verifyWorld(opts: {
     queue,
     logger,
     /** SES stores `raw` and notifies verify: → verify's summary per recipient. */
-    async receive(raw: Buffer, extra: Parameters<typeof inboundEvent>[0] = {}): Promise<InboundSummary[]> {
+    async receive(
+      raw: Buffer,
+      extra: Parameters<typeof inboundEvent>[0] = {},
+      /** The deps to process with, when a test replaces one (an event sink). */
+      using: VerifyDeps = deps,
+    ): Promise<InboundSummary[]> {
       const event = inboundEvent({
         sesMessageId: `ses-${++n}`,
         receivedAt: clock.now.toISOString(),
         ...extra,
       });
       await blobs.put(event.objectKey, raw);
-      return processInbound(event, deps);
+      return processInbound(event, using);
     },
   };
 }
