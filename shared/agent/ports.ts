@@ -45,6 +45,9 @@ export interface LoadedRun {
   readonly createdAt: string;
   /** RunRecord.transcriptSaved: whether a transcript may be read (absent: a run created before the flag). */
   readonly transcriptSaved?: boolean;
+  /** How an ended run ended (RunRecord.finishReason) and the round it reached: its end event is emitted again. */
+  readonly finishReason?: string | null;
+  readonly round?: number;
 }
 
 /** What the transcript in S3 holds: the whole conversation so far, and which round wrote its tail. */
@@ -231,9 +234,13 @@ export type StoredRun = Pick<
   | "correlationId"
   | "createdAt"
   | "transcriptSaved"
->;
+> &
+  Partial<Pick<RunRecord, "round" | "finishReason">>;
 
-export type NewStoredRun = Omit<StoredRun, "state" | "createdAt" | "transcriptSaved">;
+export type NewStoredRun = Omit<
+  StoredRun,
+  "state" | "createdAt" | "transcriptSaved" | "round" | "finishReason"
+>;
 
 export interface RunTable {
   get(runId: string): Promise<StoredRun | null>;

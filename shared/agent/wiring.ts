@@ -297,7 +297,14 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     runs: {
       // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
       get: (runId) =>
-        loadRun(runId, { runs: stepRuns, message: w.message, loadAdmin, logger, runFailures: failures }),
+        loadRun(runId, {
+          runs: stepRuns,
+          message: w.message,
+          loadAdmin,
+          logger,
+          runFailures: failures,
+          webhooks: w.webhooks,
+        }),
       finish: (runId, state, reason) => runs.finish(runId, state, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
       noteTranscript: (runId) => runs.noteTranscript(runId),

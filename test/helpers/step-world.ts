@@ -30,6 +30,7 @@ import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
 import { type StepMessage, stepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
+import type { EventSink } from "../../shared/ports/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { Tool, ToolResult } from "../../shared/tool-framework/tool.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
@@ -69,6 +70,8 @@ export interface StepWorldOptions {
   readonly leaseMs?: number;
   /** The agent's outbound rules (admin table `outboundRules`). */
   readonly outboundRules?: readonly OutboundRuleItem[];
+  /** Signed events out, where the wiring passes them (the loop and run loading). */
+  readonly webhooks?: EventSink;
 }
 
 /** Every store the agent-step function uses, as its fake, over one clock. */
@@ -103,6 +106,7 @@ interface Common {
   now(): Date;
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue: StepDeps["enqueue"];
+  readonly webhooks?: EventSink;
 }
 
 /** Tool results by idempotency key in the `state` table, as the wiring keeps them. */
@@ -147,6 +151,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
           loadAdmin,
           logger,
           runFailures: failed,
+          ...(c.webhooks ? { webhooks: c.webhooks } : {}),
         }),
       finish: (runId, s, reason) => runs.finish(runId, s, reason),
       noteRound: (runId, round) => runs.noteRound(runId, round),
@@ -195,6 +200,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     logger,
     runFailures: failed,
     leaseMs,
+    ...(c.webhooks ? { webhooks: c.webhooks } : {}),
   };
 }
 
@@ -251,6 +257,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
     sendOutbound: async (r) => void (await f.queue.send(QUEUES.outbound, r)),
     // Parsed with the consumer's schema, as the wiring does: a message agent-step would refuse is never sent.
     enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepMessageSchema.parse(m))),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   };
   const step = loopDeps(f, common, opts.leaseMs ?? 60_000);
   let n = 0;

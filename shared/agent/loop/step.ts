@@ -10,6 +10,7 @@ import type {
 } from "../../model/index.ts";
 import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "../ports.ts";
+import { emitRunEnd } from "../runs/run-end-event.ts";
 import { failedRunOf } from "../runs/run-failure.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import { toModelToolResult } from "./tool-result.ts";
@@ -82,7 +83,16 @@ export async function runStep(
   deps.beginDelivery?.();
   const run = await deps.runs.get(msg.runId);
   if (!run) return skip(deps, msg, "run-missing");
-  if (run.state !== "running") return skip(deps, msg, "run-not-running");
+  if (run.state !== "running") {
+    // A delivery of an ended run comes after a crash: the function that ended it may have been killed before its
+    // event was queued, so it is emitted again (same webhook-id; a receiver that saw it drops the duplicate).
+    await emitRunEnd(deps.webhooks, run, {
+      state: run.state,
+      reason: run.finishReason ?? "",
+      rounds: run.round ?? msg.round,
+    });
+    return skip(deps, msg, "run-not-running");
+  }
   const admin = await deps.loadAdmin();
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
   if (!agent) {
@@ -93,6 +103,7 @@ export async function runStep(
       data: { state: "failed", reason: "agent-missing" },
     });
     await deps.runFailures.failed(failedRunOf(run), "agent-missing");
+    await emitRunEnd(deps.webhooks, run, { state: "failed", reason: "agent-missing", rounds: msg.round });
     return skip(deps, msg, "agent-missing");
   }
   const maxRounds = roundLimit(deps.config, agent);
@@ -466,12 +477,7 @@ async function finish(
   await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
   if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);
-  // Ids and reason codes only (docs/events.md); the run id is the event's key, so a redelivery emits the same id.
-  await deps.webhooks?.emit({
-    type: state === "failed" ? "run.failed" : "run.completed",
-    key: run.runId,
-    data: { agent: run.agent, runId: run.runId, state, reason, rounds: round, kind: run.kind },
-  });
+  await emitRunEnd(deps.webhooks, run, { state, reason, rounds: round });
   return { status: "finished", state, reason };
 }
 

@@ -1,7 +1,9 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { shownDisplayName } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
+import type { EventSink } from "../../ports/index.ts";
 import type { LoadedRun, RunFailures, RunTable, StoredMessage } from "../ports.ts";
+import { emitRunEnd } from "./run-end-event.ts";
 
 export interface RunSources {
   readonly runs: Pick<RunTable, "get" | "finish">;
@@ -10,6 +12,8 @@ export interface RunSources {
   readonly logger: Logger;
   /** G19: a run whose trigger is gone fails, and that failure is reported like any other. */
   readonly runFailures: RunFailures;
+  /** Signed events out: the failed run's `run.failed`. */
+  readonly webhooks?: EventSink;
 }
 
 /**
@@ -28,6 +32,8 @@ export async function loadRun(runId: string, deps: RunSources): Promise<LoadedRu
     correlationId: run.correlationId,
     createdAt: run.createdAt,
     ...(run.transcriptSaved !== undefined ? { transcriptSaved: run.transcriptSaved } : {}),
+    ...(run.finishReason !== undefined ? { finishReason: run.finishReason } : {}),
+    ...(run.round !== undefined ? { round: run.round } : {}),
   };
   if (run.kind === "scheduled") {
     const admin = await deps.loadAdmin();
@@ -57,6 +63,7 @@ async function failMissing(
   run: {
     readonly runId: string;
     readonly agent: string;
+    readonly kind: "reply" | "scheduled";
     readonly correlationId: string;
     readonly state: string;
   },
@@ -73,5 +80,6 @@ async function failMissing(
     { runId, agent: run.agent, correlationId: run.correlationId, sender: null, messageId: null },
     reason,
   );
+  await emitRunEnd(deps.webhooks, run, { state: "failed", reason, rounds: 0 });
   return null;
 }

@@ -1,6 +1,8 @@
 import type { Logger } from "../../logger.ts";
 import type { StepMessage } from "../../messages/index.ts";
+import type { EventSink } from "../../ports/index.ts";
 import type { RunEndReason, RunEventSink, RunFailures, RunStore } from "../ports.ts";
+import { emitRunEnd } from "./run-end-event.ts";
 import { failedRunOf } from "./run-failure.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */
@@ -21,6 +23,8 @@ export async function failExhaustedRun(
     readonly runs: Pick<RunStore, "finish" | "get">;
     readonly events: RunEventSink;
     readonly runFailures: RunFailures;
+    /** Signed events out: the failed run's `run.failed`. */
+    readonly webhooks?: EventSink;
   },
   logger: Logger,
 ): Promise<void> {
@@ -46,4 +50,9 @@ export async function failExhaustedRun(
       : { runId: msg.runId, agent: "unknown", correlationId: msg.runId, sender: null, messageId: null },
     RETRIES_EXHAUSTED,
   );
+  await emitRunEnd(deps.webhooks, run ?? { runId: msg.runId, agent: "unknown", kind: "reply" }, {
+    state: "failed",
+    reason: RETRIES_EXHAUSTED,
+    rounds: msg.round,
+  });
 }
