@@ -21,7 +21,7 @@ export { IndexReads, type RefusalRecord } from "./index-reads.ts";
 export { MessageRepo } from "./message-repo.ts";
 export type { Page } from "./page.ts";
 export { PlanStore } from "./plan-store.ts";
-export { makePlatform, type Platform } from "./platform.ts";
+export { type BasePlatform, makeBasePlatform, makePlatform, type Platform } from "./platform.ts";
 export { DynamoRoundLedger } from "./round-ledger.ts";
 export { RunEventRepo, type StoredRunEvent } from "./run-event-repo.ts";
 export { RunRepo } from "./run-repo.ts";
