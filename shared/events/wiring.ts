@@ -1,10 +1,8 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import type { KeyedLogger, Logger } from "../logger.ts";
 import { perDelivery } from "../messages/index.ts";
 import { type HostResolver, systemResolver } from "../net/index.ts";
-import type { FailureSink } from "../ports/index.ts";
 import { type EventSink, noEvents } from "../ports/index.ts";
 import { type AdminRepo, type BasePlatform, failureReporter } from "../store/index.ts";
 import { dynamoEventState } from "./dynamo-state.ts";

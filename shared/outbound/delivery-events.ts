@@ -1,12 +1,5 @@
 import * as z from "zod";
-import type { Logger } from "../logger.ts";
-import type {
-  DeliveryEvent,
-  DeliveryEventKind,
-  DeliveryEventLog,
-  DeliveryEventRecipient,
-  EventSink,
-} from "../ports/index.ts";
+import type { DeliveryEvent, DeliveryEventKind, DeliveryEventRecipient } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { DeliveryEventsDeps } from "./ports.ts";
 
