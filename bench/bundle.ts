@@ -15,7 +15,7 @@ import { esbuildOptions, FUNCTION_STUBS } from "../infra/bundling.ts";
 import type { Resources } from "../shared/config/resources.ts";
 import { TABLE_KEYS, type TableKey } from "../shared/config/tables.ts";
 import { functionEnv } from "../test/infra/bundle-env.ts";
-import { printTargets } from "./issue-13.ts";
+import { printTargets } from "./targets.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RUNNER = join(ROOT, "test/infra/run-handler.mjs");
@@ -104,14 +104,14 @@ const verifyInit = Number(verifyRow?.[3]);
 printTargets([
   {
     what: "verify bundle size",
-    filed: "2.4 MB",
+    before: "2.4 MB",
     now: `${(verifyBytes / 1e6).toFixed(2)} MB`,
     target: "≤ 1.3 MB",
     met: verifyBytes <= 1_300_000,
   },
   {
     what: "verify bundled cold init",
-    filed: "187 ms",
+    before: "187 ms",
     now: `${verifyInit.toFixed(0)} ms`,
     target: "≤ 120 ms",
     met: verifyInit <= 120,

@@ -2,14 +2,14 @@
  * `npm run bench:cli`: how long a `postern` command takes from the shell's point of view (process start to exit),
  * median of 10, next to `node -e 0` measured in the same run (the floor no CLI on Node can beat): `postern --help`,
  * `postern runs list` against a running local stack (started here on free ports, in a temporary directory), and
- * the same through `npx` and `npm run`, whose own start (npm's) comes on top. Ends with issue 22's row.
+ * the same through `npx` and `npm run`, whose own start (npm's) comes on top. Ends with its target row.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalStack } from "../cli/local/stack.ts";
-import { printTargets } from "./issue-13.ts";
+import { printTargets } from "./targets.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const RUNS = Number(process.env.CLI_RUNS ?? 10);
@@ -73,21 +73,21 @@ try {
     [
       {
         what: "postern --help",
-        filed: "4-9 s",
+        before: "4-9 s",
         now: `${help.toFixed(0)} ms`,
         target: `< ${TARGET_MS} ms`,
         met: help < TARGET_MS,
       },
       {
         what: "postern runs list, running stack",
-        filed: "4-9 s",
+        before: "4-9 s",
         now: `${list.toFixed(0)} ms`,
         target: `< ${TARGET_MS} ms`,
         met: list < TARGET_MS,
       },
     ],
-    "issue 22",
-    "when filed (tsx)",
+    "CLI start",
+    "before (tsx)",
   );
 } finally {
   await stack.stop();

@@ -19,7 +19,7 @@ import { gateMessage } from "../shared/gate/gate.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../shared/mail/dkim-sign.ts";
 import type { MessageRecord } from "../shared/ports/messages.ts";
 import { zoneResolver } from "../shared/runtime/zone-resolver.ts";
-import { printTargets } from "./issue-13.ts";
+import { printTargets } from "./targets.ts";
 
 const SIZES = [2 * 1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024];
 const AGENT = "helpdesk@agents.example.net";
@@ -400,14 +400,14 @@ console.log(
 printTargets([
   {
     what: "verify peak RSS growth on a ~10 MB mail, worst shape",
-    filed: "+360 MB",
+    before: "+360 MB",
     now: `+${(worstGrowth / MiB).toFixed(0)} MB`,
     target: "≤ +100 MB",
     met: worstGrowth <= 100 * MiB,
   },
   {
     what: "transcript for a 10 MB mail",
-    filed: "fails",
+    before: "fails",
     now: `${(transcriptBytes / 1024).toFixed(0)} KB`,
     target: "≤ 1 MB",
     met: transcriptBytes <= 1024 * 1024,

@@ -1,5 +1,4 @@
-import type { RunRecord } from "../shared/ports/index.ts";
-import type { StoredRunEvent } from "../shared/store/index.ts";
+import type { RunRecord, StoredRunEvent } from "../shared/ports/index.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
 /** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */

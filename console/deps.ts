@@ -1,21 +1,29 @@
-import { type AdminCatalog, adminCatalog } from "../shared/admin/index.ts";
+import { type AdminCatalog, type AdminEditor, adminCatalog } from "../shared/admin/index.ts";
 import type { DeploymentConfig } from "../shared/config/index.ts";
 import { type BreakerState, type DeliveryEntry, dynamoEventState } from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
+import type {
+  AuditLog,
+  Blobs,
+  DeliveryEventReader,
+  FailureReader,
+  IndexReader,
+  KeyValueState,
+  MessageStore,
+  PlanPort,
+  RunEventReader,
+  RunReader,
+  ThreadReader,
+  TraceReader,
+} from "../shared/ports/index.ts";
+// The console's one composition root (with its two entry points, lambda.ts and server.ts): the only console files
+// that may import the store (test/layers/module-map.ts). The rest of the console sees the ports below.
 import {
-  type AdminRepo,
   AuditRepo,
-  type BlobStore,
   DeliveryEventReads,
-  type FailureLog,
   IndexReads,
-  type MessageRepo,
   PlanStore,
   type Platform,
-  type RunEventRepo,
-  type RunRepo,
-  type StateRepo,
-  type ThreadRepo,
   TraceLookups,
 } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
@@ -24,25 +32,27 @@ import { type SessionRevocations, stateRevocations } from "./auth/revocations.ts
 
 /**
  * Everything the console reads and writes, through the same repositories the CLI and the functions use: there is
- * no second way into the data. Writes are the admin tables (AdminRepo, the import path), the audit log, a plan
- * decision marker in `state`, and a confirm message on the agent-step queue (the mailed confirmation's path).
+ * no second way into the data. Each field is typed by the port it uses, only the methods the console calls: the
+ * repositories implement them (shared/ports, shared/admin's AdminEditor). Writes are the admin tables (the import
+ * path), the audit log, a plan decision marker in `state`, and a confirm message on the agent-step queue (the
+ * mailed confirmation's path).
  */
 export interface ConsoleDeps {
-  readonly admin: AdminRepo;
-  readonly runs: RunRepo;
-  readonly runEvents: RunEventRepo;
-  readonly messages: MessageRepo;
-  readonly threads: ThreadRepo;
-  readonly blobs: BlobStore;
-  readonly state: StateRepo;
-  readonly plans: PlanStore;
-  readonly index: IndexReads;
-  readonly audit: AuditRepo;
-  readonly lookups: TraceLookups;
+  readonly admin: AdminEditor;
+  readonly runs: RunReader;
+  readonly runEvents: RunEventReader;
+  readonly messages: Pick<MessageStore, "get" | "listByAgent">;
+  readonly threads: ThreadReader;
+  readonly blobs: Pick<Blobs, "get" | "getText">;
+  readonly state: KeyValueState;
+  readonly plans: Pick<PlanPort, "get">;
+  readonly index: IndexReader;
+  readonly audit: AuditLog;
+  readonly lookups: TraceReader;
   /** SES's bounces, complaints, rejects and delivery delays, per agent. */
-  readonly deliveryEvents: DeliveryEventReads;
+  readonly deliveryEvents: DeliveryEventReader;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
-  readonly failures: FailureLog;
+  readonly failures: FailureReader;
   /** Signed events: each endpoint's recent deliveries and its breaker (docs/events.md). */
   readonly webhooks: {
     recent(endpointId: string, limit: number): Promise<DeliveryEntry[]>;

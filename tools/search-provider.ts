@@ -9,7 +9,7 @@
  */
 import { parse } from "node-html-parser";
 import * as z from "zod";
-import type { SearchOutcome, SearchProvider } from "../shared/net/index.ts";
+import type { SearchProvider, SearchResult } from "../shared/net/index.ts";
 import { decodeText, type SafeFetchOptions, safeFetch } from "../shared/net/index.ts";
 import { fail } from "../shared/result.ts";
 import type { Tool } from "../shared/tool-framework/index.ts";
@@ -40,7 +40,7 @@ export function braveSearchProvider(opts: BraveOptions): SearchProvider {
   const endpoint = opts.endpoint ?? BRAVE_ENDPOINT;
   return {
     id: "brave",
-    async search(query: string, limit: number): Promise<SearchOutcome> {
+    async search(query: string, limit: number): Promise<SearchResult> {
       const url = new URL(endpoint);
       url.searchParams.set("q", query);
       url.searchParams.set("count", String(limit));

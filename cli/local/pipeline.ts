@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { agentStepSqsHandler, buildStepDeps } from "../../shared/agent/index.ts";
 import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import {
-  buildEventsWorker,
   eventSinkFor,
   eventsSqsHandler,
+  eventsWorkerDeps,
   fileSecretStore,
 } from "../../shared/events/index.ts";
 import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
@@ -12,7 +12,7 @@ import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
 import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
-import { failureReporter, makePlatform, makeStores } from "../../shared/store/index.ts";
+import { makeBasePlatform, makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
@@ -77,16 +77,9 @@ export function pipelineHandlers(
 
 /** The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager. */
 function eventsWorker(ctx: HandlerContext, log: KeyedLogger, clients: ReturnType<typeof makeClients>) {
-  const stores = makeStores(clients, ctx.resources, log);
   return eventsSqsHandler(
-    buildEventsWorker({
-      resources: ctx.resources,
-      sqs: clients.sqs,
-      dynamo: clients.dynamo,
-      admin: stores.admin,
+    eventsWorkerDeps(makeBasePlatform({ resources: ctx.resources, logger: log, clients }), {
       secrets: fileSecretStore(localSecretsFile(ctx.dir)),
-      failures: failureReporter(stores, log, () => new Date()),
-      logger: log,
       ...(ctx.webhookLoopback ? { allowLoopback: true } : {}),
       ...(ctx.webhookPolicy ? { policy: ctx.webhookPolicy } : {}),
     }),

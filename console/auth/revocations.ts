@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { StateRepo } from "../../shared/store/index.ts";
+import type { KeyValueState } from "../../shared/ports/index.ts";
 
 /**
  * Signed-out sessions. A session is an ID token in a cookie, valid until it expires whatever the browser does, so
@@ -19,7 +19,7 @@ const keyOf = (session: string): string =>
   `${REVOKED_PREFIX}${createHash("sha256").update(session).digest("base64url")}`;
 
 /** Markers in the `state` table, kept (TTL) as long as a session can last. */
-export function stateRevocations(state: StateRepo, sessionSeconds: number): SessionRevocations {
+export function stateRevocations(state: KeyValueState, sessionSeconds: number): SessionRevocations {
   return {
     async revoke(session) {
       // A second sign-out of the same session finds the marker: nothing more to do.

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { toModelToolResult } from "../../shared/agent/index.ts";
-import type { SendSummary } from "../../shared/store/index.ts";
+import type { SendSummary } from "../../shared/ports/index.ts";
 import type { ToolResult } from "../../shared/tool-framework/index.ts";
 import { confirmToolPredicate, type TimelineItem, timeline } from "../../shared/trace/index.ts";
 import type { ConsoleDeps } from "../deps.ts";

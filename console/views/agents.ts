@@ -8,8 +8,7 @@ import type {
 } from "../../shared/admin/index.ts";
 import { roundLimit } from "../../shared/admin/index.ts";
 import type { DeploymentConfig } from "../../shared/config/index.ts";
-import type { DeliveryEvent, RunRecord } from "../../shared/ports/index.ts";
-import type { Page, ThreadRecord } from "../../shared/store/index.ts";
+import type { DeliveryEvent, Page, RunRecord, ThreadRecord } from "../../shared/ports/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";

@@ -1,4 +1,4 @@
-import type { AuditEntry, Page } from "../../shared/store/index.ts";
+import type { AuditEntry, Page } from "../../shared/ports/index.ts";
 import { type Html, html, pager, time } from "./html.ts";
 
 export function auditView(page: Page<AuditEntry>): Html {

@@ -1,4 +1,4 @@
-import type { FailureEntry } from "../../shared/store/index.ts";
+import type { FailureEntry } from "../../shared/ports/index.ts";
 import { type Html, html, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 

@@ -1,6 +1,5 @@
 import { canonicalJson } from "../../shared/agent/index.ts";
-import type { PlanRecord } from "../../shared/ports/index.ts";
-import type { Page } from "../../shared/store/index.ts";
+import type { Page, PlanRecord } from "../../shared/ports/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { csrfField } from "./layout.ts";

@@ -1,4 +1,4 @@
-import type { Page, RefusalRecord } from "../../shared/store/index.ts";
+import type { Page, RefusalRecord } from "../../shared/ports/index.ts";
 import { addressChars, type Html, html, pager, seg, time } from "./html.ts";
 
 /**

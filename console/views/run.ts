@@ -1,5 +1,4 @@
-import type { PlanRecord, RunRecord } from "../../shared/ports/index.ts";
-import type { SendSummary } from "../../shared/store/index.ts";
+import type { PlanRecord, RunRecord, SendSummary } from "../../shared/ports/index.ts";
 import { type TimelineItem, timelineTree } from "../../shared/trace/index.ts";
 import { failureCell } from "./agents.ts";
 import { type Html, html, seg, time, untrusted } from "./html.ts";

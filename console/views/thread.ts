@@ -1,5 +1,4 @@
-import type { MessageRecord } from "../../shared/ports/index.ts";
-import type { ThreadRecord } from "../../shared/store/index.ts";
+import type { MessageRecord, ThreadRecord } from "../../shared/ports/index.ts";
 import { type Author, bytes, type Html, html, seg, time, untrusted } from "./html.ts";
 
 export interface ShownMessage {

@@ -47,6 +47,7 @@ export {
   toolkitItem,
 } from "./schema.ts";
 export {
+  type AdminEditor,
   type AdminTables,
   checkAdminWrite,
   exportAdminDocument,

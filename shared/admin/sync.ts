@@ -16,7 +16,8 @@ import {
   readWebhooks,
   ruleKey,
 } from "./read.ts";
-import type { AdminDocument, AdminSnapshot } from "./schema.ts";
+import type { AdminDocument, AdminSnapshot, AgentItem, ResponsibilityItem, ToolkitItem } from "./schema.ts";
+import type { WebhookItem } from "./webhook-item.ts";
 
 /** What import/export needs from the admin tables: the store's AdminRepo implements it. */
 export interface AdminTables {
@@ -25,6 +26,24 @@ export interface AdminTables {
   rawItems(table: AdminTable): Promise<Item[]>;
   rawPut(table: AdminTable, item: Item, ifAbsentOn?: string): Promise<boolean | "duplicate">;
   rawDelete(table: AdminTable, key: Item): Promise<boolean>;
+}
+
+/**
+ * The admin tables as the console reads and edits them item by item, beside the document import it shares with
+ * the CLI: the store's AdminRepo implements it. A removal with `cascade` takes what depends on the item with it.
+ */
+export interface AdminEditor extends AdminTables {
+  listAgents(): Promise<AgentItem[]>;
+  getAgent(address: string): Promise<AgentItem | null>;
+  getToolkit(id: string): Promise<ToolkitItem | null>;
+  listResponsibilities(): Promise<ResponsibilityItem[]>;
+  listWebhooks(): Promise<WebhookItem[]>;
+  /** The stored item as it is, valid or not (an edit form shows what is there). */
+  rawGet(table: AdminTable, key: Item): Promise<Item | null>;
+  deleteAgent(address: string, opts?: { cascade?: boolean }): Promise<boolean>;
+  deleteToolkit(id: string, opts?: { cascade?: boolean }): Promise<boolean>;
+  deleteResponsibility(id: string): Promise<boolean>;
+  deleteApprover(toolkit: string, address: string): Promise<boolean>;
 }
 
 export type ImportResult =

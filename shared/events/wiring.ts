@@ -1,12 +1,10 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import type { KeyedLogger, Logger } from "../logger.ts";
 import { perDelivery } from "../messages/index.ts";
 import { type HostResolver, systemResolver } from "../net/index.ts";
-import type { FailureSink } from "../ports/index.ts";
 import { type EventSink, noEvents } from "../ports/index.ts";
-import type { AdminRepo } from "../store/index.ts";
+import { type AdminRepo, type BasePlatform, failureReporter } from "../store/index.ts";
 import { dynamoEventState } from "./dynamo-state.ts";
 import { queueEventSink } from "./emitter.ts";
 import { pinnedPost } from "./pinned-post.ts";
@@ -72,44 +70,44 @@ export function eventSinkFor(
   };
 }
 
-/** The worker's dependencies: the same builder for the Lambda handler and the local stack's poller. */
-export function buildEventsWorker(input: {
-  readonly resources: Resources;
-  readonly sqs: Pick<SQSClient, "send">;
-  readonly dynamo: DynamoDBDocumentClient;
-  readonly admin: Pick<AdminRepo, "snapshot" | "getWebhook">;
-  readonly secrets: SecretStore;
-  readonly failures: FailureSink;
-  readonly logger: KeyedLogger;
-  readonly policy?: DeliveryPolicy;
-  readonly resolve?: HostResolver;
-  /** The local stack's explicit local-only setting (loopback endpoints over http). Never set in AWS. */
-  readonly allowLoopback?: boolean;
-  readonly clock?: () => Date;
-}): EventsWorkerDeps {
-  const { resources } = input;
+/**
+ * The webhooks function's composition root, the same `(platform, parts) => deps` as the others over the
+ * BasePlatform (it reads no deployment config): the Lambda handler and the local stack's poller build the worker
+ * alike. The platform's logger is keyed: the worker adds each event's ids to its lines.
+ */
+export function eventsWorkerDeps(
+  platform: Pick<BasePlatform, "resources" | "clients" | "stores" | "now"> & { readonly logger: KeyedLogger },
+  parts: {
+    /** Secrets Manager in AWS; the local stack's secrets file. */
+    readonly secrets: SecretStore;
+    readonly policy?: DeliveryPolicy;
+    readonly resolve?: HostResolver;
+    /** The local stack's explicit local-only setting (loopback endpoints over http). Never set in AWS. */
+    readonly allowLoopback?: boolean;
+  },
+): EventsWorkerDeps {
+  const { resources, clients, stores, logger, now: clock } = platform;
   const queueUrl = resources.queues.events;
   const deadLetterUrl = resources.queues.eventsDeadLetter;
   if (!queueUrl || !deadLetterUrl) throw new Error("the events worker needs the events queue and its DLQ");
-  const clock = input.clock ?? (() => new Date());
-  const admin = perDelivery(() => input.admin.snapshot(), { maxAgeMs: 1000 });
-  const state = dynamoEventState({ dynamo: input.dynamo, tables: resources.tables, clock });
+  const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
+  const state = dynamoEventState({ dynamo: clients.dynamo, tables: resources.tables, clock });
   return {
-    sqs: input.sqs,
+    sqs: clients.sqs,
     queueUrl,
     deadLetterUrl,
     endpoints: async () => (await admin.get()).webhooks ?? [],
     // Fresh per delivery: removing or disabling an endpoint stops its retries at the next attempt.
-    endpoint: (id) => input.admin.getWebhook(id),
-    secrets: input.secrets,
+    endpoint: (id) => stores.admin.getWebhook(id),
+    secrets: parts.secrets,
     post: pinnedPost({
-      resolve: input.resolve ?? systemResolver,
-      ...(input.allowLoopback ? { allowLoopback: true } : {}),
+      resolve: parts.resolve ?? systemResolver,
+      ...(parts.allowLoopback ? { allowLoopback: true } : {}),
     }),
     ...state,
-    failures: input.failures,
-    policy: input.policy ?? DEFAULT_POLICY,
+    failures: failureReporter(stores, logger, clock),
+    policy: parts.policy ?? DEFAULT_POLICY,
     clock,
-    logger: input.logger,
+    logger,
   };
 }

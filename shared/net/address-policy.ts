@@ -9,7 +9,7 @@ import { type Fail, fail, type Ok, ok } from "../result.ts";
  * special-purpose range (IANA registries, RFC 6890) is refused, and IPv6 forms that embed an IPv4 address are
  * judged by the IPv4 address they reach.
  */
-export type AddressVerdict = Ok | Fail<NonPublicRange>;
+export type AddressCheckResult = Ok | Fail<NonPublicRange>;
 
 /** The range a refused address is in, named after ipaddr.js's ranges (`ipv4-loopback`, `6to4-ipv4-private`). */
 export type NonPublicRange =
@@ -23,7 +23,7 @@ type Via = "ipv4-mapped" | "nat64" | "6to4";
 
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
 
-export function checkAddress(address: string): AddressVerdict {
+export function checkAddress(address: string): AddressCheckResult {
   // A zone index (fe80::1%eth0) only ever qualifies link-local addresses; drop it before parsing.
   const bare = address.split("%")[0] ?? "";
   // Strict forms only: DNS answers and URL hosts arrive canonical, and a legacy form here ("0x7f.1") would
@@ -46,7 +46,7 @@ function checkV4(addr: ipaddr.IPv4): Ok | Fail<V4Range> {
   return range === "unicast" ? ok() : fail(`ipv4-${range}`);
 }
 
-function checkV6(addr: ipaddr.IPv6): AddressVerdict {
+function checkV6(addr: ipaddr.IPv6): AddressCheckResult {
   const range = addr.range();
   // Forms that carry an IPv4 address reach that IPv4 address: judge it, or ::ffff:127.0.0.1 is loopback.
   if (range === "ipv4Mapped") return embedded(addr.toIPv4Address(), "ipv4-mapped");
@@ -64,7 +64,7 @@ function checkV6(addr: ipaddr.IPv6): AddressVerdict {
   return ok();
 }
 
-function embedded(v4: ipaddr.IPv4, via: Via): AddressVerdict {
+function embedded(v4: ipaddr.IPv4, via: Via): AddressCheckResult {
   const verdict = checkV4(v4);
   return verdict.ok ? verdict : fail(`${via}-${verdict.reason}`);
 }

@@ -2,7 +2,7 @@ import { parse } from "node-html-parser";
 import { fail } from "../result.ts";
 import { decodeText } from "./readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
-import type { SearchOutcome, SearchProvider, SearchResult } from "./search.ts";
+import type { SearchHit, SearchProvider, SearchResult } from "./search.ts";
 import { tidyResults } from "./search.ts";
 
 export const DUCKDUCKGO_HTML_ENDPOINT = "https://html.duckduckgo.com/html/";
@@ -31,14 +31,14 @@ export function decodeResultUrl(href: string, base: string): string | null {
 }
 
 export type ParsedResultsPage =
-  | { readonly kind: "results"; readonly results: SearchResult[] }
+  | { readonly kind: "results"; readonly results: SearchHit[] }
   | { readonly kind: "no-results" }
   | { readonly kind: "unrecognised" };
 
 /** Parse a results page with a real HTML parser (node-html-parser), not regexes over markup. */
 export function parseResultsPage(html: string, base: string): ParsedResultsPage {
   const root = parse(html);
-  const results: SearchResult[] = [];
+  const results: SearchHit[] = [];
   for (const block of root.querySelectorAll("div.result")) {
     if (block.classList.contains("result--ad")) continue;
     const link = block.querySelector("a.result__a");
@@ -69,7 +69,7 @@ export function duckDuckGoProvider(opts: DuckDuckGoOptions = {}): SearchProvider
   return {
     id: "duckduckgo",
     host: new URL(endpoint).hostname.toLowerCase(),
-    async search(query: string, limit: number): Promise<SearchOutcome> {
+    async search(query: string, limit: number): Promise<SearchResult> {
       const url = new URL(endpoint);
       url.searchParams.set("q", query);
       const fetched = await safeFetch(url.href, {

@@ -7,5 +7,5 @@ export { pinnedLookup } from "./pinned-request.ts";
 export { decodeText, readableText, truncateText } from "./readable-text.ts";
 export { type HostResolver, systemResolver } from "./resolver.ts";
 export { type SafeFetchFailure, type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
-export { type SearchOutcome, type SearchProvider, type SearchReason, tidyResults } from "./search.ts";
+export { type SearchProvider, type SearchReason, type SearchResult, tidyResults } from "./search.ts";
 export { type VettedTarget, vetTarget } from "./vet-target.ts";

@@ -1,7 +1,7 @@
 import type { FailWithDetail, Ok } from "../result.ts";
 
 /** One web search hit, whichever provider found it. */
-export interface SearchResult {
+export interface SearchHit {
   readonly title: string;
   readonly url: string;
   readonly snippet: string;
@@ -14,7 +14,7 @@ export interface SearchResult {
  */
 export type SearchReason = "search-unavailable" | "search-auth-failed" | "search-rate-limited";
 
-export type SearchOutcome = Ok<{ readonly results: readonly SearchResult[] }> | FailWithDetail<SearchReason>;
+export type SearchResult = Ok<{ readonly results: readonly SearchHit[] }> | FailWithDetail<SearchReason>;
 
 /**
  * A search backend: the keyless DuckDuckGo one built in, or an operator's keyed provider in `tools/` (Brave,
@@ -25,16 +25,16 @@ export interface SearchProvider {
   readonly id: string;
   /** The host queries go to, lower-case (G18's allow-lists name it); absent when unknown (then never allowed). */
   readonly host?: string;
-  search(query: string, limit: number): Promise<SearchOutcome>;
+  search(query: string, limit: number): Promise<SearchResult>;
 }
 
 export const MAX_TITLE_CHARS = 300;
 export const MAX_SNIPPET_CHARS = 500;
 
 /** Clamp, de-duplicate by URL and keep only http(s) targets: whatever a provider returns, the tool's shape holds. */
-export function tidyResults(results: readonly SearchResult[], limit: number): SearchResult[] {
+export function tidyResults(results: readonly SearchHit[], limit: number): SearchHit[] {
   const seen = new Set<string>();
-  const out: SearchResult[] = [];
+  const out: SearchHit[] = [];
   for (const r of results) {
     if (out.length >= limit) break;
     if (!/^https?:\/\//i.test(r.url) || seen.has(r.url)) continue;

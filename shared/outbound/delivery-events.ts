@@ -1,13 +1,7 @@
 import * as z from "zod";
-import type { Logger } from "../logger.ts";
-import type {
-  DeliveryEvent,
-  DeliveryEventKind,
-  DeliveryEventLog,
-  DeliveryEventRecipient,
-  EventSink,
-} from "../ports/index.ts";
+import type { DeliveryEvent, DeliveryEventKind, DeliveryEventRecipient } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
+import type { DeliveryEventsDeps } from "./ports.ts";
 
 /**
  * SES event publishing records for a configuration set (SES Developer Guide, "Contents of event data that Amazon SES
@@ -148,7 +142,7 @@ function senderOf(r: SesRecord): string | null {
  */
 export async function recordDeliveryEvent(
   body: string,
-  deps: { readonly log: DeliveryEventLog; readonly logger: Logger; readonly webhooks?: EventSink },
+  deps: DeliveryEventsDeps,
 ): Promise<"recorded" | "ignored" | "refused"> {
   const read = readDeliveryEvent(body);
   if (!read.ok) {

@@ -1,9 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
 import { parseOutboundMessage, sqsBatchHandler } from "../messages/index.ts";
-import type { DeliveryEventLog, EventSink } from "../ports/index.ts";
 import { recordDeliveryEvent } from "./delivery-events.ts";
-import type { OutboundDeps } from "./ports.ts";
+import type { DeliveryEventsDeps, OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
 
 /**
@@ -38,16 +37,11 @@ export function outboundSqsHandler(
  * each. An unreadable record fails, so the DLQ keeps it for an operator.
  */
 export function deliveryEventsSqsHandler(
-  log: DeliveryEventLog,
+  deps: DeliveryEventsDeps,
   logger: KeyedLogger,
-  webhooks?: EventSink,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return sqsBatchHandler(
-    async (record) =>
-      (await recordDeliveryEvent(record.body, { log, logger, ...(webhooks ? { webhooks } : {}) })) ===
-      "refused"
-        ? "reject"
-        : "done",
+    async (record) => ((await recordDeliveryEvent(record.body, deps)) === "refused" ? "reject" : "done"),
     { logger, name: "delivery-events" },
   );
 }

@@ -4,9 +4,9 @@ import { routingKey } from "../mail/index.ts";
 import { perDelivery } from "../messages/index.ts";
 import type { EventSink, MessageRecord } from "../ports/index.ts";
 import { type DeliveryEventLog, deliveryEventsPk } from "../ports/index.ts";
-import type { Platform, Stores } from "../store/index.ts";
+import type { BasePlatform, Platform, Stores } from "../store/index.ts";
 import { failureReporter, normalizeMessageId, sendStateStore } from "../store/index.ts";
-import type { OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
+import type { DeliveryEventsDeps, OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
 import { sesHeaderMessageId } from "./ses-message-id.ts";
 
 /** The repositories store Message-IDs without angle brackets; our header code wants `<...>`. */
@@ -137,5 +137,23 @@ export function deliveryEventLog(stores: Pick<Stores, "state">): DeliveryEventLo
         DELIVERY_EVENT_DAYS * 24 * 3600,
       );
     },
+  };
+}
+
+/**
+ * The delivery-events function's composition root, the same `(platform, parts) => deps` as the others over the
+ * BasePlatform: it records SES's events in the state table and reads no deployment config.
+ */
+export function deliveryEventsDeps(
+  platform: Pick<BasePlatform, "stores" | "logger">,
+  parts: {
+    /** Signed events out; none when the stack has no events queue. */
+    readonly webhooks?: EventSink;
+  },
+): DeliveryEventsDeps {
+  return {
+    log: deliveryEventLog(platform.stores),
+    logger: platform.logger,
+    ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
   };
 }

@@ -32,3 +32,8 @@ export const deliveryEventsPk = STATE_KEYS.deliveryEvents;
 export interface DeliveryEventLog {
   record(event: DeliveryEvent): Promise<void>;
 }
+
+/** An agent's delivery events read back, newest first (shared/store/delivery-event-reads.ts). */
+export interface DeliveryEventReader {
+  recent(agent: string, limit: number): Promise<DeliveryEvent[]>;
+}

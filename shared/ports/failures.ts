@@ -120,6 +120,29 @@ export interface FailureSink {
   report(failure: FailureReport): Promise<void>;
 }
 
+/** One failure as the feed keeps it (G19): what `postern runs failures` and the console's Failures page list. */
+export interface FailureEntry {
+  readonly at: string;
+  readonly class: string;
+  readonly reason: string;
+  readonly detail?: string;
+  readonly agent: string;
+  readonly runId?: string;
+  readonly requestId?: string;
+  readonly correlationId?: string;
+  readonly senderNotice?: string;
+}
+
+/** The failure feed read back, per UTC day (shared/store/failure-log.ts). */
+export interface FailureReader {
+  /** Newest first, over the last `days` UTC days up to `now` (default 7), at most `limit` (default 50). */
+  listRecent(opts: {
+    readonly now: Date;
+    readonly days?: number;
+    readonly limit?: number;
+  }): Promise<FailureEntry[]>;
+}
+
 /** Provider and SES messages can be long (and an SDK error's can hold a stack): the trace keeps a line. */
 export const MAX_FAILURE_DETAIL = 500;
 

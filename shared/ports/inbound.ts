@@ -45,3 +45,6 @@ export interface InboundLedger {
   claim(claim: InboundClaim): Promise<ClaimResult>;
   complete(sesMessageId: string, recipient: string, outcome: InboundOutcome): Promise<CompleteResult>;
 }
+
+/** A refused or dropped mail as the console lists it: the verdict record, never the mail (G4). */
+export type RefusalRecord = InboundRecord & { readonly refusalAt: string };

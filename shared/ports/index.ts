@@ -1,11 +1,13 @@
 // Front door of shared/ports: the records and store interfaces the cores share. Outside this folder, import
 // this file only (docs/architecture.md).
 
+export type { AuditEntry, AuditLog, NewAuditEntry } from "./audit.ts";
 export type { Blobs } from "./blobs.ts";
 export {
   type DeliveryEvent,
   type DeliveryEventKind,
   type DeliveryEventLog,
+  type DeliveryEventReader,
   type DeliveryEventRecipient,
   deliveryEventsPk,
 } from "./delivery-events.ts";
@@ -30,6 +32,8 @@ export {
   FAILURE_LOG,
   FAILURE_METRICS,
   type FailureClass,
+  type FailureEntry,
+  type FailureReader,
   type FailureReport,
   type FailureSink,
   logFailure,
@@ -43,7 +47,9 @@ export type {
   InboundLedger,
   InboundOutcome,
   InboundRecord,
+  RefusalRecord,
 } from "./inbound.ts";
+export type { IndexReader, Page, PageRequest } from "./lists.ts";
 export {
   type AttachmentRef,
   bodyText,
@@ -59,9 +65,13 @@ export type {
   FinalRunState,
   NewRun,
   RunCreator,
+  RunEvent,
+  RunEventReader,
   RunFailureMark,
+  RunReader,
   RunRecord,
   RunState,
+  StoredRunEvent,
 } from "./runs.ts";
 export type { Item, KeyValueState, PutIfAbsentResult } from "./state.ts";
 export {
@@ -69,5 +79,8 @@ export {
   type RecordIdResult,
   type ThreadHeaders,
   type ThreadIndex,
+  type ThreadReader,
+  type ThreadRecord,
   type ThreadResolution,
 } from "./threads.ts";
+export type { SendSummary, TraceReader } from "./trace.ts";

@@ -71,3 +71,29 @@ export interface RunCreator {
   /** Conditional on the run id being new: a redelivery finds `duplicate`. */
   create(input: NewRun): Promise<CreateRunResult>;
 }
+
+/** A run as the console and the CLI read it back (shared/store/run-repo.ts). */
+export interface RunReader {
+  /** null when no run has the id. */
+  get(runId: string): Promise<RunRecord | null>;
+}
+
+/** One event of a run's trace, as it is appended. */
+export interface RunEvent {
+  readonly type: string;
+  readonly at: string;
+  readonly round: number;
+  readonly data: Record<string, unknown>;
+}
+
+/** An event as the trace stores it: numbered within its run, in time order. */
+export interface StoredRunEvent extends RunEvent {
+  readonly runId: string;
+  readonly seq: number;
+}
+
+/** A run's trace read back (shared/store/run-event-repo.ts). */
+export interface RunEventReader {
+  /** In order of `seq`. */
+  list(runId: string): Promise<StoredRunEvent[]>;
+}

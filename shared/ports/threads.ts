@@ -13,6 +13,23 @@ export type ThreadResolution = { readonly threadId: string; readonly isNew: bool
 
 export type RecordIdResult = Ok | Fail<"duplicate", { readonly threadId: string | null }>;
 
+/** One thread of an agent's mailbox, as its summary item keeps it. */
+export interface ThreadRecord {
+  readonly agent: string;
+  readonly threadId: string;
+  /** Subject of the first message; display only, never used to match (an attacker writes subjects). */
+  readonly subject: string;
+  readonly createdAt: string;
+  readonly lastMessageAt: string;
+  readonly messageCount: number;
+}
+
+/** A thread's summary, as the console shows it (shared/store/thread-repo.ts). */
+export interface ThreadReader {
+  /** null when the agent has no such thread. */
+  get(agent: string, threadId: string): Promise<ThreadRecord | null>;
+}
+
 /** Threads and the Message-ID index that places a mail in one (shared/store/thread-repo.ts). */
 export interface ThreadIndex {
   resolveThread(agent: string, h: ThreadHeaders): Promise<ThreadResolution>;

@@ -9,10 +9,10 @@ import type { z } from "zod";
 import {
   type AccessRuleItem,
   type AdminDocument,
+  type AdminEditor,
   type AdminIssue,
   type AdminSnapshot,
   type AdminTable,
-  type AdminTables,
   type AgentItem,
   type ApproverItem,
   accessRuleItem,
@@ -95,7 +95,7 @@ export const DEFAULT_TOOLKIT = {
  * The admin tables (agents, access rules, outbound rules, toolkits, responsibilities, approvers). Reads validate every item and
  * fail closed (see shared/admin/read.ts); writes validate before they touch DynamoDB.
  */
-export class AdminRepo implements AdminTables {
+export class AdminRepo implements AdminEditor {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #tables: Resources["tables"];
   readonly logger: Logger;

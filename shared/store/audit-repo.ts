@@ -1,27 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
-import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
-
-/** One admin change: who made it, when, on what, and the item before and after (null when absent). */
-export interface AuditEntry {
-  readonly stream: string;
-  /** Sort key: `<ISO time>#<random>`, so entries list in time order and never collide. */
-  readonly at: string;
-  readonly actor: string;
-  /** `put` (add or edit) or `delete`; a plan decision is `plan-apply` / `plan-cancel`. */
-  readonly action: string;
-  readonly table: string;
-  /** The item's key as text (`address=...`, `agent=... rule=...`). */
-  readonly key: string;
-  readonly before: unknown;
-  readonly after: unknown;
-  /** `recorded` before the change is made, then `applied` or `failed` (with `detail`). */
-  readonly outcome: "recorded" | "applied" | "failed";
-  readonly detail?: string;
-}
-
-export type NewAuditEntry = Omit<AuditEntry, "stream" | "at" | "outcome">;
+import type { AuditEntry, AuditLog, NewAuditEntry, Page, PageRequest } from "../ports/index.ts";
+import { clampLimit, decodeCursor, encodeCursor, queryPage } from "./page.ts";
 
 /** Admin changes made in the console, in one partition: low volume by nature (people editing configuration). */
 export const AUDIT_STREAM = "admin";
@@ -30,7 +11,7 @@ export const AUDIT_STREAM = "admin";
  * The console's audit log. An entry is written before the change it describes and settled after it, so a change
  * is never made without a record; a crash in between leaves an entry that says `recorded`, never a silent edit.
  */
-export class AuditRepo {
+export class AuditRepo implements AuditLog {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => Date;

@@ -1,13 +1,13 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
-import { type DeliveryEvent, deliveryEventsPk } from "../ports/index.ts";
+import { type DeliveryEvent, type DeliveryEventReader, deliveryEventsPk } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /**
  * An agent's delivery events (bounces, complaints, rejects, delivery delays) as the delivery-events
  * function recorded them in the state table: one Query of the agent's partition, newest first.
  */
-export class DeliveryEventReads {
+export class DeliveryEventReads implements DeliveryEventReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
 

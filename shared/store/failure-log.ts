@@ -1,21 +1,8 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import { STATE_KEYS } from "../config/index.ts";
-import { capDetail, type FailureReport } from "../ports/index.ts";
+import { capDetail, type FailureEntry, type FailureReader, type FailureReport } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
-
-/** One failure as the feed keeps it (G19): what `postern runs failures` and the console's Failures page list. */
-export interface FailureEntry {
-  readonly at: string;
-  readonly class: string;
-  readonly reason: string;
-  readonly detail?: string;
-  readonly agent: string;
-  readonly runId?: string;
-  readonly requestId?: string;
-  readonly correlationId?: string;
-  readonly senderNotice?: string;
-}
 
 /** Kept as long as refused mail is (the console lists 90 days of both). */
 export const FAILURE_TTL_SECONDS = 90 * 24 * 3600;
@@ -27,7 +14,7 @@ export const failureDayPk = STATE_KEYS.failures;
  * Every failure of every class in one place, per UTC day (a day partition, read by one Query: no index, no scan),
  * including failures that belong to no run (a refusal notice from verify). Written once per report.
  */
-export class FailureLog {
+export class FailureLog implements FailureReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
 

@@ -2,15 +2,18 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import { TABLES } from "../config/index.ts";
 import type {
-  InboundRecord,
+  IndexReader,
   MessageRecord,
+  Page,
+  PageRequest,
   PlanRecord,
   PlanState,
+  RefusalRecord,
   RunRecord,
   StoredOperation,
+  ThreadRecord,
 } from "../ports/index.ts";
-import { clampLimit, decodeCursor, encodeCursor, type Page, type PageRequest, queryPage } from "./page.ts";
-import type { ThreadRecord } from "./thread-repo.ts";
+import { clampLimit, decodeCursor, encodeCursor, queryPage } from "./page.ts";
 
 export interface IndexReadDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -25,9 +28,6 @@ const INDEX = {
   state: TABLES.state.indexes[0],
 } as const;
 
-/** A refused or dropped mail as the console lists it: the verdict record, never the mail (G4). */
-export type RefusalRecord = InboundRecord & { readonly refusalAt: string };
-
 /** A plan as listed: the stored plan, keyed by its run. */
 export type PlanListItem = PlanRecord;
 
@@ -35,7 +35,7 @@ export type PlanListItem = PlanRecord;
  * The console's paged lists, each one Query on an index of shared/config/tables.ts: no page view scans a runtime
  * table, however large it grows. Cursors are the index's LastEvaluatedKey, checked on the way back in.
  */
-export class IndexReads {
+export class IndexReads implements IndexReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #tables: Resources["tables"];
 

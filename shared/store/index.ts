@@ -10,24 +10,23 @@ export {
   DEFAULT_TOOLKIT,
   type PutOptions,
 } from "./admin-repo.ts";
-export { type AuditEntry, AuditRepo } from "./audit-repo.ts";
+export { AuditRepo } from "./audit-repo.ts";
 export { BlobStore, type BlobStoreDeps } from "./blob-store.ts";
 export { DeliveryEventReads } from "./delivery-event-reads.ts";
 export { isConditionFailed, queryAll } from "./dynamo-util.ts";
 export { createFactStore } from "./fact-store.ts";
-export { type FailureEntry, FailureLog } from "./failure-log.ts";
+export { FailureLog } from "./failure-log.ts";
 export { failureReporter } from "./failure-reporter.ts";
-export { IndexReads, type RefusalRecord } from "./index-reads.ts";
+export { IndexReads } from "./index-reads.ts";
 export { MessageRepo } from "./message-repo.ts";
-export type { Page } from "./page.ts";
 export { PlanStore } from "./plan-store.ts";
-export { makePlatform, type Platform } from "./platform.ts";
+export { type BasePlatform, makeBasePlatform, makePlatform, type Platform } from "./platform.ts";
 export { DynamoRoundLedger } from "./round-ledger.ts";
-export { RunEventRepo, type StoredRunEvent } from "./run-event-repo.ts";
+export { RunEventRepo } from "./run-event-repo.ts";
 export { RunRepo } from "./run-repo.ts";
 export { listUncertainSends, sendStateStore } from "./send-state-store.ts";
 export { StateRepo } from "./state-repo.ts";
 export { makeStores, type Stores } from "./stores.ts";
 export { ThreadActivity } from "./thread-activity.ts";
-export { normalizeMessageId, type ThreadRecord, ThreadRepo } from "./thread-repo.ts";
-export { type SendSummary, TraceLookups } from "./trace-lookups.ts";
+export { normalizeMessageId, ThreadRepo } from "./thread-repo.ts";
+export { TraceLookups } from "./trace-lookups.ts";

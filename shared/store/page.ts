@@ -2,17 +2,6 @@ import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dyn
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Item } from "../ports/index.ts";
 
-/** One page of a list, and the opaque cursor of the next one (null on the last page). */
-export interface Page<T> {
-  readonly items: readonly T[];
-  readonly next: string | null;
-}
-
-export interface PageRequest {
-  readonly limit: number;
-  readonly cursor?: string | undefined;
-}
-
 /** The largest page a caller may ask for: a page view is bounded whatever the query string says. */
 export const MAX_PAGE = 100;
 

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import { STATE_KEYS } from "../config/index.ts";
-import type { PlanRecord, PlanState, StoredOperation } from "../ports/index.ts";
+import type { PlanBook, PlanRecord, PlanState, StoredOperation } from "../ports/index.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
@@ -9,7 +9,7 @@ const key = (runId: string) => ({ pk: STATE_KEYS.plan(runId), sk: "plan" });
 const PLAN_TTL_SECONDS = 30 * 24 * 3600;
 
 /** Pending plans (G14) in the `state` table: one item per run, plus a code → run index item. */
-export class PlanStore {
+export class PlanStore implements PlanBook {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #state: StateRepo;

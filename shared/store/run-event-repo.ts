@@ -1,19 +1,8 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
+import type { RunEvent, RunEventReader, StoredRunEvent } from "../ports/index.ts";
 import { type Fail, fail } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
-
-export interface RunEvent {
-  readonly type: string;
-  readonly at: string;
-  readonly round: number;
-  readonly data: Record<string, unknown>;
-}
-
-export interface StoredRunEvent extends RunEvent {
-  readonly runId: string;
-  readonly seq: number;
-}
 
 export type AppendResult = { readonly ok: true; readonly seq: number } | Fail<"too-large">;
 
@@ -38,7 +27,7 @@ const MAX_SEQ_TRIES = 32;
  * other). The put is conditional, so nothing overwrites an event already written: a taken number (two writers
  * in the same millisecond with the same counter) moves on to a free one. Below 2^53 until the year 2255.
  */
-export class RunEventRepo {
+export class RunEventRepo implements RunEventReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #events: string;
   readonly #now: () => Date;

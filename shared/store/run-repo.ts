@@ -7,6 +7,7 @@ import type {
   NewRun,
   RunCreator,
   RunFailureMark,
+  RunReader,
   RunRecord,
   RunState,
 } from "../ports/index.ts";
@@ -30,7 +31,7 @@ export interface RunRepoDeps {
  * conditional update before the model is called: a redelivered step finds the round claimed and does nothing,
  * which is what keeps one inbound mail from producing two model calls or two replies.
  */
-export class RunRepo implements RunCreator {
+export class RunRepo implements RunCreator, RunReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => string;

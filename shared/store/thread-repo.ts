@@ -15,20 +15,12 @@ import {
   type RecordIdResult,
   type ThreadHeaders,
   type ThreadIndex,
+  type ThreadReader,
+  type ThreadRecord,
   type ThreadResolution,
 } from "../ports/index.ts";
 import { failWith } from "../result.ts";
 import { isConditionFailed, queryAll } from "./dynamo-util.ts";
-
-export interface ThreadRecord {
-  readonly agent: string;
-  readonly threadId: string;
-  /** Subject of the first message; display only, never used to match (an attacker writes subjects). */
-  readonly subject: string;
-  readonly createdAt: string;
-  readonly lastMessageAt: string;
-  readonly messageCount: number;
-}
 
 /** Index items in the `state` table: pk `msgid#<agent>`, sk `<message-id>` → threadId. Per agent on purpose. */
 export const msgIdPk = STATE_KEYS.messageIds;
@@ -52,7 +44,7 @@ export interface ThreadRepoDeps {
  * (In-Reply-To / References, RFC 5322 §3.6.4): never through a subject, and never through another agent's
  * index, so a sender who learns one agent's Message-IDs cannot graft mail into another agent's conversation.
  */
-export class ThreadRepo implements ThreadIndex {
+export class ThreadRepo implements ThreadIndex, ThreadReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #threads: string;
   readonly #state: string;

@@ -1,15 +1,15 @@
 import { STATE_KEYS } from "../config/index.ts";
-import type { StateRepo } from "./state-repo.ts";
+import type { KeyValueState, SendSummary, TraceReader } from "../ports/index.ts";
 
 /**
  * Reads of what a run left in the `state` table, for traces (the console's timeline): the recorded result of a
  * tool call, the send state of the mail it caused, and the day's budget counters. Key formats are the writers'
  * (agent-step's tool result cache, outbound's send state machine, the budget gate); each read is one GetItem.
  */
-export class TraceLookups {
-  readonly #state: StateRepo;
+export class TraceLookups implements TraceReader {
+  readonly #state: Pick<KeyValueState, "get">;
 
-  constructor(state: StateRepo) {
+  constructor(state: Pick<KeyValueState, "get">) {
     this.#state = state;
   }
 
@@ -51,18 +51,4 @@ export class TraceLookups {
     ]);
     return { runs: Number(runs?.value ?? 0), tokens: Number(tokens?.value ?? 0) };
   }
-}
-
-export interface SendSummary {
-  readonly requestId: string;
-  readonly state: string;
-  readonly agent: string | null;
-  readonly threadId: string | null;
-  readonly mailboxId: string | null;
-  readonly recipients: number;
-  readonly sentAt: string | null;
-  /** Why it ended `failed` or `unknown` (docs/reasons.md); null otherwise. */
-  readonly reason: string | null;
-  /** SES's own message, or the engine's detail, for a failed send. */
-  readonly detail: string | null;
 }

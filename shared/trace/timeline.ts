@@ -1,6 +1,6 @@
 import type { Usage } from "../model/index.ts";
+import type { StoredRunEvent } from "../ports/index.ts";
 import { FAILURE_EVENT } from "../ports/index.ts";
-import type { StoredRunEvent } from "../store/index.ts";
 
 /**
  * A run's trace in the order things happened (run-event `seq`, the append time, unique per run), as

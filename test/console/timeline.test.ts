@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderRunTree } from "../../cli/runs-tree.ts";
+import type { StoredRunEvent } from "../../shared/ports/index.ts";
 import type { RunRecord } from "../../shared/ports/runs.ts";
-import type { StoredRunEvent } from "../../shared/store/run-event-repo.ts";
 import { timeline, timelineTree } from "../../shared/trace/timeline.ts";
 
 const ev = (

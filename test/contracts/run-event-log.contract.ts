@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { TraceEvent } from "../../shared/agent/ports.ts";
-import type { AppendResult, StoredRunEvent } from "../../shared/store/run-event-repo.ts";
+import type { RunEventReader } from "../../shared/ports/index.ts";
+import type { AppendResult } from "../../shared/store/run-event-repo.ts";
 import { fresh } from "./ids.ts";
 
 export interface RunEventLogSubject {
   /** The port (RunEventLog), with what the repository also answers: the event's number, and the list. */
-  readonly log: {
+  readonly log: RunEventReader & {
     append(runId: string, event: TraceEvent): Promise<AppendResult>;
-    list(runId: string): Promise<StoredRunEvent[]>;
   };
   /** A second writer on the same table whose clock reads the same instant (another container). */
   readonly second?: RunEventLogSubject["log"];

@@ -1,9 +1,8 @@
-import type { MessagePutResult, MessageRecord } from "../../shared/ports/messages.ts";
-import type { MessageRepo } from "../../shared/store/message-repo.ts";
+import type { MessagePutResult, MessageRecord, MessageStore } from "../../shared/ports/messages.ts";
 import { stored } from "./stored.ts";
 
 /** The mailbox table as verify, the step loop and the mailbox tools use it (MessageRepo). */
-export type MessagePort = Pick<MessageRepo, "put" | "get" | "listByThread" | "listByAgent">;
+export type MessagePort = MessageStore;
 
 export interface MemoryMessages extends MessagePort {
   /** By `agent|id`. Extra attributes (verify's `fromName`) are kept, as DynamoDB keeps them. */

@@ -1,15 +1,10 @@
 import type { RunEventLog, TraceEvent } from "../../shared/agent/ports.ts";
-import {
-  type AppendResult,
-  MAX_EVENT_BYTES,
-  type StoredRunEvent,
-} from "../../shared/store/run-event-repo.ts";
+import type { RunEventReader, StoredRunEvent } from "../../shared/ports/index.ts";
+import { type AppendResult, MAX_EVENT_BYTES } from "../../shared/store/run-event-repo.ts";
 import { stored } from "./stored.ts";
 
-export interface MemoryRunEventLog {
+export interface MemoryRunEventLog extends RunEventReader {
   append(runId: string, event: TraceEvent): Promise<AppendResult>;
-  /** In order of `seq` (RunEventRepo.list). */
-  list(runId: string): Promise<StoredRunEvent[]>;
   /** Every stored event of every run, in append order. */
   readonly events: StoredRunEvent[];
 }

@@ -1,19 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { MAX_PARTICIPANTS_PER_MAIL } from "../../shared/ports/threads.ts";
 import {
-  msgIdPk,
-  normalizeMessageId,
+  MAX_PARTICIPANTS_PER_MAIL,
+  type ThreadIndex,
+  type ThreadReader,
   type ThreadRecord,
-  type ThreadRepo,
-} from "../../shared/store/thread-repo.ts";
+} from "../../shared/ports/index.ts";
+import { msgIdPk, normalizeMessageId } from "../../shared/store/thread-repo.ts";
 import { type MemoryState, memoryState } from "./state.ts";
 import { stored } from "./stored.ts";
 
-/** Threads as verify stores accepted mail into them (ThreadRepo). */
-export type ThreadPort = Pick<
-  ThreadRepo,
-  "resolveThread" | "recordMessageId" | "touch" | "get" | "newThreadId" | "addParticipants" | "isParticipant"
->;
+/** Threads as verify stores accepted mail into them, and as the console reads one back (ThreadRepo). */
+export type ThreadPort = ThreadIndex & ThreadReader;
 
 export interface MemoryThreads extends ThreadPort {
   readonly threads: Map<string, ThreadRecord>;

@@ -16,7 +16,9 @@ export type ImportRule =
   /** A module the importer's layer (or folder rule) does not allow. */
   | "layer"
   /** `@aws-sdk/*` where the map does not allow it. */
-  | "aws-sdk";
+  | "aws-sdk"
+  /** A module only the folder's composition roots may import (OutsideRule.rootsOnly), from another file. */
+  | "root-only";
 
 export interface ImportFinding {
   readonly file: string;
@@ -101,6 +103,12 @@ export async function checkImports(root: string): Promise<ImportFinding[]> {
             (outside.modules === "any" || outside.modules.includes(to)) &&
             (!viaPorts || outside.modules === "any");
         if (!allowed) refuse("layer");
+        const rootsOnly = outside?.rootsOnly;
+        if (
+          rootsOnly?.modules.includes(to) &&
+          !rootsOnly.roots.includes(relative(file.split("/")[0] as string, file))
+        )
+          refuse("root-only");
         continue;
       }
       const folder = target.split("/")[0] as string;

@@ -74,6 +74,11 @@ export interface OutsideRule {
   /** Other top-level folders it may import. */
   readonly folders: readonly string[];
   readonly sdk: boolean;
+  /**
+   * Modules only the folder's composition roots may import (files named relative to the folder): the rest of the
+   * folder reaches them through ports.
+   */
+  readonly rootsOnly?: { readonly modules: readonly string[]; readonly roots: readonly string[] };
 }
 
 const PIPELINE = [
@@ -100,6 +105,15 @@ export const OUTSIDE: Readonly<Record<string, OutsideRule>> = {
   infra: { modules: ["config", "ports", "aws", ...FOUNDATIONS], folders: ["console"], sdk: true },
   /** The operator's CLI and console read every module, but only through its front door. */
   cli: { modules: "any", folders: ["console", "infra", "tools"], sdk: true },
-  console: { modules: "any", folders: ["tools"], sdk: true },
+  /**
+   * The console reads through ports (shared/ports, shared/admin's AdminEditor); only its composition root,
+   * deps.ts, and the two entry points that build a platform for it, may import the store.
+   */
+  console: {
+    modules: "any",
+    folders: ["tools"],
+    sdk: true,
+    rootsOnly: { modules: ["store"], roots: ["deps.ts", "lambda.ts", "server.ts"] },
+  },
   bin: { modules: [], folders: ["cli"], sdk: false },
 };

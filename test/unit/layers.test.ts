@@ -61,6 +61,12 @@ describe("the module map refuses", () => {
     ["the CDK app loading a core", "infra/uses-core.ts", "layer"],
     ["the CLI importing a module's inner file", "cli/reads-inner.ts", "front-door"],
     ["the console importing a module's inner file", "console/reads-inner.ts", "front-door"],
+    // The console sees ports; only its composition root (deps.ts, lambda.ts, server.ts) may import the store.
+    [
+      "a console file outside its composition root importing the store",
+      "console/reads-store.ts",
+      "root-only",
+    ],
     ["a folder under shared/ nobody placed in the map", "shared/unplaced/signer.ts", "unlisted-module"],
     ["an import of a module the map does not list", "shared/outbound/uses-unlisted.ts", "unlisted-module"],
   ])("%s (%s)", (_what, file, rule) => {
@@ -74,6 +80,7 @@ describe("the module map allows", () => {
     ["a core's composition root importing another core's front door", "shared/intake/wiring.ts"],
     ["an adapter implementing a core's port (its ports.ts)", "shared/store/implements-port.ts"],
     ["the CLI through a module's front door", "cli/uses-door.ts"],
+    ["the console's composition root importing the store", "console/deps.ts"],
   ])("%s (%s)", (_what, file) => {
     expect(refusedIn(file)).toEqual([]);
   });

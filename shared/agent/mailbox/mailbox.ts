@@ -207,14 +207,14 @@ async function readThreadMessage(
   return { message, text };
 }
 
-type SearchHit = MailboxMessage & { readonly snippet: string };
+type MailboxHit = MailboxMessage & { readonly snippet: string };
 const SNIPPET_CHARS = 240;
 const BODY_BATCH = 8;
 
 async function searchMailbox(
   deps: MailboxDeps,
   query: { readonly text?: string; readonly participant?: string; readonly limit: number },
-): Promise<readonly SearchHit[]> {
+): Promise<readonly MailboxHit[]> {
   const limit = Math.max(1, Math.min(50, Math.floor(query.limit)));
   const terms = (query.text ?? "").toLowerCase().split(/\s+/).filter(Boolean).slice(0, 10);
   const who = query.participant?.trim().toLowerCase() ?? "";
@@ -228,7 +228,7 @@ async function searchMailbox(
       (!who || participants(m).some((a) => a.toLowerCase().includes(who))),
   );
   let bodyBudget = deps.maxBodyReads ?? 100;
-  const hits: SearchHit[] = [];
+  const hits: MailboxHit[] = [];
   for (let i = 0; i < recent.length && hits.length < limit; i += BODY_BATCH) {
     const page = recent.slice(i, i + BODY_BATCH);
     const bodies = await Promise.all(
@@ -252,7 +252,7 @@ async function searchMailbox(
 
 const participants = (m: MessageRecord): string[] => [m.from, ...(m.to ?? []), ...(m.cc ?? [])];
 
-function toHit(m: MessageRecord, body: string | null, terms: readonly string[]): SearchHit {
+function toHit(m: MessageRecord, body: string | null, terms: readonly string[]): MailboxHit {
   return {
     id: m.id,
     threadId: m.threadId,

@@ -42,10 +42,10 @@ export function defineSearchTool(spec: SearchToolSpec): Tool {
     network: { host: () => spec.provider.host ?? null },
     sideEffects: { kind: "none" },
     async use(_ctx, { query, limit = 5 }): Promise<ToolResult<SearchReason>> {
-      const outcome = await spec.provider.search(query, limit);
-      if (!outcome.ok) return toolFailure(outcome.reason, outcome.detail);
+      const found = await spec.provider.search(query, limit);
+      if (!found.ok) return toolFailure(found.reason, found.detail);
       // Re-bound here too: a plug-in provider is operator code and may not clamp what it returns.
-      const results = tidyResults(outcome.results, limit);
+      const results = tidyResults(found.results, limit);
       return success({ query, provider: spec.provider.id, results });
     },
   });
