@@ -6,6 +6,7 @@ import {
   eventSinkFor,
   eventsSqsHandler,
   fileSecretStore,
+  type SecretStore,
 } from "../../shared/events/index.ts";
 import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
@@ -75,8 +76,16 @@ export function pipelineHandlers(
   };
 }
 
-/** The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager. */
-function eventsWorker(ctx: HandlerContext, log: KeyedLogger, clients: ReturnType<typeof makeClients>) {
+/**
+ * The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager (bench:cost
+ * passes a Secrets Manager store over the file, to count the reads the Lambda would make).
+ */
+export function eventsWorker(
+  ctx: HandlerContext,
+  log: KeyedLogger,
+  clients: ReturnType<typeof makeClients>,
+  secrets: SecretStore = fileSecretStore(localSecretsFile(ctx.dir)),
+) {
   const stores = makeStores(clients, ctx.resources, log);
   return eventsSqsHandler(
     buildEventsWorker({
@@ -84,7 +93,7 @@ function eventsWorker(ctx: HandlerContext, log: KeyedLogger, clients: ReturnType
       sqs: clients.sqs,
       dynamo: clients.dynamo,
       admin: stores.admin,
-      secrets: fileSecretStore(localSecretsFile(ctx.dir)),
+      secrets,
       failures: failureReporter(stores, log, () => new Date()),
       logger: log,
       ...(ctx.webhookLoopback ? { allowLoopback: true } : {}),
