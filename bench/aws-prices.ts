@@ -73,5 +73,7 @@ export const PRICES = {
     source: "https://aws.amazon.com/secrets-manager/pricing/",
     /** Each secret, per month (prorated hourly). */
     perSecretMonth: 0.4,
+    /** API calls (GetSecretValue among them), $0.05 per 10,000; added 2026-12-03 from the same page. */
+    perApiCall: 0.05 / 10_000,
   },
 } as const;

@@ -14,32 +14,53 @@
  * 0, 1,000 and 100,000 accepted mails. A tick is measured here too (one `{"tick"}` message through agent-step). Left
  * out: SES's per-GB charges for attachments, storage, and the model.
  *
+ * Then the two integrations, registered only after all of the above (so its figures do not move): signed webhook
+ * events (one endpoint subscribed to every event type, a receiver on 127.0.0.1 answering 200: the measured mails
+ * again, the emitters' and the webhooks worker's extra calls, its invocations at its memory, Secrets Manager reads
+ * through the worker's own 60 s cache; and the same figures for the first mails, with no endpoint), and MCP (a local
+ * Streamable HTTP server, one tool granted by a toolkit: the per-round listing, one call, the round a first call adds,
+ * and agent-step's wait on the server as GB-seconds per 100 ms of latency).
+ *
  * Environment: COST_MAILS (accepted mails measured, default 5), COST_ARCHIVE (archived messages added before the
  * last measurement, default 2000: a run's reads must stay flat), COST_DETAIL=1 (every call of the first mail, one
  * line each: function, operation, table or key, units), COST_CONFIG (the deployment config the fixed costs are
  * counted for, default postern.config.example.json).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import nodemailer from "nodemailer";
+import { sqsEnqueue, webhooksAdd } from "../cli/commands/webhooks-actions.ts";
 import { devSend } from "../cli/local/dev-send.ts";
-import { pipelineHandlers } from "../cli/local/pipeline.ts";
+import { eventsWorker, localSecretsFile, pipelineHandlers } from "../cli/local/pipeline.ts";
 import type { HandlerSet, SqsHandler } from "../cli/local/poller.ts";
 import { type CallIssuer, startLocalStack } from "../cli/local/stack.ts";
 import { buildApp } from "../infra/build-app.ts";
-import { MEMORY_MB } from "../infra/postern-stack.ts";
+import { MEMORY_MB, WEBHOOKS_MEMORY_MB } from "../infra/postern-stack.ts";
+import { adminCatalog } from "../shared/admin/catalog.ts";
+import { makeClients } from "../shared/aws/clients.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import { PREFIXES } from "../shared/config/tables.ts";
+import {
+  dynamoEventState,
+  fileSecretStore,
+  SUBSCRIBERS_MAX_AGE_MS,
+  secretManagerStore,
+} from "../shared/events/index.ts";
 import type { KeyedLogger } from "../shared/logger.ts";
+import { mcpConnector, mcpServerItem, pinTools } from "../shared/mcp/index.ts";
 import { createModel } from "../shared/model/factory.ts";
 import { envSecretSource } from "../shared/model/secret-source.ts";
 import type { Message, ModelProvider } from "../shared/model/types.ts";
 import { newMessageId } from "../shared/store/message-repo.ts";
 import { makeStores } from "../shared/store/stores.ts";
+import { type HostileServer, startHostileServer } from "../test/helpers/mcp-servers/hostile.ts";
+import { grantableNames } from "../tools/index.ts";
 import { PRICES } from "./aws-prices.ts";
 import {
   exampleCatalog,
@@ -57,7 +78,8 @@ const FN_OF: Record<CallIssuer, Fn | null> = {
   verify: "verify",
   "agent-step": "agentStep",
   outbound: "outbound",
-  // Webhook deliveries scale with the operator's endpoints, not with mail: not priced per 1,000 mails here.
+  // Webhook deliveries scale with the operator's endpoints, not with mail: left out of the per-mail figures above,
+  // priced in their own section (one endpoint subscribed to every event type) after them.
   webhooks: null,
   stack: null,
 };
@@ -69,7 +91,9 @@ const ARCHIVE = Number(process.env.COST_ARCHIVE ?? 2000);
 interface Sample {
   calls: { issuer: CallIssuer; call: ObservedCall }[];
   invocations: { fn: Fn; ms: number }[];
-  logBytes: Record<Fn, number>;
+  logBytes: Record<Fn | "webhooks", number>;
+  /** The webhooks worker's invocations (ms each): priced in the webhooks section only. */
+  hookMs: number[];
   /** The model calls agent-step made for this mail. */
   model: CapturedCall[];
   /** The intake's id of the mail (its run's correlation id). */
@@ -77,7 +101,13 @@ interface Sample {
 }
 let current: Sample = fresh();
 function fresh(): Sample {
-  return { calls: [], invocations: [], logBytes: { verify: 0, agentStep: 0, outbound: 0 }, model: [] };
+  return {
+    calls: [],
+    invocations: [],
+    logBytes: { verify: 0, agentStep: 0, outbound: 0, webhooks: 0 },
+    hookMs: [],
+    model: [],
+  };
 }
 
 /** A help desk's standing instructions, about 300 words: the size an operator writes for a real agent. */
@@ -102,6 +132,36 @@ const INSTRUCTIONS = [
 ].join(" ");
 
 const dir = mkdtempSync(join(tmpdir(), "postern-cost-"));
+// The MCP section's models: one round that calls the MCP server's tool once (twice) and replies.
+writeFileSync(
+  join(dir, "script-mcp.json"),
+  JSON.stringify({
+    turns: [
+      {
+        toolCalls: [
+          { name: "orders_order_status", input: { orderId: "1042" } },
+          { name: "send_email", input: { mode: "reply", body: "Thanks, on it." } },
+        ],
+      },
+      { text: "done" },
+    ],
+  }),
+);
+writeFileSync(
+  join(dir, "script-mcp2.json"),
+  JSON.stringify({
+    turns: [
+      {
+        toolCalls: [
+          { name: "orders_order_status", input: { orderId: "1042" } },
+          { name: "orders_order_status", input: { orderId: "1043" } },
+          { name: "send_email", input: { mode: "reply", body: "Thanks, on it." } },
+        ],
+      },
+      { text: "done" },
+    ],
+  }),
+);
 writeFileSync(
   join(dir, "script.json"),
   JSON.stringify({
@@ -115,14 +175,25 @@ writeFileSync(
   join(dir, "postern.config.json"),
   JSON.stringify({
     domains: ["agents.example.net"],
-    models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
+    models: [
+      { id: "demo", provider: "scripted", script: "script.json", egress: "internal" },
+      { id: "mcpcall", provider: "scripted", script: "script-mcp.json", egress: "internal" },
+      { id: "mcpcall2", provider: "scripted", script: "script-mcp2.json", egress: "internal" },
+    ],
     budgets: { runsPerSenderPerDay: 10_000, runsPerAgentPerDay: 10_000 },
   }),
 );
 
 /** Counts the bytes each function would write to CloudWatch Logs (Powertools writes one JSON line per entry). */
 function countingLogger(service: string): KeyedLogger {
-  const fn: Fn = service === "verify" ? "verify" : service === "agent-step" ? "agentStep" : "outbound";
+  const fn: Fn | "webhooks" =
+    service === "verify"
+      ? "verify"
+      : service === "agent-step"
+        ? "agentStep"
+        : service === "webhooks"
+          ? "webhooks"
+          : "outbound";
   const count = (level: string) => (message: string, extra?: unknown) => {
     current.logBytes[fn] +=
       Buffer.byteLength(
@@ -174,6 +245,8 @@ const stack = await startLocalStack({
   configPath: join(dir, "postern.config.json"),
   smtpPort: 0,
   waitTimeSeconds: 1,
+  // The webhooks section's receiver listens on 127.0.0.1 over http: the local-only setting (never set in AWS).
+  webhookLoopback: true,
   observe: (issuer) => (call) => current.calls.push({ issuer, call }),
   handlers: (ctx): HandlerSet => {
     const h = pipelineHandlers(
@@ -182,10 +255,40 @@ const stack = await startLocalStack({
       undefined,
       recording(scripted(ctx.config), (c) => current.model.push(c)),
     );
+    // The webhooks worker as its Lambda is wired: Secrets Manager (its 60 s cache included) over the local secrets
+    // file, each read it would make recorded as a GetSecretValue call of the function.
+    const hookLog = countingLogger("webhooks");
+    const events = eventsWorker(
+      ctx,
+      hookLog,
+      makeClients(ctx.resources, ctx.observe?.("webhooks")),
+      secretManagerStore({
+        async get(name) {
+          current.calls.push({
+            issuer: "webhooks",
+            call: { service: "SecretsManager", operation: "GetSecretValue", input: { SecretId: name } },
+          });
+          const id = name.slice(name.lastIndexOf("/") + 1);
+          const secrets = await fileSecretStore(localSecretsFile(ctx.dir)).read(id);
+          return secrets ? JSON.stringify(secrets) : null;
+        },
+        put: () => Promise.reject(new Error("the worker only reads")),
+        create: () => Promise.reject(new Error("the worker only reads")),
+        remove: () => Promise.reject(new Error("the worker only reads")),
+      }),
+    );
     return {
       verify: timed("verify", h.verify),
       agentStep: timed("agentStep", h.agentStep),
       outbound: timed("outbound", h.outbound),
+      events: async (event) => {
+        const t = performance.now();
+        try {
+          return await events(event);
+        } finally {
+          current.hookMs.push(performance.now() - t);
+        }
+      },
     };
   },
 });
@@ -209,7 +312,7 @@ const quiet = async () => {
 /** One mail answered: composed (`Order <i>`, "Where is my order?" unless a body is given) or as raw bytes. */
 async function accepted(
   i: number,
-  mail: { body?: string; raw?: Buffer; from?: string } = {},
+  mail: { body?: string; raw?: Buffer; from?: string; to?: string } = {},
 ): Promise<Sample> {
   current = fresh();
   const before = outbox();
@@ -217,7 +320,7 @@ async function accepted(
     dir,
     zoneFile: stack.zoneFile,
     from: mail.from ?? `carol${i}@customer.example`,
-    to: [AGENT],
+    to: [mail.to ?? AGENT],
     ...(mail.raw ? { raw: mail.raw } : { subject: `Order ${i}`, body: mail.body ?? "Where is my order?" }),
     port: stack.smtp.port,
   });
@@ -740,6 +843,353 @@ function printMonth(samples: Sample[], tickSample: Sample): void {
   }
 }
 
+/** Calls priced on their own (a section's extra calls): DynamoDB with its units, S3, SQS sends, Secrets Manager. */
+function priceCalls(calls: readonly { call: ObservedCall }[]): { usd: number; wru: number; rru: number } {
+  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
+  const ddb = calls.filter((c) => c.call.service === "DynamoDB");
+  const wru = ddb
+    .filter((c) => writes.includes(c.call.operation))
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 1) + indexWriteUnits(c.call), 0);
+  const rru = ddb
+    .filter((c) => !writes.includes(c.call.operation))
+    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+  const n = (service: string, ops: string[]) =>
+    calls.filter((c) => c.call.service === service && ops.includes(c.call.operation)).length;
+  const usd =
+    wru * PRICES.dynamodb.perWriteUnit +
+    rru * PRICES.dynamodb.perReadUnit +
+    n("S3", ["PutObject"]) * PRICES.s3.perPut +
+    n("S3", ["GetObject", "HeadObject"]) * PRICES.s3.perGet +
+    n("SQS", ["SendMessage", "SendMessageBatch"]) * PRICES.sqs.perRequest +
+    calls.filter((c) => c.call.service === "SecretsManager").length * PRICES.secretsManager.perApiCall;
+  return { usd, wru, rru };
+}
+
+/** `DynamoDB:UpdateItem state 2.0` per sample: a set of calls, averaged, by operation and table or queue. */
+function opsOf(calls: readonly { call: ObservedCall }[][]): Map<string, number> {
+  const m = new Map<string, number>();
+  const t = stack.resources.tables as Record<string, string>;
+  const q = stack.resources.queues as Record<string, string | undefined>;
+  const tableName = (x: unknown) => Object.keys(t).find((k) => t[k] === x) ?? String(x ?? "");
+  const queueName = (x: unknown) => Object.keys(q).find((k) => q[k] === x) ?? "";
+  for (const list of calls)
+    for (const c of list) {
+      const i = c.call.input;
+      const pk = String(((i.Key ?? i.Item) as { pk?: unknown } | undefined)?.pk ?? "");
+      const prefix =
+        i.TableName === stack.resources.tables.state && pk.includes("#") ? ` ${pk.split("#")[0]}#` : "";
+      const where = i.TableName
+        ? `${tableName(i.TableName)}${prefix}`
+        : i.QueueUrl
+          ? queueName(i.QueueUrl)
+          : "";
+      const k = `${c.call.service}:${c.call.operation}${where ? ` ${where}` : ""}`;
+      m.set(k, (m.get(k) ?? 0) + 1 / calls.length);
+    }
+  return m;
+}
+const showOps = (m: Map<string, number>, scale = 1) =>
+  [...m]
+    .filter(([, v]) => Math.abs(v) > 1e-9)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${(v * scale).toFixed(1)}`)
+    .join(", ") || "none";
+const gbSecondsOf = (ms: number, memoryMb: number) => (Math.ceil(ms) / 1000) * (memoryMb / 1024);
+
+/** The emitters' calls for events: reads of the webhooks table and sends to the events queue. */
+const emitterHookCalls = (s: Sample) =>
+  s.calls.filter(
+    (c) =>
+      ["verify", "agent-step", "outbound"].includes(c.issuer) &&
+      (c.call.input.TableName === stack.resources.tables.webhooks ||
+        (stack.resources.queues.events !== undefined &&
+          c.call.input.QueueUrl === stack.resources.queues.events)),
+  );
+
+/** A webhooks bill per mail: the extra calls (emitters' and the worker's), its invocations, its logs. */
+function hookBill(s: Sample) {
+  const calls = [...emitterHookCalls(s), ...s.calls.filter((c) => c.issuer === "webhooks")];
+  const priced = priceCalls(calls);
+  const receives = 2 * s.hookMs.length;
+  const gbs = s.hookMs.reduce((a, ms) => a + gbSecondsOf(ms, WEBHOOKS_MEMORY_MB), 0);
+  const lambda = s.hookMs.length * PRICES.lambda.perRequest + gbs * PRICES.lambda.perGbSecondArm;
+  const logs = (s.logBytes.webhooks / 1024 ** 3) * PRICES.logs.perGbIngested;
+  return {
+    calls,
+    priced,
+    receives,
+    gbs,
+    lambda,
+    logs,
+    usd: priced.usd + receives * PRICES.sqs.perRequest + lambda + logs,
+  };
+}
+
+/** The events the emitters queued in a sample (one SQS send each to the events queue). */
+const eventsQueued = (s: Sample) =>
+  emitterHookCalls(s).filter((c) => c.call.service === "SQS" && c.call.operation === "SendMessage").length;
+
+function printHookTable(title: string, samples: Sample[], deliveries: number[] | null): void {
+  const per = (f: (s: Sample, k: number) => number) =>
+    (samples.reduce((a, s, k) => a + f(s, k), 0) / samples.length) * 1000;
+  const bills = samples.map(hookBill);
+  const avg = (f: (b: ReturnType<typeof hookBill>) => number) =>
+    (bills.reduce((a, b) => a + f(b), 0) / bills.length) * 1000;
+  const byFn = (issuer: CallIssuer) =>
+    opsOf(samples.map((s) => hookBill(s).calls.filter((c) => c.issuer === issuer)));
+  console.log(`\n${title}`);
+  console.log(
+    `  per 1,000 answered mails: ${per(eventsQueued).toFixed(0)} events emitted, ${deliveries ? `${per((_, k) => deliveries[k] ?? 0).toFixed(0)} deliveries made (signed POSTs the receiver answered 200)` : "no endpoint to deliver to"}`,
+  );
+  console.log("  extra AWS calls per 1,000 mails, by function:");
+  for (const fn of ["verify", "agent-step", "outbound", "webhooks"] as const)
+    console.log(`    ${fn.padEnd(10)} ${showOps(byFn(fn), 1000)}`);
+  console.log(
+    `    webhooks   + Lambda's receive/delete per invocation: SQS ${avg((b) => b.receives).toFixed(0)}`,
+  );
+  const lines: [string, number][] = [
+    [
+      `DynamoDB (${avg((b) => b.priced.wru).toFixed(0)} WRU with index copies, ${avg((b) => b.priced.rru).toFixed(0)} RRU)`,
+      avg((b) => priceCalls(b.calls.filter((c) => c.call.service === "DynamoDB")).usd),
+    ],
+    [
+      `SQS (${avg((b) => b.calls.filter((c) => c.call.service === "SQS").length).toFixed(0)} sends + ${avg((b) => b.receives).toFixed(0)} receive/delete)`,
+      avg(
+        (b) => (b.calls.filter((c) => c.call.service === "SQS").length + b.receives) * PRICES.sqs.perRequest,
+      ),
+    ],
+    [
+      `Secrets Manager (${avg((b) => b.calls.filter((c) => c.call.service === "SecretsManager").length).toFixed(0)} GetSecretValue: the worker's 60 s cache, one warm worker)`,
+      avg((b) => priceCalls(b.calls.filter((c) => c.call.service === "SecretsManager")).usd),
+    ],
+    [
+      `Lambda webhooks (${per((s) => s.hookMs.length).toFixed(0)} invocations, ${avg((b) => b.gbs).toFixed(3)} GB-s at ${WEBHOOKS_MEMORY_MB} MB)`,
+      avg((b) => b.lambda),
+    ],
+    [`CloudWatch Logs (webhooks, ${per((s) => s.logBytes.webhooks).toFixed(0)} bytes)`, avg((b) => b.logs)],
+  ];
+  console.log("  $ per 1,000 mails:");
+  for (const [what, usd] of lines) console.log(`    ${what.padEnd(78)} $${usd.toFixed(4)}`);
+  console.log(`    ${"total extra".padEnd(78)} $${avg((b) => b.usd).toFixed(4)}`);
+  if (deliveries) {
+    const uncached = per((_, k) => deliveries[k] ?? 0) * PRICES.secretsManager.perApiCall;
+    console.log(
+      `    ${"(at most, a cold worker for every delivery: one GetSecretValue each".padEnd(78)} $${uncached.toFixed(4)})`,
+    );
+  }
+}
+
+/** Webhooks: the measured mails again, one endpoint subscribed to every event type; and the same without one. */
+async function webhooksSection(baseline: Sample[], setUp: () => Promise<void>): Promise<Sample[]> {
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  try {
+    const state = dynamoEventState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables });
+    const silent = { out() {}, err() {} };
+    await webhooksAdd(
+      {
+        repo: stores.admin,
+        secrets: fileSecretStore(localSecretsFile(stack.dir)),
+        log: state.log,
+        breaker: (id) => state.breaker.get(id),
+        enqueue: sqsEnqueue(stack.clients.sqs, stack.resources.queues.events),
+      },
+      silent,
+      {
+        id: "bench",
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: "all",
+        secretOut: join(dir, "bench.secret"),
+      },
+      adminCatalog(stack.config.config, grantableNames()),
+    );
+    await setUp();
+    // The emitters trust their last read of the endpoints for SUBSCRIBERS_MAX_AGE_MS: past it, every one reads again.
+    await new Promise((r) => setTimeout(r, SUBSCRIBERS_MAX_AGE_MS + 1000));
+    const hooked = async (i: number): Promise<{ s: Sample; delivered: number }> => {
+      const before = received;
+      const s = await accepted(i);
+      const until = Date.now() + 30_000;
+      while (received - before < eventsQueued(s) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 100));
+      await quiet();
+      return { s, delivered: received - before };
+    };
+    await hooked(300); // warm-up: the worker's first invocations pay module loading, as a cold Lambda would
+    const samples: Sample[] = [];
+    const deliveries: number[] = [];
+    for (let i = 1; i <= MAILS; i++) {
+      const { s, delivered } = await hooked(300 + i);
+      samples.push(s);
+      deliveries.push(delivered);
+    }
+    printHookTable(
+      `webhooks: one endpoint subscribed to every event type (a receiver on 127.0.0.1 answering 200), the ${MAILS} mails again`,
+      samples,
+      deliveries,
+    );
+    printHookTable(
+      `webhooks: no endpoint registered (the ${MAILS} accepted mails measured first)`,
+      baseline,
+      null,
+    );
+    return samples;
+  } finally {
+    await new Promise<void>((r) => receiver.close(() => r()));
+  }
+}
+
+const MCP_LISTS = "orders-desk@agents.example.net";
+const MCP_CALLS = "orders-call@agents.example.net";
+const MCP_CALLS2 = "orders-call2@agents.example.net";
+const MCP_RUNS = 3;
+const loopback = mcpConnector({
+  resolve: async () => ["127.0.0.1"],
+  secret: async () => undefined,
+  local: { allowStdio: false, allowLoopback: true },
+});
+
+/**
+ * The MCP section's world: a local Streamable HTTP server (the test suite's, with a plain answer), its order_status
+ * tool pinned as a read, a toolkit granting it to two agents: one whose model only replies (the per-round listing),
+ * one whose model calls the tool in the same round as its reply (the call).
+ */
+async function mcpSetUp(): Promise<HostileServer> {
+  const server = await startHostileServer({ injection: "Order 1042: shipped on 28 November." });
+  const item = mcpServerItem.parse({ id: "orders", transport: "http", url: server.url });
+  const session = await loopback(item);
+  const listed = await session.listTools();
+  await session.close();
+  const pins = pinTools("orders", listed, [{ name: "order_status", class: "read" }], new Date());
+  if (!pins.ok) throw new Error(pins.detail);
+  const put = await stores.admin.putMcpServer({ ...item, tools: pins.pins });
+  if (!put.ok) throw new Error("the MCP server item was refused");
+  for (const [address, model] of [
+    [MCP_LISTS, "demo"],
+    [MCP_CALLS, "mcpcall"],
+    [MCP_CALLS2, "mcpcall2"],
+  ] as const)
+    await stores.admin.putAgent({ address, name: "Orders", model, instructions: INSTRUCTIONS });
+  const kit = await stores.admin.putToolkit({
+    id: "orders",
+    agents: [MCP_LISTS, MCP_CALLS, MCP_CALLS2],
+    tools: ["orders_order_status", "send_email"],
+  });
+  if (!kit.ok) throw new Error("the orders toolkit was refused");
+  return server;
+}
+
+/** Median of `n` timings of `f`, in ms. */
+async function medianMs(n: number, f: () => Promise<unknown>): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await f();
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return ms[Math.floor(n / 2)] ?? 0;
+}
+
+/**
+ * MCP: the per-round listing (an agent granted the tool, whose model only replies, beside the helpdesk's same mail),
+ * a call (one call, then two, in the reply's round: the difference is one call, the rounds the same) and the round a
+ * first call adds (its result goes back to the model: one call less that).
+ */
+async function mcpSection(server: HostileServer, plain: Sample[]): Promise<void> {
+  const run = async (to: string, i: number) => {
+    const requests = server.paths.length;
+    const calls = server.calls.length;
+    const s = await accepted(i, { to });
+    return { s, requests: server.paths.length - requests, calls: server.calls.length - calls };
+  };
+  type Run = Awaited<ReturnType<typeof run>>;
+  // Warm-up: the first connection pays the MCP client's module loading, as a cold Lambda would.
+  for (const [k, to] of [MCP_LISTS, MCP_CALLS, MCP_CALLS2].entries()) await run(to, 400 + k);
+  const groups: [Run[], Run[], Run[]] = [[], [], []];
+  for (let k = 0; k < MCP_RUNS; k++)
+    for (const [g, to] of [MCP_LISTS, MCP_CALLS, MCP_CALLS2].entries())
+      groups[g as 0 | 1 | 2].push(await run(to, 410 + 10 * g + k));
+  const [lists, ones, twos] = groups;
+  const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const made = groups.map((g) => meanOf(g.map((r) => r.calls)));
+  if (made[0] !== 0 || made[1] !== 1 || made[2] !== 2)
+    throw new Error(`MCP: expected 0, 1 and 2 tool calls per run, saw ${made.join(", ")}`);
+  // agent-step's own calls (the events it emits are the webhooks section's: the endpoint is still registered).
+  const step = (s: Sample) =>
+    s.calls.filter((c) => c.issuer === "agent-step" && !emitterHookCalls(s).includes(c));
+  const ops = (rs: readonly Run[]) => opsOf(rs.map((r) => step(r.s)));
+  const diff = (a: Map<string, number>, b: Map<string, number>) =>
+    new Map([...new Set([...a.keys(), ...b.keys()])].map((k) => [k, (b.get(k) ?? 0) - (a.get(k) ?? 0)]));
+  const usd = (rs: readonly Run[]) => meanOf(rs.map((r) => priceCalls(step(r.s)).usd));
+  const rounds = (rs: readonly Run[]) => meanOf(rs.map((r) => r.s.model.length));
+  const requests = (rs: readonly Run[]) => meanOf(rs.map((r) => r.requests));
+  const stepMs = (rs: readonly Run[]) =>
+    meanOf(rs.map((r) => r.s.invocations.filter((i) => i.fn === "agentStep").reduce((a, i) => a + i.ms, 0)));
+  const plainUsd = meanOf(plain.map((s) => priceCalls(step(s)).usd));
+  const listRequests = requests(lists) / rounds(lists);
+  const callRequests = requests(twos) - requests(ones);
+  // The same work outside the pipeline, timed alone: what agent-step spends per round listing and per call.
+  const item = mcpServerItem.parse({ id: "orders", transport: "http", url: server.url });
+  const listMs = await medianMs(20, async () => {
+    const session = await loopback(item);
+    await session.listTools();
+    await session.close();
+  });
+  const callMs = await medianMs(20, async () => {
+    const session = await loopback(item);
+    await session.listTools();
+    await session.callTool("order_status", { orderId: "1042" }, {});
+    await session.close();
+  });
+  const gb = MEMORY_MB.agentStep / 1024;
+  const per1000 = (usdEach: number) => `$${(usdEach * 1000).toFixed(4)}`;
+  const lambdaUsd = (ms: number) => gbSecondsOf(ms, MEMORY_MB.agentStep) * PRICES.lambda.perGbSecondArm;
+  console.log(
+    `\nMCP: one server (Streamable HTTP on 127.0.0.1, no auth), one tool (a read) granted by a toolkit; ${MCP_RUNS} runs of each shape after one warm-up`,
+  );
+  console.log(
+    `  model rounds per run: ${rounds(lists).toFixed(0)} with no call, ${rounds(ones).toFixed(0)} with one call, ${rounds(twos).toFixed(0)} with two (the calls and the reply in round 1; the results go back to the model)`,
+  );
+  console.log(
+    `  per round, listing (a toolkit grants MCP tools): ${listRequests.toFixed(0)} HTTP requests to the server (connect + tools/list + close)`,
+  );
+  console.log(
+    `    agent-step's AWS calls beside the same mail to an agent without MCP: ${showOps(diff(opsOf(plain.map(step)), ops(lists)))}; ${per1000(usd(lists) - plainUsd)} per 1,000 rounds`,
+  );
+  console.log(
+    `    its time, measured alone (median of 20, loopback, no network latency): ${listMs.toFixed(1)} ms = ${gbSecondsOf(listMs, MEMORY_MB.agentStep).toFixed(4)} GB-s at ${MEMORY_MB.agentStep} MB = ${per1000(lambdaUsd(listMs))} per 1,000 rounds`,
+  );
+  console.log(
+    `  per call (one more call of orders_order_status in the same round): ${callRequests.toFixed(0)} HTTP requests (it lists again, then tools/call)`,
+  );
+  console.log(
+    `    extra AWS calls: ${showOps(diff(ops(ones), ops(twos)))}; ${per1000(usd(twos) - usd(ones))} per 1,000 calls`,
+  );
+  console.log(
+    `    its time, measured alone (connect + tools/list + tools/call + close, median of 20, loopback): ${callMs.toFixed(1)} ms = ${gbSecondsOf(callMs, MEMORY_MB.agentStep).toFixed(4)} GB-s = ${per1000(lambdaUsd(callMs))} per 1,000 calls`,
+  );
+  console.log(
+    `  the round a run's first call adds (its result goes back to the model; the model's own cost not included): ${showOps(diff(diff(ops(ones), ops(twos)), diff(ops(lists), ops(ones))))}; ${per1000(usd(ones) - usd(lists) - (usd(twos) - usd(ones)))} per 1,000 runs, with its listing`,
+  );
+  console.log(
+    `    agent-step per run in the pipeline: ${stepMs(lists).toFixed(0)} ms with no call, ${stepMs(ones).toFixed(0)} ms with one, ${stepMs(twos).toFixed(0)} ms with two (noisy: a shared box, ${MCP_RUNS} runs)`,
+  );
+  const per100 = (n: number) => n * 0.1 * gb;
+  console.log(
+    `  server latency: agent-step waits out every HTTP request, so GB-s = requests × latency (s) × ${MEMORY_MB.agentStep} MB / 1024; per 100 ms of latency: ` +
+      `a call ${per100(callRequests).toFixed(2)} GB-s (${per1000(per100(callRequests) * PRICES.lambda.perGbSecondArm)} per 1,000 calls), ` +
+      `a round's listing ${per100(listRequests).toFixed(2)} GB-s per server (${per1000(per100(listRequests) * PRICES.lambda.perGbSecondArm)} per 1,000 rounds)`,
+  );
+}
+
 try {
   await accepted(0); // warm-up: first invocations pay module loading, as a cold Lambda would
   const samples: Sample[] = [];
@@ -796,6 +1246,16 @@ try {
   printTargets(targetRows(samples, archived));
   printTargets(modelCostRows(samples, models), "model cost", "before (f50c070)");
   printMonth(samples, await tick());
+  // The integrations, after everything above (registered only now, so nothing above changes).
+  let mcpServer: HostileServer | null = null;
+  try {
+    const hooked = await webhooksSection(samples, async () => {
+      mcpServer = await mcpSetUp();
+    });
+    if (mcpServer) await mcpSection(mcpServer, hooked);
+  } finally {
+    await (mcpServer as HostileServer | null)?.close();
+  }
 } finally {
   await stack.stop();
 }

@@ -49,6 +49,8 @@ type StepOptions = Omit<PipelineFunctionProps, "entry" | "projectRoot" | "enviro
 
 /** Each function's memory (MB); `npm run bench:cost` prices their GB-seconds from these. */
 export const MEMORY_MB = { verify: 1024, agentStep: 1024, outbound: 512 } as const;
+/** The webhooks worker's memory (bench:cost prices its GB-seconds from this). */
+export const WEBHOOKS_MEMORY_MB = 256;
 
 /** Messages per outbound invocation; its timeout leaves room for every one of them to wait out SES. */
 const OUTBOUND_BATCH = 5;
@@ -214,7 +216,7 @@ export class PosternStack extends Stack {
         environment,
         files,
         stubs: FUNCTION_STUBS.webhooks,
-        memorySize: 256,
+        memorySize: WEBHOOKS_MEMORY_MB,
         batchSize: 5,
       },
     });

@@ -6,6 +6,7 @@ import {
   eventsSqsHandler,
   eventsWorkerDeps,
   fileSecretStore,
+  type SecretStore,
 } from "../../shared/events/index.ts";
 import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
@@ -75,11 +76,19 @@ export function pipelineHandlers(
   };
 }
 
-/** The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager. */
-function eventsWorker(ctx: HandlerContext, log: KeyedLogger, clients: ReturnType<typeof makeClients>) {
+/**
+ * The events worker as its Lambda is wired, with the stack's secrets file standing in for Secrets Manager (bench:cost
+ * passes a Secrets Manager store over the file, to count the reads the Lambda would make).
+ */
+export function eventsWorker(
+  ctx: HandlerContext,
+  log: KeyedLogger,
+  clients: ReturnType<typeof makeClients>,
+  secrets: SecretStore = fileSecretStore(localSecretsFile(ctx.dir)),
+) {
   return eventsSqsHandler(
     eventsWorkerDeps(makeBasePlatform({ resources: ctx.resources, logger: log, clients }), {
-      secrets: fileSecretStore(localSecretsFile(ctx.dir)),
+      secrets,
       ...(ctx.webhookLoopback ? { allowLoopback: true } : {}),
       ...(ctx.webhookPolicy ? { policy: ctx.webhookPolicy } : {}),
     }),
