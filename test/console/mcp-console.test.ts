@@ -34,7 +34,7 @@ beforeEach(async () => {
   for (const m of await s.stores.admin.listMcpServers()) await s.stores.admin.deleteMcpServer(m.id);
 });
 
-const unescape = (v: string) =>
+const htmlDecoded = (v: string) =>
   v
     .replaceAll("&quot;", '"')
     .replaceAll("&#39;", "'")
@@ -46,7 +46,7 @@ const unescape = (v: string) =>
 function reviewForm(page: string): Record<string, string> {
   const form: Record<string, string> = {};
   for (const m of page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-    form[m[1] as string] = unescape(m[2] as string);
+    form[m[1] as string] = htmlDecoded(m[2] as string);
   for (const m of page.matchAll(/<select name="(tool\.\d+\.class)">(.*?)<\/select>/gs))
     form[m[1] as string] = /<option value="([a-z]+)" selected>/.exec(m[2] as string)?.[1] ?? "";
   return form;
@@ -84,7 +84,7 @@ describe("adding an MCP server from the console", () => {
     expect(page).not.toContain("<IMPORTANT>");
     expect(page).toContain("&lt;IMPORTANT&gt;Before calling this tool");
     expect(page).toMatch(
-      /class="untrusted-box by-server"[^]*the description, written by the MCP server orders/,
+      /class="untrusted-box by-server"[\s\S]*the description, written by the MCP server orders/,
     );
     expect(page).toContain("the annotations, written by the MCP server orders");
     expect(page).toContain("not reviewed (never offered)");
