@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
@@ -8,41 +6,29 @@ import { fileSecretStore } from "../../shared/events/index.ts";
 import { AuditRepo } from "../../shared/store/audit-repo.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
+import {
+  type Delivery,
+  signedHeaders,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../helpers/webhook-receiver.ts";
 import { ConsoleClient, type ConsoleStack, startConsoleStack, stopAfterAll, VIEWER } from "./harness.ts";
 
 // Webhook endpoints registered, edited, rotated, tested and removed from the console, end to end: the test event
 // goes through the events queue and the worker to a receiver on loopback, and every delivery is verified with
 // `standardwebhooks` (the specification's reference implementation) using the secret the console showed once.
 
-interface Delivery {
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
 let s: ConsoleStack;
 let log: RecordingLogger;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let base = "";
-const deliveries: Delivery[] = [];
+let deliveries: Delivery[] = [];
 let admin: ConsoleClient;
 let csrf = "";
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      deliveries.push({
-        path: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-      });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startWebhookReceiver();
+  ({ base, deliveries } = receiver);
   log = recordingLogger();
   s = await startConsoleStack({ webhookLoopback: true, logger: log });
   admin = new ConsoleClient(s.console.url);
@@ -51,16 +37,12 @@ beforeAll(async () => {
 }, 60_000);
 stopAfterAll(() => s);
 afterAll(async () => {
-  await new Promise<void>((r) => receiver?.close(() => r()));
+  await receiver?.close();
 });
 
 const secrets = () => fileSecretStore(localSecretsFile(s.stack.dir));
 const shownSecret = (page: string) => /<code class="secret">(whsec_[^<]+)<\/code>/.exec(page)?.[1] ?? "";
-const headersOf = (d: Delivery) => ({
-  "webhook-id": String(d.headers["webhook-id"]),
-  "webhook-timestamp": String(d.headers["webhook-timestamp"]),
-  "webhook-signature": String(d.headers["webhook-signature"]),
-});
+const headersOf = signedHeaders;
 
 async function addEndpoint(id: string, extra: Record<string, string> = {}): Promise<string> {
   const r = await admin.post("/webhooks/add", {
