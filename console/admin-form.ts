@@ -101,3 +101,6 @@ export function keyFromForm(kind: AdminKind, f: Form): Record<string, string> {
       return { toolkit: text(f, "toolkit"), address: text(f, "address") };
   }
 }
+
+// The same field readers for the forms with their own routes (webhooks, MCP servers).
+export { list as formList, optionalNumber as formNumber, text as formText };

@@ -1,7 +1,15 @@
 import { type AdminCatalog, type AdminEditor, adminCatalog } from "../shared/admin/index.ts";
 import type { DeploymentConfig } from "../shared/config/index.ts";
-import { type BreakerState, type DeliveryEntry, dynamoEventState } from "../shared/events/index.ts";
+import {
+  type BreakerState,
+  type DeliveryEntry,
+  dynamoEventState,
+  type EventsMessage,
+  type SecretStore,
+} from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
+import { type ConnectorOptions, type McpConnector, mcpConnector } from "../shared/mcp/index.ts";
+import { systemResolver } from "../shared/net/index.ts";
 import type {
   AuditLog,
   Blobs,
@@ -58,6 +66,18 @@ export interface ConsoleDeps {
     recent(endpointId: string, limit: number): Promise<DeliveryEntry[]>;
     breaker(endpointId: string): Promise<BreakerState>;
   };
+  /**
+   * Where webhook signing secrets are kept (Secrets Manager in AWS, the stack's secrets file locally); null where the
+   * console was started without one: it then refuses to register or rotate (an endpoint is never live unsigned).
+   */
+  readonly webhookSecrets: SecretStore | null;
+  /** Puts a message on the events queue (a `webhook.test`); null where the stack has no events queue. */
+  enqueueEvent: ((m: EventsMessage) => Promise<void>) | null;
+  /**
+   * How the console reaches an MCP server to list its tools: the SSRF-safe connector (public addresses only in AWS,
+   * loopback too locally, never stdio). `loopbackHttp`: plain http is accepted for a loopback URL (local only).
+   */
+  readonly mcp: { readonly connect: McpConnector; readonly loopbackHttp: boolean };
   /** Signed-out sessions, checked on every request. */
   readonly sessions: SessionRevocations;
   readonly registry: ToolRegistry;
@@ -70,7 +90,15 @@ export interface ConsoleDeps {
   readonly logger: Logger;
 }
 
-export function consoleDeps(platform: Platform, parts: { readonly registry: ToolRegistry }): ConsoleDeps {
+/** What only the console's root needs beside the platform. */
+export interface ConsoleParts {
+  readonly registry: ToolRegistry;
+  readonly webhookSecrets?: SecretStore;
+  /** MCP listing: where secret references resolve, and the local stack's loopback setting (never stdio). */
+  readonly mcp?: Pick<ConnectorOptions, "secret"> & { readonly allowLoopback?: boolean };
+}
+
+export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDeps {
   const { clients, resources, stores, now } = platform;
   const base = { dynamo: clients.dynamo, tables: resources.tables };
   const { state } = stores;
@@ -93,6 +121,19 @@ export function consoleDeps(platform: Platform, parts: { readonly registry: Tool
       const events = dynamoEventState(base);
       return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
     })(),
+    webhookSecrets: parts.webhookSecrets ?? null,
+    enqueueEvent: resources.queues.events
+      ? async (m) => void (await stores.queue.send(resources.queues.events as string, m))
+      : null,
+    mcp: {
+      // stdio stays CLI-only: the console never starts a process a form named.
+      connect: mcpConnector({
+        resolve: systemResolver,
+        secret: parts.mcp?.secret ?? (async () => undefined),
+        ...(parts.mcp?.allowLoopback ? { local: { allowStdio: false, allowLoopback: true } } : {}),
+      }),
+      loopbackHttp: parts.mcp?.allowLoopback === true,
+    },
     sessions: stateRevocations(state, platform.config.console.sessionMinutes * 60),
     registry: parts.registry,
     config: platform.config,

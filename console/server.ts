@@ -2,7 +2,10 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { AwsClients } from "../shared/aws/index.ts";
 import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
+import type { SecretStore } from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
+import { mcpSecretLookup } from "../shared/mcp/index.ts";
+import { envSecretSource, type SecretSource } from "../shared/model/index.ts";
 import { makePlatform } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
@@ -47,6 +50,10 @@ export async function startLocalConsole(opts: {
   now?: () => Date;
   /** The key sign-in links are signed with; default a fresh random one (see console/auth/link-token.ts). */
   linkKey?: Uint8Array;
+  /** Webhook signing secrets (the stack's secrets file); without it the console registers no endpoint. */
+  webhookSecrets?: SecretStore;
+  /** Where MCP secret references resolve when listing a server's tools; default this process's environment. */
+  mcpSecrets?: SecretSource;
 }): Promise<LocalConsole> {
   const operator = LOCAL_ADMIN((opts.operatorEmail ?? DEFAULT_CONSOLE_EMAIL).toLowerCase());
   const signIn = localSignIn({
@@ -62,7 +69,12 @@ export async function startLocalConsole(opts: {
     logger: opts.logger,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const deps = consoleDeps(platform, { registry: opts.registry ?? defaultRegistry() });
+  const deps = consoleDeps(platform, {
+    registry: opts.registry ?? defaultRegistry(),
+    ...(opts.webhookSecrets ? { webhookSecrets: opts.webhookSecrets } : {}),
+    // A server on this machine may be tried from the local console, as from the local stack; never stdio.
+    mcp: { secret: mcpSecretLookup(opts.mcpSecrets ?? envSecretSource()), allowLoopback: true },
+  });
   // The origin is the URL printed below, known once the port is (0 picks one): the app is built then, and a request
   // that came before it (none can: nothing awaits in between) would get 503, never an app without its origin.
   let app: ReturnType<typeof createConsoleApp> | undefined;

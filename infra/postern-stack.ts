@@ -180,6 +180,7 @@ export class PosternStack extends Stack {
         tables: this.tables,
         store: this.store,
         agentStepQueue: this.queues.agentStep,
+        eventsQueue,
         projectRoot: props.projectRoot,
         files,
         environment,

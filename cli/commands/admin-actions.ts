@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import type { AdminCatalog, AdminIssue, AdminList } from "../../shared/admin/index.ts";
+import type { AdminCatalog, AdminIssue, AdminList, AdminWriteResult } from "../../shared/admin/index.ts";
 import { checkAdminWrite } from "../../shared/admin/index.ts";
-import type { AdminRepo, AdminWriteResult } from "../../shared/store/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
 

@@ -2,13 +2,16 @@ import type { AdminCatalog } from "../../shared/admin/index.ts";
 import { checkAdminWrite } from "../../shared/admin/index.ts";
 import { untrustedLines } from "../../shared/mail/index.ts";
 import {
-  comparePins,
   type ListedTool,
+  listServerTools,
   type McpServerItem,
   mcpConnector,
-  mcpServerItem,
+  mcpSecretLookup,
+  mcpServerFromInput,
   mcpToolClass,
   pinTools,
+  REVIEW_STATE_TEXT,
+  reviewStates,
   type ToolChoice,
 } from "../../shared/mcp/index.ts";
 import type { SecretSource } from "../../shared/model/index.ts";
@@ -67,64 +70,42 @@ export function parseToolChoices(spec: string): ToolChoice[] {
   });
 }
 
-function authOf(o: McpAddArgs): Record<string, unknown> {
-  if (o.bearerSecret && o.oauthTokenUrl)
-    throw new UsageError("--bearer-secret and --oauth-token-url exclude each other");
-  if (o.bearerSecret) return { kind: "bearer", secret: o.bearerSecret };
-  if (o.oauthTokenUrl) {
-    if (!o.oauthClientId || !o.oauthSecret)
-      throw new UsageError("OAuth client credentials need --oauth-client-id and --oauth-secret");
-    return {
-      kind: "oauth-client-credentials",
-      tokenUrl: o.oauthTokenUrl,
-      clientId: o.oauthClientId,
-      secret: o.oauthSecret,
-      ...(o.oauthScope ? { scope: o.oauthScope } : {}),
-    };
-  }
-  return { kind: "none" };
-}
-
 function itemOf(id: string, o: McpAddArgs, reach: McpReach): McpServerItem {
-  if (Boolean(o.url) === Boolean(o.command)) throw new UsageError("give exactly one of --url and --command");
   // A stdio server is a child process of the function: there is no such process in Lambda.
-  if (o.command && reach.aws)
+  if (o.command && !o.url && reach.aws)
     throw new CommandFailure(
       "stdio servers (--command) run only in the local stack; register a --url for AWS",
     );
-  const parsed = mcpServerItem.safeParse({
-    id,
-    transport: o.url ? "http" : "stdio",
-    ...(o.url ? { url: o.url } : {}),
-    ...(o.command ? { command: o.command, args: o.arg ?? [] } : {}),
-    auth: authOf(o),
-    ...(o.timeoutMs ? { timeoutMs: Number(o.timeoutMs) } : {}),
-    ...(o.maxCalls ? { maxCallsPerRun: Number(o.maxCalls) } : {}),
-    ...(o.dataClasses ? { dataClasses: list(o.dataClasses) } : {}),
-    ...(o.recordContent === false ? { recordContent: false } : {}),
+  const r = mcpServerFromInput(id, {
+    url: o.url,
+    command: o.command,
+    args: o.arg,
+    bearerSecret: o.bearerSecret,
+    oauthTokenUrl: o.oauthTokenUrl,
+    oauthClientId: o.oauthClientId,
+    oauthSecret: o.oauthSecret,
+    oauthScope: o.oauthScope,
+    timeoutMs: o.timeoutMs ? Number(o.timeoutMs) : undefined,
+    maxCallsPerRun: o.maxCalls ? Number(o.maxCalls) : undefined,
+    dataClasses: o.dataClasses ? list(o.dataClasses) : undefined,
+    recordContent: o.recordContent,
   });
-  if (!parsed.success)
-    throw new CommandFailure(
-      `server ${id} is invalid:\n${parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n")}`,
-    );
-  return parsed.data;
+  if (r.ok) return r.item;
+  if (r.reason === "usage") throw new UsageError(r.detail);
+  throw new CommandFailure(`server ${id} is invalid:\n${r.detail.replace(/^/gm, "  ")}`);
 }
 
 async function listTools(server: McpServerItem, reach: McpReach): Promise<readonly ListedTool[]> {
-  const connect = mcpConnector({
-    resolve: reach.resolve,
-    secret: (ref) => reach.secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref }),
-    ...(reach.aws ? {} : { local: { allowStdio: true, allowLoopback: true } }),
-  });
-  let session: Awaited<ReturnType<typeof connect>> | undefined;
-  try {
-    session = await connect(server);
-    return await session.listTools();
-  } catch (err) {
-    throw new CommandFailure(`could not list ${server.id}'s tools: ${(err as Error).message}`);
-  } finally {
-    await session?.close().catch(() => undefined);
-  }
+  const r = await listServerTools(
+    mcpConnector({
+      resolve: reach.resolve,
+      secret: mcpSecretLookup(reach.secrets),
+      ...(reach.aws ? {} : { local: { allowStdio: true, allowLoopback: true } }),
+    }),
+    server,
+  );
+  if (!r.ok) throw new CommandFailure(r.detail);
+  return r.tools;
 }
 
 /**
@@ -139,26 +120,19 @@ function shown(text: string): string {
 
 /** The review view: every listed tool with its state against the pins, the server's claims shown as claims. */
 function review(io: AdminIo, server: McpServerItem, listed: readonly ListedTool[]): void {
-  const cmp = comparePins(listed, server.tools);
-  const state = (name: string) =>
-    cmp.verified.some((p) => p.name === name)
-      ? "reviewed"
-      : cmp.changed.some((c) => c.pin.name === name)
-        ? "CHANGED since review (withheld)"
-        : "not reviewed (never offered)";
-  for (const t of listed) {
-    const pin = server.tools.find((p) => p.name === t.name);
+  const { rows, gone } = reviewStates(listed, server.tools);
+  for (const { tool: t, state, pin } of rows) {
     io.out(
-      `  ${t.name}: ${state(t.name)}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
+      `  ${t.name}: ${REVIEW_STATE_TEXT[state]}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
     );
-    if (pin && cmp.changed.some((c) => c.pin.name === t.name) && pin.description !== (t.description ?? ""))
+    if (pin && state === "changed" && pin.description !== (t.description ?? ""))
       io.out(`    reviewed description:\n${shown(pin.description)}\n`);
     io.out(`    description (the server's words, untrusted):\n${shown(t.description ?? "")}\n`);
     io.out(`    input schema:\n${shown(JSON.stringify(t.inputSchema))}\n`);
     if (t.annotations)
       io.out(`    annotations (claims; no gate reads them):\n${shown(JSON.stringify(t.annotations))}\n`);
   }
-  for (const p of cmp.missing) io.out(`  ${p.name}: GONE from the server (withheld)\n`);
+  for (const p of gone) io.out(`  ${p.name}: ${REVIEW_STATE_TEXT.gone}\n`);
 }
 
 async function write(repo: AdminRepo, catalog: AdminCatalog, item: McpServerItem): Promise<void> {

@@ -1,16 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { AdminCatalog } from "../../shared/admin/index.ts";
-import { checkAdminWrite } from "../../shared/admin/index.ts";
 import {
+  addEndpoint,
   type BreakerState,
   type DeliveryEntry,
   type DeliveryLog,
   type EventsMessage,
-  newSecret,
-  rotated,
+  endpointItem,
+  MAX_OVERLAP_HOURS,
+  removeEndpoint,
+  rotateEndpoint,
   type SecretStore,
-  toEvent,
+  testDelivery,
   WEBHOOK_EVENT_TYPES,
   type WebhookItem,
 } from "../../shared/events/index.ts";
@@ -64,38 +66,29 @@ export async function webhooksAdd(
   a: AddArgs,
   catalog: AdminCatalog,
 ): Promise<void> {
-  const events = a.events.trim() === "all" ? [...WEBHOOK_EVENT_TYPES] : list(a.events);
-  const item: Record<string, unknown> = {
-    id: a.id,
-    url: a.url,
-    events,
-    includeMailText: a.includeMailText === true,
-    enabled: a.disabled !== true,
-    ...(a.description ? { description: a.description } : {}),
-  };
-  // The one check every admin write makes (shared/admin/sync.ts), as `admin import` and the console make it.
-  const check = await checkAdminWrite(p.repo, { webhooks: [item] }, { catalog });
-  if (!check.ok)
-    throw new CommandFailure(
-      `webhook not written:\n${check.issues
-        .map((i) => {
-          const field = i.path.replace(/^webhooks\[0\]\.?/, "").replace(/[[.].*$/, "");
-          return `  ${FLAGS[field] ?? (field || i.path)}: ${i.message}`;
-        })
-        .join("\n")}`,
-    );
-  if (await p.repo.getWebhook(a.id))
-    throw new CommandFailure(`webhook ${a.id} already exists (remove it first)`);
-  const secret = newSecret();
-  writeSecret(a.secretOut, secret);
-  // The secret before the item: an endpoint is never live without a way to sign for it.
-  await p.secrets.write(a.id, { current: secret });
-  const r = await p.repo.putWebhook(item, { ifAbsent: true });
+  const item = endpointItem(
+    { ...a, events: a.events.trim() === "all" ? ["all"] : list(a.events), enabled: a.disabled !== true },
+    WEBHOOK_EVENT_TYPES,
+  );
+  // The core (shared/events/endpoints.ts) makes the one admin write check, then stores the secret before the item.
+  const r = await addEndpoint(p, item, {
+    catalog,
+    beforeStore: (secret) => writeSecret(a.secretOut, secret),
+  });
   if (!r.ok) {
-    await p.secrets.remove(a.id);
+    if (r.reason === "invalid")
+      throw new CommandFailure(
+        `webhook not written:\n${r.issues
+          .map((i) => {
+            const field = i.path.replace(/^webhooks\[0\]\.?/, "").replace(/[[.].*$/, "");
+            return `  ${FLAGS[field] ?? (field || i.path)}: ${i.message}`;
+          })
+          .join("\n")}`,
+      );
+    if (r.reason === "exists") throw new CommandFailure(`webhook ${a.id} already exists (remove it first)`);
     throw new CommandFailure(`webhook ${a.id} not written (${r.reason})`);
   }
-  io.out(`added webhook ${a.id}: ${events.join(", ")}\n`);
+  io.out(`added webhook ${a.id}: ${(item.events as string[]).join(", ")}\n`);
   io.err(
     `signing secret written to ${a.secretOut} (mode 0600); give it to the receiver, then delete the file\n`,
   );
@@ -113,9 +106,7 @@ export async function webhooksList(p: WebhookPorts, io: AdminIo, asJson: boolean
 }
 
 export async function webhooksRemove(p: WebhookPorts, io: AdminIo, id: string): Promise<void> {
-  const removed = await p.repo.deleteWebhook(id);
-  await p.secrets.remove(id);
-  if (!removed) throw new CommandFailure(`no webhook ${id}`);
+  if (!(await removeEndpoint(p, id))) throw new CommandFailure(`no webhook ${id}`);
   io.out(`removed webhook ${id} and its secrets; deliveries still queued for it are dropped\n`);
 }
 
@@ -127,18 +118,17 @@ export async function webhooksRotate(
   overlapHours: number,
   now: Date = new Date(),
 ): Promise<void> {
-  if (!(overlapHours >= 0 && overlapHours <= 24 * 7))
-    throw new CommandFailure("--overlap-hours must be between 0 and 168");
-  if (!(await p.repo.getWebhook(id))) throw new CommandFailure(`no webhook ${id}`);
-  const stored = await p.secrets.read(id);
-  const secret = newSecret();
-  writeSecret(secretOut, secret);
-  // An endpoint written by `admin import` has no secret yet: its first one, with nothing to overlap.
-  const next = stored ? rotated(stored, secret, now, overlapHours * 3600) : { current: secret };
-  await p.secrets.write(id, next);
+  if (!(overlapHours >= 0 && overlapHours <= MAX_OVERLAP_HOURS))
+    throw new CommandFailure(`--overlap-hours must be between 0 and ${MAX_OVERLAP_HOURS}`);
+  const r = await rotateEndpoint(p, id, {
+    overlapHours,
+    now,
+    beforeStore: (secret) => writeSecret(secretOut, secret),
+  });
+  if (!r.ok) throw new CommandFailure(`no webhook ${id}`);
   io.out(
-    next.previousUntil
-      ? `rotated webhook ${id}: deliveries carry both signatures until ${next.previousUntil}\n`
+    r.previousUntil
+      ? `rotated webhook ${id}: deliveries carry both signatures until ${r.previousUntil}\n`
       : `webhook ${id} had no secret: it has one now, and its deliveries are signed with it\n`,
   );
   io.err(`new signing secret written to ${secretOut} (mode 0600)\n`);
@@ -200,16 +190,9 @@ export async function webhooksTest(
   const hook = await p.repo.getWebhook(id);
   if (!hook) throw new CommandFailure(`no webhook ${id}`);
   if (!p.enqueue) throw new CommandFailure("this target has no events queue (deploy or restart the stack)");
-  const at = new Date();
-  const event = toEvent(
-    {
-      type: "webhook.test",
-      key: `${id}#${at.toISOString()}`,
-      data: { endpoint: id, sentBy: "postern webhooks test" },
-    },
-    at,
-  );
-  await p.enqueue({ kind: "deliver", endpointId: id, event });
+  const message = testDelivery(id, "postern webhooks test", new Date());
+  const { event } = message;
+  await p.enqueue(message);
   io.err(`sent ${event.id}; waiting up to ${opts.waitSeconds} s for the worker\n`);
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   let outcome: DeliveryEntry | undefined;

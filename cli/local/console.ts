@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { fileSecretStore } from "../../shared/events/index.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { removeConsoleFile, writeConsoleFile } from "./console-file.ts";
+import { localSecretsFile } from "./pipeline.ts";
 import type { LocalStack } from "./stack.ts";
 
 /**
@@ -23,6 +25,8 @@ export async function startStackConsole(
     port: opts.port,
     operatorEmail: opts.email,
     linkKey,
+    // Where `postern webhooks add` and the events worker keep signing secrets locally (G16).
+    webhookSecrets: fileSecretStore(localSecretsFile(stack.dir)),
   });
   const file = join(stack.dir, "console.json");
   writeConsoleFile(file, {

@@ -14,6 +14,8 @@ export const FLASH: Record<string, string> = {
   expired: "This plan has expired: nothing was done.",
   "no-plan": "No such plan.",
   "not-removed": "Nothing was removed: confirm the removal on its page.",
+  "test-queued":
+    "Test event queued: its delivery appears under the endpoint within seconds (reload the page to see it).",
 };
 
 export const ctxOf = (c: Context<ConsoleEnv>) => ({

@@ -4,6 +4,7 @@ import type { ConsoleEnv } from "../env.ts";
 import { adminPages } from "./admin-pages.ts";
 import { agentPages } from "./agent-pages.ts";
 import { mailPages } from "./mail-pages.ts";
+import { mcpPages } from "./mcp-pages.ts";
 import { planPages } from "./plan-pages.ts";
 import { runPages } from "./run-pages.ts";
 import { webhookPages } from "./webhook-pages.ts";
@@ -16,4 +17,5 @@ export function readRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   planPages(app, deps);
   adminPages(app, deps);
   webhookPages(app, deps);
+  mcpPages(app, deps);
 }

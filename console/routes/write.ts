@@ -10,6 +10,8 @@ import { adminView, agentForm, editIssues, responsibilityForm, toolkitForm } fro
 import { html, seg } from "../views/html.ts";
 import { page } from "../views/layout.ts";
 import { ctxOf } from "./context.ts";
+import { mcpWrites } from "./mcp-writes.ts";
+import { webhookWrites } from "./webhook-writes.ts";
 
 const KINDS = new Set<string>(ADMIN_KINDS);
 
@@ -37,6 +39,9 @@ export function writeRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     if ("notFound" in r) return c.notFound();
     return refuse(c, deps, k, op, item, r.issues);
   });
+
+  webhookWrites(app, deps);
+  mcpWrites(app, deps);
 
   // Apply or Cancel a pending plan: any signed-in approver of the plan (the group does not make an approver).
   for (const [path, decision] of [

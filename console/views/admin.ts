@@ -219,14 +219,16 @@ ${mcpServersView(s.mcpServers ?? [])}`;
 function mcpServersView(servers: readonly McpServerItem[]): Html {
   return html`
 <h2 id="mcpServers">MCP servers</h2>
-<p class="note">Each tool is offered only as reviewed (pinned by a hash of its definition); a changed one is withheld and listed under Failures. Register and review with <code>postern mcp add</code> and <code>postern mcp review</code>.</p>
-<table><thead><tr><th>Server</th><th>Transport</th><th>Where</th><th>Auth</th><th>Tool</th><th>Class</th><th>Offered as</th><th>Reviewed</th></tr></thead><tbody>
+<p class="note">Each tool is offered only as reviewed (pinned by a hash of its definition); a changed one is withheld and listed under Failures. Review lists the live server and shows each tool against its pin. https servers here; stdio servers with <code>postern mcp add --command</code> (local stack only).</p>
+<table><thead><tr><th>Server</th><th>Transport</th><th>Where</th><th>Auth</th><th>Tool</th><th>Class</th><th>Offered as</th><th>Reviewed</th><th></th></tr></thead><tbody>
 ${servers.flatMap((m) =>
   (m.tools.length > 0 ? m.tools : [null]).map(
-    (t) =>
-      html`<tr><td>${m.id}${m.enabled ? "" : " (disabled)"}</td><td>${m.transport}</td><td><code>${m.transport === "http" ? (m.url ?? "") : [m.command ?? "", ...m.args].join(" ")}</code></td><td>${m.auth.kind}</td><td>${t?.name ?? "(none reviewed: nothing offered)"}</td><td>${t?.class ?? ""}</td><td>${t?.exposedAs ?? ""}</td><td>${t?.reviewedAt ?? ""}</td></tr>`,
+    (t, i) =>
+      html`<tr><td>${m.id}${m.enabled ? "" : " (disabled)"}</td><td>${m.transport}</td><td><code>${m.transport === "http" ? (m.url ?? "") : [m.command ?? "", ...m.args].join(" ")}</code></td><td>${m.auth.kind}</td><td>${t?.name ?? "(none reviewed: nothing offered)"}</td><td>${t?.class ?? ""}</td><td>${t?.exposedAs ?? ""}</td><td>${t?.reviewedAt ?? ""}</td>
+<td>${i === 0 ? html`${m.transport === "http" ? html`<a href="/mcp/${seg(m.id)}/review">Review</a> ` : ""}<a href="/mcp/${seg(m.id)}/remove">Remove…</a>` : ""}</td></tr>`,
   ),
-)}</tbody></table>`;
+)}</tbody></table>
+<p><a href="/mcp/add">Add an MCP server</a></p>`;
 }
 
 export function editIssues(issues: readonly AdminIssue[]): Html {

@@ -23,7 +23,8 @@ export type Author =
   | { readonly kind: "you"; readonly address: string }
   | { readonly kind: "agent"; readonly address?: string }
   | { readonly kind: "model" }
-  | { readonly kind: "tool"; readonly name: string };
+  | { readonly kind: "tool"; readonly name: string }
+  | { readonly kind: "server"; readonly name: string; readonly what: string };
 
 function authorLabel(by: Author): string {
   switch (by.kind) {
@@ -37,6 +38,8 @@ function authorLabel(by: Author): string {
       return "written by the model (shaped by the mail it read): untrusted, shown as plain text";
     case "tool":
       return `returned by the tool ${by.name}, exactly as the model read it (fences included)`;
+    case "server":
+      return `${by.what}, written by the MCP server ${by.name}: its claims, untrusted, shown as plain text; no gate reads them`;
   }
 }
 

@@ -43,6 +43,8 @@ time .ago, .ago { color: var(--muted); }
    sent mail and your own mail (dashed grey). */
 .by-model { border-color:#6a3fb5; } .by-model .untrusted-label { color:#6a3fb5; border-color:#6a3fb5; }
 .by-tool { border-color:#0a6b73; } .by-tool .untrusted-label { color:#0a6b73; border-color:#0a6b73; }
+.by-server { border-color:#8a4b08; } .by-server .untrusted-label { color:#8a4b08; border-color:#8a4b08; }
+code.secret { word-break:break-all; }
 .by-agent, .by-you { border-color: var(--muted); } .by-agent .untrusted-label, .by-you .untrusted-label { color: var(--muted); border-color: var(--muted); }
 /* A phone (390 px): the header wraps, wide tables scroll inside themselves, the page never scrolls sideways. */
 @media (max-width: 700px) {

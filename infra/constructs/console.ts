@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { CfnOutput, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import {
   AccountRecovery,
   FeaturePlan,
@@ -22,11 +22,13 @@ import { CONSOLE_ENV } from "../../console/lambda-env.ts";
 import type { TableKey } from "../../shared/config/index.ts";
 import { CONFIG_ENV, TABLES } from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
+import { WEBHOOK_SECRET_PREFIX } from "../../shared/ports/index.ts";
 import { cdkBundling, type ShippedFiles, shippedConfigPath } from "../bundling.ts";
 import { requireFunctionUrlRegion } from "../function-urls.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 import type { MailStore } from "./mail-store.ts";
+import { grantMcpSecretRead } from "./mcp-secrets.ts";
 import { ADMIN_TABLES, type StateTables } from "./state-tables.ts";
 import type { WorkQueue } from "./work-queue.ts";
 
@@ -35,6 +37,8 @@ export interface PosternConsoleProps {
   readonly store: MailStore;
   /** Apply/Cancel put a confirm message here: the path a mailed confirmation takes (G14). */
   readonly agentStepQueue: WorkQueue;
+  /** A webhook endpoint's test event goes here, as `postern webhooks test` sends it (docs/events.md). */
+  readonly eventsQueue: WorkQueue;
   readonly projectRoot: string;
   readonly files: ShippedFiles;
   /** The pipeline's environment (table names, bucket, queue URLs): the console reads the same resources. */
@@ -280,11 +284,37 @@ export class PosternConsole extends Construct {
     // Raw inbound mail too: admins download it (never rendered: an attachment of opaque bytes, console/routes).
     store.grantRead(this.role, "mail", "files", "inbound");
     props.agentStepQueue.grantSend(this.role);
+    props.eventsQueue.grantSend(this.role);
+    this.grantSecrets();
     allow(
       ACTIONS.parameterRead,
       parameterNames.map((name) =>
         Stack.of(this).formatArn({ service: "ssm", resource: "parameter", resourceName: name.slice(1) }),
       ),
     );
+  }
+
+  /**
+   * Secrets the console's own writes need, by prefix (the names are registered at run time, unknown at synth):
+   * - webhook signing secrets, `postern/webhooks/*`: made on add and stored before the item (an endpoint is never
+   *   live unsigned), read and rewritten on rotate (the old one keeps signing through the overlap), deleted on
+   *   remove. The prefix holds only those secrets (shared/ports/events.ts); the console never shows one twice.
+   * - MCP credentials, `postern/mcp/*`, read only: reviewing a server lists its tools, which an authenticated
+   *   server answers only with its token (the same grant agent-step holds; the item's schema admits no other name,
+   *   so a registered server cannot make the console read a model key). Never shown, logged or stored.
+   */
+  private grantSecrets(): void {
+    const { partition, region, account } = Stack.of(this);
+    const prefix = `arn:${partition}:secretsmanager:${region}:${account}:secret:${WEBHOOK_SECRET_PREFIX}*`;
+    this.role.addToPolicy(
+      new PolicyStatement({ actions: [...ACTIONS.secretRead, ...ACTIONS.secretWrite], resources: [prefix] }),
+    );
+    const nag = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
+    acknowledgeNag(
+      this.role,
+      `AwsSolutions-IAM5[Resource::arn:${nag(partition, "AWS::Partition")}:secretsmanager:${nag(region, "AWS::Region")}:${nag(account, "AWS::AccountId")}:secret:${WEBHOOK_SECRET_PREFIX}*]`,
+      "One signing secret per webhook endpoint, made by the console or `postern webhooks add` after deploy: the names are not known at synth; the prefix holds only webhook signing secrets.",
+    );
+    grantMcpSecretRead(this.role);
   }
 }

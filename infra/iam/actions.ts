@@ -36,6 +36,15 @@ export const ACTIONS = {
   /** The Bedrock adapter calls Converse only, which is authorised as bedrock:InvokeModel. */
   modelInvoke: ["bedrock:InvokeModel"],
   secretRead: ["secretsmanager:GetSecretValue"],
+  /**
+   * A webhook signing secret made, rotated and removed (the console's; the CLI uses the operator's credentials).
+   * DeleteSecret with ForceDeleteWithoutRecovery: a removed endpoint's secret must stop signing at once.
+   */
+  secretWrite: [
+    "secretsmanager:CreateSecret",
+    "secretsmanager:PutSecretValue",
+    "secretsmanager:DeleteSecret",
+  ],
   parameterRead: ["ssm:GetParameter"],
   /** The custom resource that activates Postern's own receipt rule set, and deactivates it only if still active. */
   ruleSetActivate: ["ses:DescribeActiveReceiptRuleSet", "ses:SetActiveReceiptRuleSet"],

@@ -49,10 +49,13 @@ export {
 export {
   type AdminEditor,
   type AdminTables,
+  type AdminWriteResult,
   checkAdminWrite,
   exportAdminDocument,
   type ImportResult,
   importAdminDocument,
+  type PutOptions,
+  type WebhookTable,
   type WriteOptions,
 } from "./sync.ts";
 export {

@@ -4,6 +4,7 @@ import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
 import { checkDocument, type DocumentCheck } from "./document.ts";
 import type { AdminIssue } from "./issues.ts";
+import type { McpServerItem } from "./mcp-server-item.ts";
 import {
   type AdminTable,
   readAccessRules,
@@ -28,16 +29,36 @@ export interface AdminTables {
   rawDelete(table: AdminTable, key: Item): Promise<boolean>;
 }
 
+/** One item written through its schema: the item as stored, or why not. */
+export type AdminWriteResult<T> =
+  | { readonly ok: true; readonly item: T; readonly created: boolean }
+  | Fail<"invalid", { readonly issues: AdminIssue[] }>
+  | Fail<"duplicate">;
+
+export interface PutOptions {
+  /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
+  readonly ifAbsent?: boolean;
+}
+
+/** Webhook endpoints item by item: what registering, rotating and removing one uses (shared/events). */
+export interface WebhookTable {
+  listWebhooks(): Promise<WebhookItem[]>;
+  getWebhook(id: string): Promise<WebhookItem | null>;
+  putWebhook(input: unknown, opts?: PutOptions): Promise<AdminWriteResult<WebhookItem>>;
+  deleteWebhook(id: string): Promise<boolean>;
+}
+
 /**
  * The admin tables as the console reads and edits them item by item, beside the document import it shares with
  * the CLI: the store's AdminRepo implements it. A removal with `cascade` takes what depends on the item with it.
  */
-export interface AdminEditor extends AdminTables {
+export interface AdminEditor extends AdminTables, WebhookTable {
   listAgents(): Promise<AgentItem[]>;
   getAgent(address: string): Promise<AgentItem | null>;
   getToolkit(id: string): Promise<ToolkitItem | null>;
   listResponsibilities(): Promise<ResponsibilityItem[]>;
-  listWebhooks(): Promise<WebhookItem[]>;
+  listMcpServers(): Promise<McpServerItem[]>;
+  deleteMcpServer(id: string): Promise<boolean>;
   /** The stored item as it is, valid or not (an edit form shows what is there). */
   rawGet(table: AdminTable, key: Item): Promise<Item | null>;
   deleteAgent(address: string, opts?: { cascade?: boolean }): Promise<boolean>;

@@ -4,7 +4,13 @@ import type { LoadedConfig, Resources } from "../config/index.ts";
 import { PREFIXES, STATE_KEYS } from "../config/index.ts";
 import { type EventSink, eventSinkFor } from "../events/index.ts";
 import type { Logger } from "../logger.ts";
-import { type ConnectorOptions, type McpRuntime, type McpRuntimeOptions, mcpRuntime } from "../mcp/index.ts";
+import {
+  type ConnectorOptions,
+  type McpRuntime,
+  type McpRuntimeOptions,
+  mcpRuntime,
+  mcpSecretLookup,
+} from "../mcp/index.ts";
 import type { OutboundRequest } from "../messages/index.ts";
 import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
 import type { ModelProvider, SecretSource } from "../model/index.ts";
@@ -216,7 +222,7 @@ function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): Mc
   return mcpRuntime({
     resolve: opts.mcp?.resolve ?? systemResolver,
     // An env-var name locally; a Secrets Manager reference in AWS (shared/admin/mcp-server-item.ts).
-    secret: (ref) => opts.secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref }),
+    secret: mcpSecretLookup(opts.secrets),
     counters: stores.state,
     ...(opts.mcp?.local ? { local: opts.mcp.local } : {}),
     ...(opts.mcp?.connect ? { connect: opts.mcp.connect } : {}),

@@ -24,6 +24,17 @@ export {
 } from "./deliver.ts";
 export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
 export { queueEventSink } from "./emitter.ts";
+export {
+  addEndpoint,
+  type EndpointInput,
+  type EndpointPorts,
+  type EndpointWriteFailure,
+  endpointItem,
+  MAX_OVERLAP_HOURS,
+  removeEndpoint,
+  rotateEndpoint,
+  testDelivery,
+} from "./endpoints.ts";
 export { fanOut } from "./fan-out.ts";
 export { fileSecretStore } from "./file-secrets.ts";
 export { parseEventsMessage } from "./message.ts";

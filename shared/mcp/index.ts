@@ -33,3 +33,14 @@ export {
   mcpConnector,
 } from "./open-session.ts";
 export { type PinResult, pinTools, type ToolChoice } from "./pin-tools.ts";
+export {
+  listServerTools,
+  type McpInputResult,
+  type McpServerInput,
+  mcpSecretLookup,
+  mcpServerFromInput,
+  REVIEW_STATE_TEXT,
+  type ReviewRow,
+  type ReviewState,
+  reviewStates,
+} from "./registration.ts";

@@ -13,6 +13,7 @@ import {
   type AdminIssue,
   type AdminSnapshot,
   type AdminTable,
+  type AdminWriteResult,
   type AgentItem,
   type ApproverItem,
   accessRuleItem,
@@ -26,6 +27,7 @@ import {
   mcpServerItem,
   type OutboundRuleItem,
   outboundRuleItem,
+  type PutOptions,
   type ResponsibilityItem,
   readAccessRules,
   readAgents,
@@ -69,16 +71,6 @@ export const ADMIN_VERSION_KEY = { pk: "admin#version", sk: "version" } as const
  * (straight in DynamoDB, or a writer that crashed between its write and its version bump) is seen within this.
  */
 export const ADMIN_SNAPSHOT_MAX_AGE_MS = 60_000;
-
-export type AdminWriteResult<T> =
-  | { readonly ok: true; readonly item: T; readonly created: boolean }
-  | Fail<"invalid", { readonly issues: AdminIssue[] }>
-  | Fail<"duplicate">;
-
-export interface PutOptions {
-  /** Refuse to overwrite an existing item (`reason: "duplicate"`). */
-  readonly ifAbsent?: boolean;
-}
 
 /**
  * The toolkit every new agent is attached to, so a fresh agent can at least answer its mail: send_email, and

@@ -6,9 +6,7 @@ export {
   ADMIN_VERSION_KEY,
   AdminRepo,
   type AdminRepoDeps,
-  type AdminWriteResult,
   DEFAULT_TOOLKIT,
-  type PutOptions,
 } from "./admin-repo.ts";
 export { AuditRepo } from "./audit-repo.ts";
 export { BlobStore, type BlobStoreDeps } from "./blob-store.ts";

@@ -5,6 +5,7 @@ import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
+import { startHostileServer } from "../helpers/mcp-servers/hostile.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import { CHROMIUM_ARGS, findChromium, INSTALL_HINT } from "./browser-env.ts";
 import { APPROVER, type ConsoleStack, HELPDESK, SHOP, startConsoleStack, stopAfterAll } from "./harness.ts";
@@ -290,7 +291,22 @@ describe.runIf(executablePath)("the console in Chromium", () => {
       ["remove", `/admin/agents/remove?address=${encodeURIComponent(SHOP)}`],
       ["audit", "/audit"],
       ["settings", "/settings"],
+      ["webhooks", "/webhooks"],
+      ["webhook-edit", "/webhooks/crm/edit"],
+      ["webhook-remove", "/webhooks/crm/remove"],
+      ["mcp-add", "/mcp/add"],
+      ["mcp-review", "/mcp/orders/review"],
+      ["mcp-remove", "/mcp/orders/remove"],
     ];
+    // An endpoint and an MCP server (the hostile one: its poisoned words must wrap too) for their pages.
+    await s.stores.admin.putWebhook({
+      id: "crm",
+      url: "https://hooks.example.com/postern/a-long-path-that-a-phone-must-wrap",
+      events: ["mail.accepted", "run.failed"],
+      description: "the CRM's intake",
+    });
+    const hostile = await startHostileServer();
+    await s.stores.admin.putMcpServer({ id: "orders", transport: "http", url: hostile.url });
     for (const [width, height, suffix] of [
       [390, 844, "390"],
       [1280, 900, "1280"],
@@ -298,8 +314,7 @@ describe.runIf(executablePath)("the console in Chromium", () => {
       const context = await browser.newContext({ viewport: { width, height } });
       const page = await context.newPage();
       await page.goto(s.console.link());
-      for (const [name, path] of pages) {
-        await page.goto(`${s.console.url}${path}`);
+      const holds = async (name: string) => {
         expect(await page.locator("h1").count(), name).toBe(1);
         // Open every <details> (tool inputs and results) so the screenshot shows them.
         for (const d of await page.locator("details").all())
@@ -316,9 +331,23 @@ describe.runIf(executablePath)("the console in Chromium", () => {
         const shot = await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
         // PNG's signature: the page rendered to an image, not an empty capture.
         expect(shot.subarray(1, 4).toString("latin1"), name).toBe("PNG");
+      };
+      for (const [name, path] of pages) {
+        await page.goto(`${s.console.url}${path}`);
+        await holds(name);
       }
+      // The page a signing secret is shown on (once): the answer to the add form, submitted in the browser.
+      await page.goto(`${s.console.url}/webhooks`);
+      await page.locator("details#add").evaluate((e) => e.setAttribute("open", ""));
+      await page.fill('details#add input[name="id"]', `shot-${suffix}`);
+      await page.fill('details#add input[name="url"]', "https://hooks.example.com/postern");
+      await page.check('details#add input[name="allEvents"]');
+      await page.click('details#add button[type="submit"]');
+      expect(await page.locator("code.secret").count()).toBe(1);
+      await holds("webhook-secret");
       await context.close();
     }
+    await hostile.close();
   }, 120_000);
 
   async function latestRunId(agent: string): Promise<string> {

@@ -2,12 +2,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { pipelineHandlers } from "../../cli/local/pipeline.ts";
+import { localSecretsFile, pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, startLocalStack } from "../../cli/local/stack.ts";
 import { GROUPS, type Group } from "../../console/auth/principal.ts";
 import { type LocalConsole, startLocalConsole } from "../../console/server.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { CallObserver } from "../../shared/aws/observe.ts";
+import { type DeliveryPolicy, fileSecretStore, type SecretStore } from "../../shared/events/index.ts";
+import type { SecretSource } from "../../shared/model/index.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
@@ -33,7 +35,20 @@ export interface ConsoleStack {
  * The whole local pipeline plus the console on it: `helpdesk` answers every mail (model `reply`), `shop` proposes a
  * refund that needs an approver (model `refund`), then answers once the plan is applied.
  */
-export async function startConsoleStack(opts: { observeConsole?: CallObserver } = {}): Promise<ConsoleStack> {
+export async function startConsoleStack(
+  opts: {
+    observeConsole?: CallObserver;
+    /** The console's webhook secret store; default the stack's secrets file, as `npm start` wires it. */
+    webhookSecrets?: SecretStore;
+    /** Where the console resolves MCP secret references; default the environment. */
+    mcpSecrets?: SecretSource;
+    /** The events worker may reach a receiver on loopback (http), with this retry policy. */
+    webhookLoopback?: boolean;
+    webhookPolicy?: DeliveryPolicy;
+    /** The console's logger (a test reads its lines). */
+    logger?: ReturnType<typeof recorder>;
+  } = {},
+): Promise<ConsoleStack> {
   const registry = new ToolRegistry([...builtinTools(), ...orderTools(demoOrderBackend())]);
   const dir = mkdtempSync(join(tmpdir(), "postern-console-"));
   const files: Record<string, unknown> = {
@@ -73,6 +88,8 @@ export async function startConsoleStack(opts: { observeConsole?: CallObserver } 
     smtpPort: 0,
     waitTimeSeconds: 1,
     handlers: (ctx) => pipelineHandlers(ctx, quietLogger, registry),
+    ...(opts.webhookLoopback ? { webhookLoopback: true } : {}),
+    ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
   });
   const stores = makeStores(stack.clients, stack.resources, recorder());
   await stores.admin.putAgent({ address: HELPDESK, name: "Helpdesk", model: "reply" });
@@ -84,10 +101,12 @@ export async function startConsoleStack(opts: { observeConsole?: CallObserver } 
     clients: opts.observeConsole ? makeClients(stack.resources, opts.observeConsole) : stack.clients,
     resources: stack.resources,
     config: stack.config.config,
-    logger: recorder(),
+    logger: opts.logger ?? recorder(),
     port: 0,
     operatorEmail: ADMIN,
     registry,
+    webhookSecrets: opts.webhookSecrets ?? fileSecretStore(localSecretsFile(stack.dir)),
+    ...(opts.mcpSecrets ? { mcpSecrets: opts.mcpSecrets } : {}),
   });
   return { stack, dir, console, stores };
 }

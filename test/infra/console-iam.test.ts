@@ -7,9 +7,12 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
+import { secretStrings } from "../../shared/aws/index.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS } from "../../shared/config/tables.ts";
+import { secretManagerStore } from "../../shared/events/index.ts";
+import { awsSecretSource } from "../../shared/model/index.ts";
 import {
   APPROVER,
   ConsoleClient,
@@ -21,6 +24,7 @@ import {
 import { DeployedTemplate } from "../helpers/aws-contract/deployed-template.ts";
 import { type DeployedNames, type IamRequest, iamRequests } from "../helpers/aws-contract/iam-requests.ts";
 import { simulate } from "../helpers/aws-contract/simulate.ts";
+import { type HostileServer, startHostileServer } from "../helpers/mcp-servers/hostile.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import { ENV, FIXTURES, logicalId, type Synthesized, synth } from "./synth.ts";
 
@@ -28,6 +32,7 @@ let s: Synthesized;
 let deployed: DeployedTemplate;
 let names: DeployedNames;
 let local: Resources;
+let hostile: HostileServer;
 const calls: ObservedCall[] = [];
 
 beforeAll(async () => {
@@ -40,12 +45,21 @@ beforeAll(async () => {
   });
   let cs: ConsoleStack | undefined;
   try {
-    cs = await startConsoleStack({ observeConsole: (c) => calls.push(c) });
+    hostile = await startHostileServer();
+    // Secrets Manager as the console's Lambda reaches it (webhook signing secrets, MCP credentials), every call
+    // recorded: locally the console keeps secrets in a file, which would prove nothing about the grant.
+    const sm = recordingSecretsManager((c) => calls.push(c));
+    cs = await startConsoleStack({
+      observeConsole: (c) => calls.push(c),
+      webhookSecrets: secretManagerStore(secretStrings(sm), { ttlMs: 0 }),
+      mcpSecrets: awsSecretSource({ secretsManager: sm }),
+    });
     local = cs.stack.resources;
     await drive(cs);
   } finally {
     await cs?.console.stop();
     await cs?.stack.stop();
+    await hostile?.close();
   }
   names = {
     partition: "aws",
@@ -58,13 +72,16 @@ beforeAll(async () => {
     },
     bucket: () => deployed.physicalName(logicalId(s.stack, s.stack.store.bucket)),
     queueArn: (url) => {
+      if (url === local.queues.events)
+        return deployed.getAtt(logicalId(s.stack, s.stack.webhooks.queue.queue), "Arn");
       const key = (["verify", "agentStep", "outbound"] as const).find((k) => local.queues[k] === url);
       if (!key) throw new Error(`unknown queue ${url}`);
       return deployed.getAtt(logicalId(s.stack, s.stack.queues[key].queue), "Arn");
     },
     configurationSet: "postern",
     profileRegions: () => [ENV.region],
-    secretArn: (name) => name,
+    // Secrets Manager appends "-" and six characters to a secret's name in its ARN.
+    secretArn: (name) => `arn:aws:secretsmanager:${ENV.region}:${ENV.account}:secret:${name}-AbCdEf`,
     sandbox: false,
   };
 }, 300_000);
@@ -137,11 +154,62 @@ async function drive(cs: ConsoleStack): Promise<void> {
   });
   await post("/admin/agents/delete", { address: "new@agents.example.net" });
   await post("/admin/approvers/add", { toolkit: "refunds", address: "second@approvers.example" });
+  // Webhook endpoints: the secret made and stored, rotated, a test event queued, an edit, the removal.
+  const page = async (path: string, form: Record<string, string>) => {
+    const r = await admin.post(path, { ...form, _csrf: csrf });
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+    return r.text();
+  };
+  const hook = { url: "https://hooks.example.com/postern", allEvents: "on", enabled: "on" };
+  await page("/webhooks/add", { id: "crm", ...hook });
+  await page("/webhooks/crm/rotate", { overlapHours: "24" });
+  await post("/webhooks/crm/test", {});
+  await post("/webhooks/crm/edit", hook);
+  await post("/webhooks/crm/delete", { confirm: "yes" });
+  // An MCP server with a bearer token in Secrets Manager: listed to review, saved, reviewed again, removed.
+  const review = await page("/mcp/add", {
+    id: "orders",
+    url: hostile.url,
+    authKind: "bearer",
+    bearerSecret: "secretsmanager:postern/mcp/orders",
+  });
+  const server = /name="server" value="([^"]*)"/.exec(review)?.[1]?.replaceAll("&quot;", '"') ?? "";
+  await post("/mcp/save", { mode: "add", server });
+  if ((await admin.get("/mcp/orders/review")).status !== 200) throw new Error("mcp review");
+  await post("/mcp/orders/delete", { confirm: "yes" });
   const approver = new ConsoleClient(cs.console.url);
   await approver.signIn(cs.console.link({ email: APPROVER, groups: [GROUPS.viewers] }));
   const c2 = await approver.csrf(`/plans/${runId}`);
   const applied = await approver.post(`/plans/${runId}/apply`, { _csrf: c2 });
   if (applied.status !== 303) throw new Error(`apply: ${applied.status}`);
+}
+
+/**
+ * Secrets Manager in memory, for the four operations the console's stores send, each recorded as the SDK observer
+ * records a call; a missing secret answers ResourceNotFoundException as the service does.
+ */
+function recordingSecretsManager(record: (c: ObservedCall) => void) {
+  const secrets = new Map<string, string>([["postern/mcp/orders", "t0ken"]]);
+  const missing = () => Object.assign(new Error("not found"), { name: "ResourceNotFoundException" });
+  return {
+    async send(command: { constructor: { name: string }; input: object }): Promise<never> {
+      const operation = command.constructor.name.replace(/Command$/, "");
+      const input = command.input as { SecretId?: string; Name?: string; SecretString?: string };
+      const id = input.SecretId ?? input.Name ?? "";
+      const known = secrets.has(id);
+      record({
+        service: "SecretsManager",
+        operation,
+        input: input as Record<string, unknown>,
+        ...(known || operation === "CreateSecret" ? {} : { error: "ResourceNotFoundException" }),
+      });
+      if (operation === "CreateSecret") secrets.set(id, input.SecretString ?? "");
+      else if (!known) throw missing();
+      else if (operation === "PutSecretValue") secrets.set(id, input.SecretString ?? "");
+      else if (operation === "DeleteSecret") secrets.delete(id);
+      return (operation === "GetSecretValue" ? { SecretString: secrets.get(id) } : {}) as never;
+    },
+  };
 }
 
 const role = () => logicalId(s.stack, { node: { defaultChild: s.stack.console?.role.node.defaultChild } });
@@ -181,6 +249,20 @@ describe("the console's AWS calls", () => {
         if (!(await allowed(req))) denied.push(key);
       }
     expect(denied).toEqual([]);
+  });
+
+  it("make, rotate, read and remove webhook secrets, read the MCP credential, and queue the test event", () => {
+    const sm = calls.filter((c) => c.service === "SecretsManager");
+    const ops = (id: string) =>
+      sm.filter((c) => (c.input.SecretId ?? c.input.Name) === id).map((c) => c.operation);
+    expect(new Set(ops("postern/webhooks/crm"))).toEqual(
+      new Set(["PutSecretValue", "CreateSecret", "GetSecretValue", "DeleteSecret"]),
+    );
+    expect(new Set(ops("postern/mcp/orders"))).toEqual(new Set(["GetSecretValue"]));
+    expect(sm.every((c) => /^postern\/(webhooks|mcp)\//.test(String(c.input.SecretId ?? c.input.Name)))).toBe(
+      true,
+    );
+    expect(calls.some((c) => c.service === "SQS" && c.input.QueueUrl === local.queues.events)).toBe(true);
   });
 
   it("read the client id and origin parameters, and nothing denied is reachable: writing mail, other state writes, sending mail", async () => {
@@ -224,6 +306,24 @@ describe("the console's AWS calls", () => {
         resource: deployed.getAtt(logicalId(s.stack, s.stack.queues.outbound.queue), "Arn"),
         context: {},
       },
+      // The events DLQ is the worker's alone.
+      {
+        action: "sqs:SendMessage",
+        resource: deployed.getAtt(logicalId(s.stack, s.stack.webhooks.queue.deadLetterQueue), "Arn"),
+        context: {},
+      },
+      // Secrets: webhook signing secrets are written under their prefix only; MCP credentials and model keys are
+      // never written, and a model key is never read.
+      ...["CreateSecret", "PutSecretValue", "DeleteSecret"].map((op) => ({
+        action: `secretsmanager:${op}`,
+        resource: `arn:aws:secretsmanager:${ENV.region}:${ENV.account}:secret:postern/mcp/orders-AbCdEf`,
+        context: {},
+      })),
+      ...["GetSecretValue", "PutSecretValue"].map((op) => ({
+        action: `secretsmanager:${op}`,
+        resource: `arn:aws:secretsmanager:${ENV.region}:${ENV.account}:secret:postern/anthropic-AbCdEf`,
+        context: {},
+      })),
     ];
     for (const r of never) expect(await allowed(r), `${r.action} ${r.resource}`).toBe(false);
   });

@@ -118,10 +118,9 @@ describe("console role: least privilege", () => {
       "toolkits",
       "responsibilities",
       "approvers",
-      // Endpoints only (`admin import` carries them); their signing secrets are never the console's.
+      // Endpoints (their signing secrets are in Secrets Manager, below, never in the table).
       "webhooks",
-      // Reviewed MCP servers, as `admin import` carries them; registering and reviewing (which list the live
-      // server) are the CLI's, and no MCP secret is the console's.
+      // Reviewed MCP servers: the console registers and reviews them (listing the live server) as the CLI does.
       "mcpServers",
     ] as const;
     expect(granted("dynamodb:PutItem").sort()).toEqual(
@@ -167,7 +166,7 @@ describe("console role: least privilege", () => {
     expect(granted("dynamodb:GetItem")).not.toContain(tableRef("inbound"));
   });
 
-  it("reads mail bodies, attachments and raw inbound mail (admins' download), never writes, sends only to agent-step, sends no mail", () => {
+  it("reads mail bodies, attachments and raw inbound mail (admins' download), never writes, sends to agent-step and the events queue only, sends no mail", () => {
     const reads = granted("s3:GetObject");
     expect(reads.sort()).toEqual([
       "<MailStoreMailA2DAC336.Arn>/files/*",
@@ -175,11 +174,36 @@ describe("console role: least privilege", () => {
       "<MailStoreMailA2DAC336.Arn>/mail/*",
     ]);
     expect(granted("s3:PutObject")).toEqual([]);
-    expect(granted("sqs:SendMessage")).toEqual([
-      `<${logicalId(s.stack, s.stack.queues.agentStep.queue)}.Arn>`,
-    ]);
+    expect(granted("sqs:SendMessage").sort()).toEqual(
+      [
+        `<${logicalId(s.stack, s.stack.queues.agentStep.queue)}.Arn>`,
+        // A webhook's test event (`postern webhooks test`'s path); never the events DLQ.
+        `<${logicalId(s.stack, s.stack.webhooks.queue.queue)}.Arn>`,
+      ].sort(),
+    );
     for (const st of statements)
       for (const a of actionsOf(st)) expect(a).not.toMatch(/^(ses|bedrock|cognito-idp):|\*/);
+  });
+});
+
+describe("console role: secrets", () => {
+  const prefix = (p: string) =>
+    `arn:<AWS::Partition>:secretsmanager:${ENV.region}:${ENV.account}:secret:${p}*`;
+  it("makes, rotates and removes webhook signing secrets under postern/webhooks/ only; reads MCP credentials only", () => {
+    for (const a of [
+      "secretsmanager:CreateSecret",
+      "secretsmanager:PutSecretValue",
+      "secretsmanager:DeleteSecret",
+    ])
+      expect(
+        granted(a).map((r) => r.replace(/^arn:(<AWS::Partition>|aws)/, "arn:<AWS::Partition>")),
+        a,
+      ).toEqual([prefix("postern/webhooks/")]);
+    expect(
+      granted("secretsmanager:GetSecretValue")
+        .map((r) => r.replace(/^arn:(<AWS::Partition>|aws)/, "arn:<AWS::Partition>"))
+        .sort(),
+    ).toEqual([prefix("postern/mcp/"), prefix("postern/webhooks/")].sort());
   });
 });
 

@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { Webhook } from "standardwebhooks";
@@ -25,6 +23,12 @@ import { grantableNames } from "../../tools/index.ts";
 import { ConsoleClient } from "../console/harness.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import {
+  type Delivery,
+  signedHeaders,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../helpers/webhook-receiver.ts";
 
 // Signed events through the whole local stack: mail in → verify, agent-step, outbound emit → the events queue → the
 // worker (polled as Lambda's trigger would) → an HTTP receiver on a free loopback port. Every delivery is verified
@@ -36,18 +40,11 @@ const SENDER = "carol@customer.example";
 // deployed policy (docs/events.md) at test speed.
 const POLICY = { retrySeconds: [1, 1, 1], breakerThreshold: 2, breakerCooldownSeconds: 2, timeoutMs: 2000 };
 
-interface Delivery {
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-  readonly at: number;
-}
-
 let stack: LocalStack;
 let dir: string;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let base = "";
-const deliveries: Delivery[] = [];
+let deliveries: Delivery[] = [];
 const secretFile = (name: string) => join(dir, `${name}.secret`);
 const secretOf = (name: string) => readFileSync(secretFile(name), "utf8").trim();
 const io: AdminIo & { text: string } = {
@@ -63,28 +60,11 @@ let ports: WebhookPorts;
 
 const at = (path: string) => deliveries.filter((d) => d.path === path);
 const bodyOf = (d: Delivery) => JSON.parse(d.body) as { type: string; data: Record<string, unknown> };
-const headersOf = (d: Delivery) => ({
-  "webhook-id": String(d.headers["webhook-id"]),
-  "webhook-timestamp": String(d.headers["webhook-timestamp"]),
-  "webhook-signature": String(d.headers["webhook-signature"]),
-});
+const headersOf = signedHeaders;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      deliveries.push({
-        path: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-        at: Date.now(),
-      });
-      res.writeHead(req.url === "/down" ? 503 : 204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startWebhookReceiver((path) => (path === "/down" ? 503 : 204));
+  ({ base, deliveries } = receiver);
 
   ({ stack, dir } = await startPipelineStack({
     ...replyOnce("Thanks, we are on it."),
@@ -133,7 +113,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await new Promise<void>((r) => receiver?.close(() => r()));
+  await receiver?.close();
 });
 
 describe("signed events through the local stack", () => {

@@ -137,9 +137,11 @@ export function iamRequests(call: ObservedCall, n: DeployedNames): IamRequest[] 
       ];
     }
     case "SecretsManager": {
-      const id = str(input.SecretId);
+      // Each operation is its own action (Secrets Manager's actions table), on the secret's ARN; CreateSecret
+      // names the secret by `Name` (the ARN it will have), the others by `SecretId`.
+      const id = str(input.SecretId ?? input.Name);
       const arn = id.startsWith("arn:") ? id : n.secretArn(id);
-      return [{ action: "secretsmanager:GetSecretValue", resource: arn, context: none }];
+      return [{ action: `secretsmanager:${call.operation}`, resource: arn, context: none }];
     }
     case "SSM": {
       const name = str(input.Name).replace(/^\//, "");

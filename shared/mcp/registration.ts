@@ -1,0 +1,131 @@
+import { type McpServerItem, type McpToolPin, mcpServerItem } from "../admin/index.ts";
+import type { SecretSource } from "../model/index.ts";
+import { type FailWithDetail, fail, type Ok } from "../result.ts";
+import { comparePins } from "./compare-pins.ts";
+import type { ListedTool, McpConnector } from "./open-session.ts";
+
+/**
+ * Registering and reviewing a server, as `postern mcp` and the console both do it: the item from what the operator
+ * typed (secret references only, never a value: G16), one listing of the live tools, and each tool's state against
+ * the pins (G20). What to pin is the operator's choice (pinTools).
+ */
+
+/** What an operator gives for a server (the CLI's flags, the console's form). */
+export interface McpServerInput {
+  readonly url?: string | undefined;
+  readonly command?: string | undefined;
+  readonly args?: readonly string[] | undefined;
+  readonly bearerSecret?: string | undefined;
+  readonly oauthTokenUrl?: string | undefined;
+  readonly oauthClientId?: string | undefined;
+  readonly oauthSecret?: string | undefined;
+  readonly oauthScope?: string | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly maxCallsPerRun?: number | undefined;
+  readonly dataClasses?: readonly string[] | undefined;
+  readonly recordContent?: boolean | undefined;
+}
+
+/** `usage`: the input contradicts itself (two auth kinds, a URL and a command); `invalid`: the item's schema refused it. */
+export type McpInputResult = Ok<{ readonly item: McpServerItem }> | FailWithDetail<"usage" | "invalid">;
+
+function authOf(o: McpServerInput): Ok<{ readonly auth: Record<string, unknown> }> | FailWithDetail<"usage"> {
+  if (o.bearerSecret && o.oauthTokenUrl)
+    return fail("usage", "a bearer secret and an OAuth token URL exclude each other");
+  if (o.bearerSecret) return { ok: true, auth: { kind: "bearer", secret: o.bearerSecret } };
+  if (o.oauthTokenUrl) {
+    if (!o.oauthClientId || !o.oauthSecret)
+      return fail("usage", "OAuth client credentials need a client id and a client secret reference");
+    return {
+      ok: true,
+      auth: {
+        kind: "oauth-client-credentials",
+        tokenUrl: o.oauthTokenUrl,
+        clientId: o.oauthClientId,
+        secret: o.oauthSecret,
+        ...(o.oauthScope ? { scope: o.oauthScope } : {}),
+      },
+    };
+  }
+  return { ok: true, auth: { kind: "none" } };
+}
+
+/** The server item an input describes, with no tools reviewed yet (nothing is offered until the operator chooses). */
+export function mcpServerFromInput(id: string, o: McpServerInput): McpInputResult {
+  if (Boolean(o.url) === Boolean(o.command)) return fail("usage", "give exactly one of a URL and a command");
+  const auth = authOf(o);
+  if (!auth.ok) return auth;
+  const parsed = mcpServerItem.safeParse({
+    id,
+    transport: o.url ? "http" : "stdio",
+    ...(o.url ? { url: o.url } : {}),
+    ...(o.command ? { command: o.command, args: [...(o.args ?? [])] } : {}),
+    auth: auth.auth,
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.maxCallsPerRun !== undefined ? { maxCallsPerRun: o.maxCallsPerRun } : {}),
+    ...(o.dataClasses && o.dataClasses.length > 0 ? { dataClasses: [...o.dataClasses] } : {}),
+    ...(o.recordContent === false ? { recordContent: false } : {}),
+  });
+  if (!parsed.success)
+    return fail(
+      "invalid",
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`).join("\n"),
+    );
+  return { ok: true, item: parsed.data };
+}
+
+/** An item's secret reference as the secret source reads it: an env-var name locally, Secrets Manager in AWS. */
+export function mcpSecretLookup(secrets: SecretSource): (ref: string) => Promise<string | undefined> {
+  return (ref) => secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref });
+}
+
+/** One connection, one listing, closed again. A server that cannot be listed says why (never a secret's value). */
+export async function listServerTools(
+  connect: McpConnector,
+  server: McpServerItem,
+): Promise<Ok<{ readonly tools: readonly ListedTool[] }> | FailWithDetail<"mcp-unlisted">> {
+  let session: Awaited<ReturnType<McpConnector>> | undefined;
+  try {
+    session = await connect(server);
+    return { ok: true, tools: await session.listTools() };
+  } catch (err) {
+    return fail("mcp-unlisted", `could not list ${server.id}'s tools: ${(err as Error).message}`);
+  } finally {
+    await session?.close().catch(() => undefined);
+  }
+}
+
+/** A live tool against its pin: offered only when `reviewed`. */
+export type ReviewState = "reviewed" | "changed" | "unreviewed";
+
+export interface ReviewRow {
+  readonly tool: ListedTool;
+  readonly state: ReviewState;
+  readonly pin?: McpToolPin | undefined;
+}
+
+/** Every listed tool with its state, and the pinned tools the server no longer lists (GONE, withheld). */
+export function reviewStates(
+  listed: readonly ListedTool[],
+  pins: readonly McpToolPin[],
+): { readonly rows: readonly ReviewRow[]; readonly gone: readonly McpToolPin[] } {
+  const cmp = comparePins(listed, pins);
+  const rows = listed.map((tool): ReviewRow => {
+    const pin = pins.find((p) => p.name === tool.name);
+    const state: ReviewState = cmp.verified.some((p) => p.name === tool.name)
+      ? "reviewed"
+      : cmp.changed.some((c) => c.pin.name === tool.name)
+        ? "changed"
+        : "unreviewed";
+    return { tool, state, pin };
+  });
+  return { rows, gone: cmp.missing };
+}
+
+/** How a state is written for an operator (the CLI's review and the console's review page say the same). */
+export const REVIEW_STATE_TEXT: Readonly<Record<ReviewState | "gone", string>> = {
+  reviewed: "reviewed",
+  changed: "CHANGED since review (withheld)",
+  unreviewed: "not reviewed (never offered)",
+  gone: "GONE from the server (withheld)",
+};
