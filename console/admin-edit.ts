@@ -1,5 +1,6 @@
 import type { AdminIssue } from "../shared/admin/index.ts";
 import { checkAdminWrite, importAdminDocument, ruleKey } from "../shared/admin/index.ts";
+import { PosternError } from "../shared/errors.ts";
 import { removeEndpoint } from "../shared/events/index.ts";
 import type { Item } from "../shared/ports/index.ts";
 import type { Principal } from "./auth/principal.ts";
@@ -166,7 +167,8 @@ export async function deleteAdminItem(
           break;
         case "webhooks":
           // The item, then its signing secrets (shared/events): nothing signs for a removed endpoint.
-          if (!deps.webhookSecrets) throw new Error("the console has no webhook secret store");
+          if (!deps.webhookSecrets)
+            throw new PosternError("misconfigured", "the console has no webhook secret store");
           await removeEndpoint({ repo: deps.admin, secrets: deps.webhookSecrets }, s("id"));
           break;
       }

@@ -1,6 +1,7 @@
 import { Aws, Stack, Token } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
+import { PosternError } from "../../shared/errors.ts";
 import { ACTIONS } from "../iam/actions.ts";
 import { acknowledgeNag } from "../nag.ts";
 
@@ -15,7 +16,7 @@ export const MCP_SECRET_PREFIX = "postern/mcp/";
 export function grantMcpSecretRead(grantee: IGrantable): void {
   const principal = grantee.grantPrincipal;
   if (!Construct.isConstruct(principal))
-    throw new Error("grantMcpSecretRead: the grantee must be a construct");
+    throw new PosternError("invalid-argument", "grantMcpSecretRead: the grantee must be a construct");
   // The partition as a pseudo parameter (aws, aws-cn, aws-us-gov), as the model grants name it.
   const partition = Aws.PARTITION;
   const { region, account } = Stack.of(principal);

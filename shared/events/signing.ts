@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
+import { PosternError } from "../errors.ts";
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com, "Signature scheme"): HMAC-SHA256 over
@@ -23,7 +24,7 @@ export interface SignedHeaders {
  * the new secret verifies the same delivery during the overlap.
  */
 export function signDelivery(secrets: readonly string[], id: string, at: Date, body: string): SignedHeaders {
-  if (secrets.length === 0) throw new Error("signDelivery: no secret");
+  if (secrets.length === 0) throw new PosternError("invalid-argument", "signDelivery: no secret");
   const signatures = secrets.map((s) => new Webhook(s).sign(id, at, body));
   return {
     "webhook-id": id,

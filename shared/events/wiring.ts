@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { Resources } from "../config/index.ts";
+import { PosternError } from "../errors.ts";
 import type { KeyedLogger, Logger } from "../logger.ts";
 import { perDelivery } from "../messages/index.ts";
 import { type HostResolver, systemResolver } from "../net/index.ts";
@@ -89,7 +90,8 @@ export function eventsWorkerDeps(
   const { resources, clients, stores, logger, now: clock } = platform;
   const queueUrl = resources.queues.events;
   const deadLetterUrl = resources.queues.eventsDeadLetter;
-  if (!queueUrl || !deadLetterUrl) throw new Error("the events worker needs the events queue and its DLQ");
+  if (!queueUrl || !deadLetterUrl)
+    throw new PosternError("misconfigured", "the events worker needs the events queue and its DLQ");
   const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
   const state = dynamoEventState({ dynamo: clients.dynamo, tables: resources.tables, clock });
   return {

@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { Readable, Transform } from "node:stream";
+import { PosternError } from "../errors.ts";
 import type { HostResolver } from "../net/index.ts";
 import { isPublicAddress, pinnedLookup, type VettedTarget, vetTarget } from "../net/index.ts";
 
@@ -55,7 +56,7 @@ export function guardedFetch(opts: GuardedFetchOptions): FetchLike {
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     const method = init.method ?? "GET";
     const body = typeof init.body === "string" ? init.body : init.body == null ? undefined : null;
-    if (body === null) throw new Error("guardedFetch sends string bodies only");
+    if (body === null) throw new PosternError("invalid-argument", "guardedFetch sends string bodies only");
     for (let hop = 0; ; hop++) {
       if (url.origin !== origin)
         throw new McpTransportRefused(

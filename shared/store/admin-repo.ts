@@ -10,7 +10,6 @@ import {
   type AccessRuleItem,
   type AdminDocument,
   type AdminEditor,
-  type AdminIssue,
   type AdminSnapshot,
   type AdminTable,
   type AdminWriteResult,
@@ -49,7 +48,7 @@ import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Item } from "../ports/index.ts";
-import { type Fail, fail, failWith } from "../result.ts";
+import { fail, failWith } from "../result.ts";
 import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
 export interface AdminRepoDeps {
