@@ -8,9 +8,9 @@ import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { chromium } from "playwright-core";
 import { startEmulators } from "../cli/local/emulators.ts";
 import { startLocalConsole } from "../console/server.ts";
-import type { AdminTable } from "../shared/admin/index.ts";
 import { makeClients } from "../shared/aws/clients.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
+import { TABLE_KEYS, TABLES } from "../shared/config/index.ts";
 import { parseConfig } from "../shared/config/load.ts";
 import { silentLogger } from "../shared/logger.ts";
 import { makeStores } from "../shared/store/stores.ts";
@@ -27,19 +27,9 @@ const calls: ObservedCall[] = [];
 const clients = makeClients(em.resources, (c) => calls.push(c));
 const stores = makeStores(clients, em.resources, silentLogger);
 const t = em.resources.tables;
-// The admin snapshot scans every admin table (small, cached); anything else scanned is a runtime table. Typed
-// exhaustively: a new admin table is a compile error here, not a false alarm (it was a regex of five names).
-const ADMIN_TABLES: Record<AdminTable, true> = {
-  agents: true,
-  accessRules: true,
-  outboundRules: true,
-  toolkits: true,
-  responsibilities: true,
-  approvers: true,
-  webhooks: true,
-  mcpServers: true,
-};
-const adminTableNames = new Set(Object.keys(ADMIN_TABLES).map((k) => t[k as AdminTable]));
+// The admin snapshot scans every admin table (small, cached); anything else scanned is a runtime table. Which
+// tables are admin tables is the table specs' own `kind` (shared/config/tables.ts), as the stack reads it.
+const adminTableNames = new Set(TABLE_KEYS.filter((k) => TABLES[k].kind === "admin").map((k) => t[k]));
 const config = parseConfig({
   domains: ["agents.example.net"],
   models: [{ id: "demo", provider: "scripted", script: "s.json", egress: "internal" }],
