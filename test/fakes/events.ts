@@ -10,7 +10,29 @@ import {
   type Post,
   type SecretStore,
 } from "../../shared/events/index.ts";
+import type { EventInput, EventSink } from "../../shared/ports/index.ts";
 import { recordingFailures } from "./failures.ts";
+
+/**
+ * An event sink that records what it is asked to emit. With `dieFirst`, its first emission throws past the caller,
+ * as a function killed at its emission point would stop there (a timeout, out of memory, a host gone).
+ */
+export function recordingEventSink(
+  opts: { readonly dieFirst?: boolean } = {},
+): EventSink & { readonly emitted: EventInput[] } {
+  const emitted: EventInput[] = [];
+  let died = opts.dieFirst !== true;
+  return {
+    emitted,
+    async emit(e) {
+      if (!died) {
+        died = true;
+        throw new Error("killed at the emission point");
+      }
+      emitted.push(e);
+    },
+  };
+}
 
 /** An in-memory secret store (the file and Secrets Manager stores keep the same shape). */
 export function memorySecrets(): SecretStore & { readonly all: Map<string, EndpointSecrets> } {

@@ -1,33 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { runStep } from "../../../shared/agent/loop/step.ts";
 import { failExhaustedRun } from "../../../shared/agent/runs/retries-exhausted.ts";
-import type { EventInput, EventSink } from "../../../shared/ports/index.ts";
+import type { EventInput } from "../../../shared/ports/index.ts";
+import { recordingEventSink } from "../../fakes/events.ts";
 import { stepWorld } from "../../helpers/step-world.ts";
 
 // Every way a run ends emits its signed event (docs/events.md): `run.completed`, or `run.failed` with the reason
 // code. The run id is the key, so a redelivery that emits again carries the same webhook-id.
-
-function sink(opts: { dieFirst?: boolean } = {}): EventSink & { readonly emitted: EventInput[] } {
-  const emitted: EventInput[] = [];
-  let died = !opts.dieFirst;
-  return {
-    emitted,
-    async emit(e) {
-      if (!died) {
-        died = true;
-        throw new Error("killed at the emission point");
-      }
-      emitted.push(e);
-    },
-  };
-}
 
 const ends = (s: { emitted: EventInput[] }) =>
   s.emitted.map((e) => [e.type, e.key, e.data.state, e.data.reason]);
 
 describe("a run's end is a signed event on every path", () => {
   it("the model stops: run.completed", async () => {
-    const hooks = sink();
+    const hooks = recordingEventSink();
     const w = stepWorld({ webhooks: hooks });
     const runId = await w.startReplyRun();
     await w.drive(runId);
@@ -35,7 +21,7 @@ describe("a run's end is a signed event on every path", () => {
   });
 
   it("the agent is gone: run.failed with agent-missing", async () => {
-    const hooks = sink();
+    const hooks = recordingEventSink();
     const w = stepWorld({ webhooks: hooks });
     const runId = await w.startReplyRun();
     w.snapshot.admin = { ...w.snapshot.admin, agents: [] };
@@ -44,7 +30,7 @@ describe("a run's end is a signed event on every path", () => {
   });
 
   it("the mail a run answers is gone: run.failed with message-missing", async () => {
-    const hooks = sink();
+    const hooks = recordingEventSink();
     const w = stepWorld({ webhooks: hooks });
     const runId = await w.startReplyRun();
     const row = w.runs.rows.get(runId);
@@ -55,7 +41,7 @@ describe("a run's end is a signed event on every path", () => {
   });
 
   it("a step whose retries ran out: run.failed with step-retries-exhausted", async () => {
-    const hooks = sink();
+    const hooks = recordingEventSink();
     const w = stepWorld({ webhooks: hooks });
     const runId = await w.startReplyRun();
     await failExhaustedRun({ runId, round: 1 }, w.deps, w.logger);
@@ -63,7 +49,7 @@ describe("a run's end is a signed event on every path", () => {
   });
 
   it("a function killed after the run ended, before its event: the redelivery emits it, same key", async () => {
-    const hooks = sink({ dieFirst: true });
+    const hooks = recordingEventSink({ dieFirst: true });
     const w = stepWorld({ webhooks: hooks });
     const runId = await w.startReplyRun();
     await expect(w.step(runId, 1)).rejects.toThrow("killed");

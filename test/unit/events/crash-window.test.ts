@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
-import type { EventInput, EventSink } from "../../../shared/ports/index.ts";
 import { signedMail } from "../../fakes/builders.ts";
+import { recordingEventSink } from "../../fakes/events.ts";
 import { verifyWorld } from "../../helpers/verify-world.ts";
 import { replyRequest, world } from "../outbound/fakes.ts";
 
@@ -9,22 +9,6 @@ import { replyRequest, world } from "../outbound/fakes.ts";
 // its work and emitting the event that reports it, it is redelivered, finds the work recorded and would stop: the
 // event would be lost. So each emitter emits before it records the work as done; the redelivery emits again under
 // the same webhook-id, which is what at-least-once with an idempotency key means (docs/events.md).
-
-/** A sink that "kills the function" at its first emission (throws past the caller), then records. */
-function dyingOnceSink(): EventSink & { readonly emitted: EventInput[] } {
-  const emitted: EventInput[] = [];
-  let died = false;
-  return {
-    emitted,
-    async emit(e) {
-      if (!died) {
-        died = true;
-        throw new Error("killed at the emission point");
-      }
-      emitted.push(e);
-    },
-  };
-}
 
 let resolver: Awaited<ReturnType<typeof signedMail>>["resolver"];
 beforeAll(async () => {
@@ -34,7 +18,7 @@ beforeAll(async () => {
 describe("an emitter killed at its emission point emits again on redelivery", () => {
   it("verify: the redelivered notification is processed again, not skipped as done, and mail.accepted is emitted", async () => {
     const w = verifyWorld({ resolver });
-    const sink = dyingOnceSink();
+    const sink = recordingEventSink({ dieFirst: true });
     const deps = { ...w.deps, webhooks: sink };
     const raw = (await signedMail({ body: "Where is my order?" }, "example.com")).raw;
     const event = { sesMessageId: "ses-crash" };
@@ -48,7 +32,7 @@ describe("an emitter killed at its emission point emits again on redelivery", ()
   });
 
   it("outbound: the redelivered request finishes the send (no second SES call) and send.delivered is emitted", async () => {
-    const sink = dyingOnceSink();
+    const sink = recordingEventSink({ dieFirst: true });
     const w = world({ webhooks: sink });
     await expect(processOutboundRequest(replyRequest(), w.deps)).rejects.toThrow("killed");
     const again = await processOutboundRequest(replyRequest(), w.deps);

@@ -13,6 +13,7 @@ import {
 } from "../../../shared/events/index.ts";
 import { recordDeliveryEvent } from "../../../shared/outbound/delivery-events.ts";
 import { FAILURE_LOG } from "../../../shared/ports/failures.ts";
+import { recordingEventSink } from "../../fakes/events.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const T0 = new Date("2026-12-01T10:00:00.000Z");
@@ -24,11 +25,6 @@ const hook = (id: string, over: Record<string, unknown> = {}) => ({
   enabled: true,
   ...over,
 });
-
-function recordingSink() {
-  const emitted: EventInput[] = [];
-  return { emitted, emit: async (e: EventInput) => void emitted.push(e) };
-}
 
 describe("fanOut", () => {
   it("one delivery per enabled, subscribed endpoint; mail text only on the opted-in endpoint's message", () => {
@@ -87,7 +83,7 @@ describe("SES's later report of a send", () => {
   const DIR = resolve(import.meta.dirname, "../../fixtures/ses-events");
   const log = { record: async () => {} };
   it("a bounce is a send.failed event with SES's classification; a delivery delay is none", async () => {
-    const sink = recordingSink();
+    const sink = recordingEventSink();
     await recordDeliveryEvent(readFileSync(join(DIR, "bounce.json"), "utf8"), {
       log,
       logger: recordingLogger(),
