@@ -504,16 +504,32 @@ const threadReadUnits = (s: Sample) =>
     )
     .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
 
+const DYNAMO_WRITES = new Set(["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"]);
+
+/** DynamoDB capacity of recorded calls: table write units, the index copies dynalite leaves out, read units. */
+function dynamoUnits(calls: readonly { call: ObservedCall }[]): {
+  wru: number;
+  indexWru: number;
+  rru: number;
+} {
+  const ddb = calls.filter((c) => c.call.service === "DynamoDB");
+  const writes = ddb.filter((c) => DYNAMO_WRITES.has(c.call.operation));
+  return {
+    wru: writes.reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0),
+    indexWru: writes.reduce((a, c) => a + indexWriteUnits(c.call), 0),
+    rru: ddb
+      .filter((c) => !DYNAMO_WRITES.has(c.call.operation))
+      .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0),
+  };
+}
+
 /** The cost and scale rows this benchmark measures, beside the figures before that work (bench/targets.ts). */
 function targetRows(samples: Sample[], archived: { run: number; thread: number } | null): TargetRow[] {
   const per = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / samples.length;
   const own = (s: Sample) => s.calls.filter((c) => FN_OF[c.issuer] !== null);
-  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
-  const ddbWrites = (s: Sample) =>
-    own(s).filter((c) => c.call.service === "DynamoDB" && writes.includes(c.call.operation));
   const calls = per((s) => own(s).length + 2 * s.invocations.length);
-  const wru = per((s) => ddbWrites(s).reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0));
-  const indexWru = per((s) => ddbWrites(s).reduce((a, c) => a + indexWriteUnits(c.call), 0));
+  const wru = per((s) => dynamoUnits(own(s)).wru);
+  const indexWru = per((s) => dynamoUnits(own(s)).indexWru);
   const scans = per((s) => own(s).filter((c) => c.call.operation === "Scan").length);
   const lines = mean(samples.map(bill));
   const beforeSes = lines.filter((l) => !l.service.startsWith("SES ")).reduce((a, l) => a + l.usd, 0) * 1000;
@@ -637,17 +653,7 @@ function bill(s: Sample): Line[] {
   const own = s.calls.filter((c) => byFn(c) !== null);
   const count = (service: string, ops?: string[]) =>
     own.filter((c) => c.call.service === service && (!ops || ops.includes(c.call.operation))).length;
-  const ddb = own.filter((c) => c.call.service === "DynamoDB");
-  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
-  const wru = ddb
-    .filter((c) => writes.includes(c.call.operation))
-    .reduce((a, c) => a + (c.call.capacityUnits ?? 1), 0);
-  const indexWru = ddb
-    .filter((c) => writes.includes(c.call.operation))
-    .reduce((a, c) => a + indexWriteUnits(c.call), 0);
-  const rru = ddb
-    .filter((c) => !writes.includes(c.call.operation))
-    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+  const { wru, indexWru, rru } = dynamoUnits(own);
   // SES's S3 action writes the raw mail: a PUT billed to the bucket's owner, us.
   const sesPuts = s.calls.filter(
     (c) => c.issuer === "stack" && c.call.service === "S3" && c.call.operation === "PutObject",
@@ -845,14 +851,10 @@ function printMonth(samples: Sample[], tickSample: Sample): void {
 
 /** Calls priced on their own (a section's extra calls): DynamoDB with its units, S3, SQS sends, Secrets Manager. */
 function priceCalls(calls: readonly { call: ObservedCall }[]): { usd: number; wru: number; rru: number } {
-  const writes = ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"];
-  const ddb = calls.filter((c) => c.call.service === "DynamoDB");
-  const wru = ddb
-    .filter((c) => writes.includes(c.call.operation))
-    .reduce((a, c) => a + (c.call.capacityUnits ?? 1) + indexWriteUnits(c.call), 0);
-  const rru = ddb
-    .filter((c) => !writes.includes(c.call.operation))
-    .reduce((a, c) => a + (c.call.capacityUnits ?? 0.5), 0);
+  // Index copies included: this table prices one figure per line.
+  const units = dynamoUnits(calls);
+  const wru = units.wru + units.indexWru;
+  const { rru } = units;
   const n = (service: string, ops: string[]) =>
     calls.filter((c) => c.call.service === service && ops.includes(c.call.operation)).length;
   const usd =
