@@ -2,6 +2,7 @@ import type { AdminCatalog } from "../../shared/admin/index.ts";
 import { checkAdminWrite } from "../../shared/admin/index.ts";
 import { untrustedLines } from "../../shared/mail/index.ts";
 import {
+  type InputNames,
   type ListedTool,
   listServerTools,
   type McpServerItem,
@@ -43,6 +44,16 @@ export interface McpAddArgs {
   replace?: boolean;
 }
 
+/** A usage message names the flag to fix. */
+const FLAG_NAMES: InputNames = {
+  url: "--url",
+  command: "--command",
+  bearerSecret: "--bearer-secret",
+  oauthTokenUrl: "--oauth-token-url",
+  oauthClientId: "--oauth-client-id",
+  oauthSecret: "--oauth-secret",
+};
+
 /** How the CLI reaches servers: the target decides (AWS: public hosts only, no stdio; local: both allowed). */
 export interface McpReach {
   readonly aws: boolean;
@@ -76,20 +87,24 @@ function itemOf(id: string, o: McpAddArgs, reach: McpReach): McpServerItem {
     throw new CommandFailure(
       "stdio servers (--command) run only in the local stack; register a --url for AWS",
     );
-  const r = mcpServerFromInput(id, {
-    url: o.url,
-    command: o.command,
-    args: o.arg,
-    bearerSecret: o.bearerSecret,
-    oauthTokenUrl: o.oauthTokenUrl,
-    oauthClientId: o.oauthClientId,
-    oauthSecret: o.oauthSecret,
-    oauthScope: o.oauthScope,
-    timeoutMs: o.timeoutMs ? Number(o.timeoutMs) : undefined,
-    maxCallsPerRun: o.maxCalls ? Number(o.maxCalls) : undefined,
-    dataClasses: o.dataClasses ? list(o.dataClasses) : undefined,
-    recordContent: o.recordContent,
-  });
+  const r = mcpServerFromInput(
+    id,
+    {
+      url: o.url,
+      command: o.command,
+      args: o.arg,
+      bearerSecret: o.bearerSecret,
+      oauthTokenUrl: o.oauthTokenUrl,
+      oauthClientId: o.oauthClientId,
+      oauthSecret: o.oauthSecret,
+      oauthScope: o.oauthScope,
+      timeoutMs: o.timeoutMs ? Number(o.timeoutMs) : undefined,
+      maxCallsPerRun: o.maxCalls ? Number(o.maxCalls) : undefined,
+      dataClasses: o.dataClasses ? list(o.dataClasses) : undefined,
+      recordContent: o.recordContent,
+    },
+    FLAG_NAMES,
+  );
   if (r.ok) return r.item;
   if (r.reason === "usage") throw new UsageError(r.detail);
   throw new CommandFailure(`server ${id} is invalid:\n${r.detail.replace(/^/gm, "  ")}`);

@@ -34,6 +34,7 @@ export {
 } from "./open-session.ts";
 export { type PinResult, pinTools, type ToolChoice } from "./pin-tools.ts";
 export {
+  type InputNames,
   listServerTools,
   type McpInputResult,
   type McpServerInput,

@@ -26,16 +26,33 @@ export interface McpServerInput {
   readonly recordContent?: boolean | undefined;
 }
 
+/** How the caller names the inputs a usage message mentions: the CLI its flags, the console its form's words. */
+export type InputNames = Readonly<
+  Record<"url" | "command" | "bearerSecret" | "oauthTokenUrl" | "oauthClientId" | "oauthSecret", string>
+>;
+
+const FORM_NAMES: InputNames = {
+  url: "a URL",
+  command: "a command",
+  bearerSecret: "a bearer secret",
+  oauthTokenUrl: "an OAuth token URL",
+  oauthClientId: "a client id",
+  oauthSecret: "a client secret reference",
+};
+
 /** `usage`: the input contradicts itself (two auth kinds, a URL and a command); `invalid`: the item's schema refused it. */
 export type McpInputResult = Ok<{ readonly item: McpServerItem }> | FailWithDetail<"usage" | "invalid">;
 
-function authOf(o: McpServerInput): Ok<{ readonly auth: Record<string, unknown> }> | FailWithDetail<"usage"> {
+function authOf(
+  o: McpServerInput,
+  n: InputNames,
+): Ok<{ readonly auth: Record<string, unknown> }> | FailWithDetail<"usage"> {
   if (o.bearerSecret && o.oauthTokenUrl)
-    return fail("usage", "a bearer secret and an OAuth token URL exclude each other");
+    return fail("usage", `${n.bearerSecret} and ${n.oauthTokenUrl} exclude each other`);
   if (o.bearerSecret) return { ok: true, auth: { kind: "bearer", secret: o.bearerSecret } };
   if (o.oauthTokenUrl) {
     if (!o.oauthClientId || !o.oauthSecret)
-      return fail("usage", "OAuth client credentials need a client id and a client secret reference");
+      return fail("usage", `OAuth client credentials need ${n.oauthClientId} and ${n.oauthSecret}`);
     return {
       ok: true,
       auth: {
@@ -51,9 +68,14 @@ function authOf(o: McpServerInput): Ok<{ readonly auth: Record<string, unknown> 
 }
 
 /** The server item an input describes, with no tools reviewed yet (nothing is offered until the operator chooses). */
-export function mcpServerFromInput(id: string, o: McpServerInput): McpInputResult {
-  if (Boolean(o.url) === Boolean(o.command)) return fail("usage", "give exactly one of a URL and a command");
-  const auth = authOf(o);
+export function mcpServerFromInput(
+  id: string,
+  o: McpServerInput,
+  names: InputNames = FORM_NAMES,
+): McpInputResult {
+  if (Boolean(o.url) === Boolean(o.command))
+    return fail("usage", `give exactly one of ${names.url} and ${names.command}`);
+  const auth = authOf(o, names);
   if (!auth.ok) return auth;
   const parsed = mcpServerItem.safeParse({
     id,

@@ -63,6 +63,25 @@ beforeEach(async () => {
 });
 
 describe("postern mcp", () => {
+  it("add with contradictory flags: exit 2, one line naming the flags (the console's form names them in words)", async () => {
+    const neither = await cli("mcp", "add", "orders");
+    expect([neither.code, neither.err.trim()]).toEqual([2, "error: give exactly one of --url and --command"]);
+    const both = await cli(
+      ...["mcp", "add", "orders", "--url", hostile.url, "--bearer-secret", TOKEN_ENV],
+      ...["--oauth-token-url", "https://auth.example.com/token"],
+    );
+    expect([both.code, both.err.trim()]).toEqual([
+      2,
+      "error: --bearer-secret and --oauth-token-url exclude each other",
+    ]);
+    const half = await cli("mcp", "add", "orders", "--url", hostile.url, "--oauth-token-url", hostile.url);
+    expect([half.code, half.err.trim()]).toEqual([
+      2,
+      "error: OAuth client credentials need --oauth-client-id and --oauth-secret",
+    ]);
+    expect(await repo.listMcpServers()).toEqual([]);
+  });
+
   it("add lists the tools for review, pins only the chosen ones with their class, and stores no secret", async () => {
     const add = await cli(
       "mcp",
