@@ -406,8 +406,10 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
           step.makeToolContext(run, agent, 0, call, key, grantedBy),
         events: step.events,
         webhooks: w.webhooks,
+        failures: failureReporter(stores, opts.logger, now),
         now,
         notify: (msg, reason) => w.sendOutbound(confirmNoticeRequest(msg, reason)),
+        sendOutbound: w.sendOutbound,
         continueRun: continueRun({ transcripts: step.transcripts, runs: w.runs, enqueue: step.enqueue }),
       }),
   };

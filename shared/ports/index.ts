@@ -59,7 +59,17 @@ export {
   type MessageStore,
   SENT_INLINE_BODY_MAX_BYTES,
 } from "./messages.ts";
-export type { PlanBook, PlanOperation, PlanPort, PlanRecord, PlanState, StoredOperation } from "./plans.ts";
+export type {
+  PlanBook,
+  PlanOperation,
+  PlanOpResult,
+  PlanPort,
+  PlanRecord,
+  PlanState,
+  RequesterProof,
+  StoredOperation,
+} from "./plans.ts";
+export { ASKING_TEXT_MAX, planFromItem } from "./plans.ts";
 export type {
   CreateRunResult,
   FinalRunState,

@@ -14,6 +14,7 @@ export type PlanState =
   | "pending"
   | "applying"
   | "applied"
+  | "failed"
   | "cancelled"
   | "expired"
   | "tampered"
@@ -23,6 +24,49 @@ export interface StoredOperation extends PlanOperation {
   /** Toolkits that granted the tool when it was proposed: their approvers may confirm it. */
   readonly toolkits: readonly string[];
 }
+
+/**
+ * One operation's outcome as the plan keeps it, numbered as the card numbers them (from 1). `failed`: the tool
+ * returned a failure, threw, timed out or a gate refused it at apply; `not-run`: an earlier operation failed, so
+ * this one was never started (later operations may depend on it).
+ */
+export interface PlanOpResult {
+  readonly number: number;
+  readonly tool: string;
+  readonly status: "ok" | "failed" | "not-run";
+  /** `failed`: the reason code (docs/reasons.md, or the tool's own). */
+  readonly reason?: string;
+  /** `failed`: the tool's or the gate's detail, one line, capped: the tool's words, not the engine's. */
+  readonly detail?: string;
+  /** When it finished (ISO); absent for `not-run`. */
+  readonly at?: string;
+}
+
+/**
+ * Who asked for a plan, as the engine proved it (G2), for the approver to read beside the card: copied once, when
+ * the card is sealed, from the stored message that started the run. Each field says only what was recorded; a
+ * message stored before a field existed leaves it absent, and the card and the console say "not recorded".
+ */
+export interface RequesterProof {
+  /** The DKIM-proven From address, and its display name (sender-written). */
+  readonly address: string;
+  readonly displayName?: string;
+  /** The proving signature's d= (strict alignment: the From domain). */
+  readonly dkimDomain?: string;
+  /** Whether the proving signature covers To, Cc and the threading fields (In-Reply-To, References). */
+  readonly signed?: { readonly to: boolean; readonly cc: boolean; readonly threading: boolean };
+  /** The asking message: its mailbox id, thread, subject and when it arrived. */
+  readonly messageId: string;
+  readonly threadId: string;
+  readonly subject: string;
+  readonly receivedAt: string;
+  /** The asking text (sender-written), cut to `ASKING_TEXT_MAX` characters; `askingCut` when it was longer. */
+  readonly asking: string;
+  readonly askingCut?: boolean;
+}
+
+/** How much of the asking mail's text a plan keeps to show the approver (the whole mail is in the thread). */
+export const ASKING_TEXT_MAX = 2000;
 
 export interface PlanRecord {
   readonly runId: string;
@@ -36,6 +80,35 @@ export interface PlanRecord {
   readonly planAt?: string;
   /** Who decided it (the approver's routing key), once decided. */
   readonly decidedBy?: string;
+  /** When the approver's decision was acted on (ISO): applying started, or the plan was cancelled. */
+  readonly decidedAt?: string;
+  /** Applied or failed: when the last operation finished, and every operation's outcome in card order. */
+  readonly finishedAt?: string;
+  readonly results?: readonly PlanOpResult[];
+  /** `failed`: why (the first failed operation's reason, or the engine's: `agent-missing`). */
+  readonly failedReason?: string;
+  /** Who asked (absent for a scheduled run's plan, and on plans sealed before it was recorded). */
+  readonly requester?: RequesterProof;
+}
+
+/** A stored plan item as a PlanRecord: the one reading of it, for the store, its fake and the console's index. */
+export function planFromItem(runId: string, i: Readonly<Record<string, unknown>>): PlanRecord {
+  return {
+    runId,
+    agent: String(i.agent),
+    state: i.state as PlanState,
+    ops: (i.ops ?? []) as StoredOperation[],
+    ...(i.code ? { code: String(i.code) } : {}),
+    ...(i.hash ? { hash: String(i.hash) } : {}),
+    ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
+    ...(i.planAt ? { planAt: String(i.planAt) } : {}),
+    ...(i.decidedBy ? { decidedBy: String(i.decidedBy) } : {}),
+    ...(i.decidedAt ? { decidedAt: String(i.decidedAt) } : {}),
+    ...(i.finishedAt ? { finishedAt: String(i.finishedAt) } : {}),
+    ...(Array.isArray(i.results) ? { results: i.results as PlanOpResult[] } : {}),
+    ...(i.failedReason ? { failedReason: String(i.failedReason) } : {}),
+    ...(i.requester ? { requester: i.requester as RequesterProof } : {}),
+  };
 }
 
 /** The plans (G14) as applying a confirmation needs them: a plan moves only by a conditional state change. */
@@ -53,6 +126,6 @@ export interface PlanBook extends PlanPort {
   seal(
     runId: string,
     agent: string,
-    sealed: { code: string; hash: string; expiresAtIso: string },
+    sealed: { code: string; hash: string; expiresAtIso: string; requester?: RequesterProof },
   ): Promise<boolean>;
 }

@@ -142,7 +142,8 @@ describe("applyConfirmation", () => {
     await w.state.increment(`budget#tokens#agent#${AGENT}`, day, 5_000_000);
     const out = await w.apply();
     expect(out).toMatchObject({
-      status: "applied",
+      status: "failed",
+      reason: "agent-tokens-per-day",
       results: [{ result: { ok: false, reason: "agent-tokens-per-day" } }],
     });
     expect(w.counts.get("issue_refund")).toBeUndefined();
