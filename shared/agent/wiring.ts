@@ -35,6 +35,7 @@ import { resolveContext } from "./loop/resolve-context.ts";
 import { toolContextFactory } from "./loop/tool-context.ts";
 import { createMailbox } from "./mailbox/mailbox.ts";
 import { applyConfirmation } from "./plans/apply-plan.ts";
+import { loadRequester } from "./plans/requester.ts";
 import { confirmNoticeRequest } from "./plans/confirm-notice.ts";
 import { sendPlanCard } from "./plans/plan-card.ts";
 import { proposeOperation } from "./plans/propose-operation.ts";
@@ -392,6 +393,7 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
       sendOutbound: w.sendOutbound,
       now,
       webhooks: w.webhooks,
+      requester: loadRequester({ message: w.message, getText: (key) => stores.blobs.getText(key) }),
     }),
     applyConfirm: (msg) =>
       applyConfirmation(msg, {

@@ -6,7 +6,13 @@ import type { Decision } from "../gate/index.ts";
 import type { ParsedMail } from "../mail/index.ts";
 import { routingKey } from "../mail/index.ts";
 import type { Blobs, RunCreator, ThreadHeaders, ThreadIndex } from "../ports/index.ts";
-import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/index.ts";
+import {
+  type AttachmentRef,
+  inlineBody,
+  type MessageProof,
+  type MessageRecord,
+  type MessageStore,
+} from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { signedThreading } from "./signed-threading.ts";
 
@@ -104,6 +110,7 @@ export async function storeAccepted(
     sesMessageId: event.sesMessageId,
     // G6: a run this mail starts never mails its sender unasked (no failure notice).
     ...(decision.automatic ? { automatic: true } : {}),
+    proof: messageProof(decision, mail, threading.unsigned),
   };
   // touch() counts messages: only the first delivery may count this one.
   if ((await stores.messages.put(record)).ok) {
@@ -126,6 +133,28 @@ export async function storeAccepted(
     transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
   return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused, unsignedThreading };
+}
+
+/**
+ * How the sender was proven, for whoever later weighs this mail (an approver reading a plan it asked for, G14).
+ * Strict alignment (G2): the proving signature's d= is the From domain.
+ */
+function messageProof(
+  decision: Accepted,
+  mail: Pick<ParsedMail, "inReplyTo" | "references">,
+  unsigned: readonly string[],
+): MessageProof {
+  const signed = new Set(decision.sender.signedHeaders);
+  const carried = mail.inReplyTo !== null || mail.references.length > 0;
+  const threadingUnsigned = unsigned.includes("in-reply-to") || unsigned.includes("references");
+  return {
+    dkimDomain: decision.sender.domain,
+    signed: {
+      to: signed.has("to"),
+      cc: signed.has("cc"),
+      threading: threadingUnsigned ? "unsigned" : carried ? "signed" : "none",
+    },
+  };
 }
 
 /** Who a mail makes a participant of its thread: the proven sender and the signed To/Cc (G9), by routing key. */

@@ -54,6 +54,7 @@ export {
   type AttachmentRef,
   bodyText,
   inlineBody,
+  type MessageProof,
   type MessagePutResult,
   type MessageRecord,
   type MessageStore,

@@ -1,3 +1,4 @@
+import type { MessageProof } from "./messages.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -51,11 +52,9 @@ export interface RequesterProof {
   /** The DKIM-proven From address, and its display name (sender-written). */
   readonly address: string;
   readonly displayName?: string;
-  /** The proving signature's d= (strict alignment: the From domain). */
-  readonly dkimDomain?: string;
-  /** Whether the proving signature covers To, Cc and the threading fields (In-Reply-To, References). */
-  readonly signed?: { readonly to: boolean; readonly cc: boolean; readonly threading: boolean };
-  /** The asking message: its mailbox id, thread, subject and when it arrived. */
+  /** How verify proved it (the DKIM domain; which of To, Cc and threading were signed), when it recorded that. */
+  readonly proof?: MessageProof;
+  /** The asking message: its mailbox id, thread, subject (sender-written) and when it arrived. */
   readonly messageId: string;
   readonly threadId: string;
   readonly subject: string;

@@ -15,6 +15,7 @@ import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
 import { toolContextFactory } from "../../shared/agent/loop/tool-context.ts";
 import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { applyConfirmation } from "../../shared/agent/plans/apply-plan.ts";
+import { loadRequester } from "../../shared/agent/plans/requester.ts";
 import { confirmNoticeRequest } from "../../shared/agent/plans/confirm-notice.ts";
 import { sendPlanCard } from "../../shared/agent/plans/plan-card.ts";
 import { proposeOperation } from "../../shared/agent/plans/propose-operation.ts";
@@ -199,7 +200,14 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     }),
     checks: runCallChecks({ config, registry, channel }),
     propose: proposeOperation({ plans, registry }),
-    afterRun: sendPlanCard({ plans, loadAdmin, events, sendOutbound, now }),
+    afterRun: sendPlanCard({
+      plans,
+      loadAdmin,
+      events,
+      sendOutbound,
+      now,
+      requester: loadRequester({ message: (a, id) => messages.get(a, id), getText: (k) => blobs.getText(k) }),
+    }),
     logger,
     runFailures: failed,
     leaseMs,

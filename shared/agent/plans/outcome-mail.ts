@@ -6,7 +6,7 @@
 
 import { formatCode } from "../../mail/index.ts";
 import type { OutboundRequest } from "../../messages/index.ts";
-import { cardText } from "./confirm-card.ts";
+import { cardText } from "./card-text.ts";
 import { type OpResult, opName, type PlanVerdict } from "./plan-outcome.ts";
 
 export function outcomeSubject(verdict: PlanVerdict, operations: number, code: string): string {
