@@ -32,7 +32,7 @@ export function loadRequester(deps: {
   return async (run) => {
     if (run.trigger.kind !== "message") return null;
     const m = await deps.message(run.agent, run.trigger.message.id);
-    if (!m || m.direction !== "in") return null;
+    if (m?.direction !== "in") return null;
     return requesterProof(m, await bodyText(m, deps.getText));
   };
 }
