@@ -1,4 +1,4 @@
-import type { RunRecord, StoredRunEvent } from "../shared/ports/index.ts";
+import { type PlanRecord, proofLine, type RunRecord, type StoredRunEvent } from "../shared/ports/index.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
 /** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */
@@ -13,6 +13,7 @@ export function renderRunTree(
   run: RunRecord,
   events: readonly StoredRunEvent[],
   ctx: TimelineContext = {},
+  plan: PlanRecord | null = null,
 ): string {
   const lines = [
     `run ${run.runId}`,
@@ -24,6 +25,7 @@ export function renderRunTree(
           `  FAILURE ${run.failure.class}: ${run.failure.reason}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
         ]
       : []),
+    ...(plan ? planLines(plan) : []),
   ];
   const nodes = timelineTree(timeline(events, ctx));
   nodes.forEach((node, i) => {
@@ -39,4 +41,37 @@ export function renderRunTree(
     });
   });
   return `${lines.join("\n")}\n`;
+}
+
+// A tool's detail and a requester's address are not the engine's words: on a terminal, control characters (an
+// escape sequence could repaint the screen) and line breaks are shown as `?`, so each stays one inert line.
+const inert = (text: string): string => text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "?");
+
+/**
+ * The run's plan, in the header: its state as it happened (`failed (<reason>)`), who decided and when, who asked and
+ * how that was proven, and each operation's result numbered as the card numbered them.
+ */
+export function planLines(plan: PlanRecord): string[] {
+  const state = `${plan.state}${plan.state === "failed" && plan.failedReason ? ` (${plan.failedReason})` : ""}`;
+  const decided = plan.decidedBy
+    ? `  decided by ${plan.decidedBy}${plan.decidedAt ? ` at ${plan.decidedAt}` : ""}`
+    : "";
+  const lines = [
+    `  plan ${state}${decided}${plan.finishedAt ? `  finished ${plan.finishedAt}` : ""}`,
+    plan.requester
+      ? `    asked by ${inert(plan.requester.address)} (${proofLine(plan.requester)})`
+      : "    asked by: not recorded",
+  ];
+  plan.ops.forEach((op, i) => {
+    const r = plan.results?.find((x) => x.number === i + 1);
+    const outcome = !r
+      ? ""
+      : r.status === "ok"
+        ? "  done"
+        : r.status === "not-run"
+          ? "  not run (an earlier operation failed)"
+          : `  FAILED (${inert(r.reason ?? "unknown")})${r.detail ? `: ${inert(r.detail)}` : ""}`;
+    lines.push(`    ${i + 1}. ${op.tool}${outcome}`);
+  });
+  return lines;
 }

@@ -89,8 +89,8 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
     // The mail that started the run, as stored: `postern check <id>` runs the gate on it again.
     const message = run.messageId ? await new MessageRepo(deps).get(run.agent, run.messageId) : null;
     const raw = message?.sesMessageId ? `inbound/${message.sesMessageId}` : null;
-    if (flags.json) return io.out(json({ run, events, rawMail: raw }));
-    io.out(renderRunTree(run, events, ctx));
+    if (flags.json) return io.out(json({ run, events, rawMail: raw, plan }));
+    io.out(renderRunTree(run, events, ctx, plan));
     if (raw && message?.sesMessageId)
       io.out(`raw mail: ${raw}  (npx postern check ${message.sesMessageId} --rcpt ${run.agent} --show)\n`);
   });

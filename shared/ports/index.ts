@@ -70,7 +70,7 @@ export type {
   RequesterProof,
   StoredOperation,
 } from "./plans.ts";
-export { ASKING_TEXT_MAX, planFromItem } from "./plans.ts";
+export { ASKING_TEXT_MAX, planFromItem, proofLine } from "./plans.ts";
 export type {
   CreateRunResult,
   FinalRunState,

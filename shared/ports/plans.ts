@@ -64,6 +64,20 @@ export interface RequesterProof {
   readonly askingCut?: boolean;
 }
 
+const THREADING: Record<MessageProof["signed"]["threading"], string> = {
+  signed: "signed",
+  unsigned: "NOT signed (read as absent: a new thread)",
+  none: "none (a new conversation)",
+};
+
+/** How a requester was proven, in the engine's words: the card, the console and the CLI say it alike. */
+export function proofLine(r: Pick<RequesterProof, "proof">): string {
+  if (!r.proof) return "proven by DKIM (the details were not recorded for this mail)";
+  const { dkimDomain, signed } = r.proof;
+  const said = (b: boolean) => (b ? "signed" : "NOT signed");
+  return `DKIM signature of ${dkimDomain}; To ${said(signed.to)}, Cc ${said(signed.cc)}, threading ${THREADING[signed.threading]}`;
+}
+
 /** How much of the asking mail's text a plan keeps to show the approver (the whole mail is in the thread). */
 export const ASKING_TEXT_MAX = 2000;
 

@@ -10,7 +10,7 @@
 // approval quoted with the card, nor point the approver's unclear reply at another plan: such a line is withheld.
 
 import { cardCodes, readConfirmation } from "../../mail/index.ts";
-import type { RequesterProof } from "../../ports/index.ts";
+import { proofLine, type RequesterProof } from "../../ports/index.ts";
 import { cardText } from "./card-text.ts";
 
 /** At most this many lines of the asking text on the card (the plan page and the thread show it all). */
@@ -18,10 +18,19 @@ export const CARD_ASKING_LINES = 30;
 
 const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 
-/** Whether `line`, quoted anywhere in an approver's reply, leaves `APPROVE <code>` reading as that approval. */
+/**
+ * Whether the confirmation reader finds nothing in `line`: alone it reads as no decision (so even without the fence
+ * it confirms nothing), quoted under the approver's own `APPROVE <code>` the reply still reads as exactly that
+ * approval (no CANCEL, no other code, nothing unreadable), and it names no code as a card shows one.
+ */
 export function inertUnderApproval(line: string, code: string): boolean {
-  const reading = readConfirmation(`APPROVE ${code}\n${line}`);
-  return reading.kind === "approve" && reading.code === code && cardCodes([line]).length === 0;
+  const under = readConfirmation(`APPROVE ${code}\n${line}`);
+  return (
+    readConfirmation(line).kind === "none" &&
+    under.kind === "approve" &&
+    under.code === code &&
+    cardCodes([line]).length === 0
+  );
 }
 
 /** One sender-written line as the card prints it after its engine prefix, or a note that it was withheld. */
@@ -30,21 +39,6 @@ export function senderLine(text: string, code: string): string {
   return inertUnderApproval(shown, code)
     ? shown
     : "[withheld: this line of the requester's reads like a confirmation or a code]";
-}
-
-const yesNo = (b: boolean): string => (b ? "signed" : "NOT signed");
-
-const THREADING: Record<"signed" | "unsigned" | "none", string> = {
-  signed: "signed",
-  unsigned: "NOT signed (read as absent: a new thread)",
-  none: "none (a new conversation)",
-};
-
-/** How the requester was proven, in the engine's words. */
-export function proofLine(r: Pick<RequesterProof, "proof">): string {
-  if (!r.proof) return "proven by DKIM (the details were not recorded for this mail)";
-  const { dkimDomain, signed } = r.proof;
-  return `DKIM signature of ${dkimDomain}; To ${yesNo(signed.to)}, Cc ${yesNo(signed.cc)}, threading ${THREADING[signed.threading]}`;
 }
 
 /** The card's "Asked by" block: engine labels, sender-written values fenced line by line. */
