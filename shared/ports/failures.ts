@@ -6,9 +6,9 @@ import type { Logger } from "../logger.ts";
 
 /**
  * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
- * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
- * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
- * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
+ * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14), or the mail telling
+ * an approver what their approval did, could not be sent; `notice-undelivered`: an engine notice (a refusal, budget
+ * or run-failure notice, G6) could not be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
  * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued);
  * `mcp-definition-changed`: an MCP tool's live definition no longer matches its reviewed pin, so it is not offered
  * until an operator reviews it again (G20); `mcp-unavailable`: an MCP server whose tools a run would be offered could
