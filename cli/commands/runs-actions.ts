@@ -98,7 +98,7 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
 
 /**
  * G19: every failure that must reach a person, newest first (the failure feed: a refused send, an unsent card or
- * notice, a failed run), including those that belong to no run (a refusal notice from verify).
+ * notice, a failed run, an approved plan that failed), including those that belong to no run (a refusal notice from verify).
  */
 export async function runsFailures(flags: RunsFlags, io: AdminIo = processIo): Promise<number> {
   return withTarget(flags, io, async (t) => {
