@@ -121,6 +121,10 @@ describe("applyConfirmation", () => {
     expect(await w.apply()).toEqual({ status: "refused", reason: "plan-tampered" });
     expect((await w.plans.get(w.runId))?.state).toBe("tampered");
     expect(w.counts.get("issue_refund")).toBeUndefined();
+    // G19: not applied is a failure someone must see, not only a state.
+    expect(w.failures.reports).toEqual([
+      expect.objectContaining({ class: "plan-failed", reason: "plan-tampered", runId: w.runId }),
+    ]);
   });
 
   it("an unknown code, or a code of another agent's plan, is refused without a word", async () => {
