@@ -152,11 +152,32 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     return refused("plan-tampered");
   }
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
+  const results = await runOperations(plan, { run, agent, admin, deps, record });
+  const verdict: PlanVerdict = agent
+    ? judgePlan(results)
+    : { status: "failed", reason: "agent-missing", first: results[0] as OpResult };
+  return finish({ msg, plan, run, agent, verdict, results }, deps);
+}
+
+/**
+ * The approved operations in card order, each through every gate again (apply-one.ts). Later operations may depend
+ * on an earlier one: after a failure (or with the agent gone) nothing more runs, and each says so in the trace.
+ */
+async function runOperations(
+  plan: PlanRecord,
+  ctx: {
+    run: LoadedRun;
+    agent: AgentItem | undefined;
+    admin: AdminSnapshot;
+    deps: ApplyDeps;
+    record(type: string, data: Record<string, unknown>): Promise<void>;
+  },
+): Promise<OpResult[]> {
+  const { run, agent, admin, deps, record } = ctx;
   const results: OpResult[] = [];
   const of = plan.ops.length;
   for (const [i, op] of plan.ops.entries()) {
     const base = { number: i + 1, tool: op.tool, summary: op.summary };
-    // Later operations may depend on an earlier one: after a failure nothing more runs, and each says so.
     if (!agent || results.some((r) => r.result === null || !r.result.ok)) {
       results.push({ ...base, result: null });
       await record("plan-op", { index: i, number: i + 1, of, tool: op.tool, status: "not-run", ok: false });
@@ -174,10 +195,7 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
       ...(result.ok ? {} : { reason: result.reason }),
     });
   }
-  const verdict: PlanVerdict = agent
-    ? judgePlan(results)
-    : { status: "failed", reason: "agent-missing", first: results[0] as OpResult };
-  return finish({ msg, plan, run, agent, verdict, results }, deps);
+  return results;
 }
 
 /**
