@@ -273,6 +273,7 @@ async function finish(
         finishedAt,
         verdict,
         results,
+        continues: agent !== undefined,
       }),
     );
   // No agent, no continuation: there is nobody to continue the conversation (the approver was told above).

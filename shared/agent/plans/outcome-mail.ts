@@ -31,6 +31,8 @@ export function renderOutcome(input: {
   finishedAt: string;
   verdict: PlanVerdict;
   results: readonly OpResult[];
+  /** Whether the agent continues the conversation (false when it is gone). */
+  continues: boolean;
 }): string {
   const { verdict, results } = input;
   const of = results.length;
@@ -50,9 +52,11 @@ export function renderOutcome(input: {
   lines.push(
     `code: ${formatCode(input.code)}`,
     "",
-    verdict.status === "applied"
-      ? "The agent continues the conversation with these results."
-      : "The agent continues the conversation with these results and is told not to say that what failed was done. The operator has been alerted.",
+    !input.continues
+      ? "The agent is gone, so nobody continues the conversation: tell the requester yourself. The operator has been alerted."
+      : verdict.status === "applied"
+        ? "The agent continues the conversation with these results."
+        : "The agent continues the conversation with these results and is told not to say that what failed was done. The operator has been alerted.",
   );
   return lines.join("\n");
 }
@@ -70,6 +74,7 @@ export function outcomeMailRequest(input: {
   finishedAt: string;
   verdict: PlanVerdict;
   results: readonly OpResult[];
+  continues: boolean;
 }): OutboundRequest {
   return {
     requestId: `plan-outcome-${input.runId}`,

@@ -228,5 +228,7 @@ describe("an approved plan's outcome (G14, G19)", () => {
       (b) => b.requestId === `plan-outcome-${runId}`,
     );
     expect(mail?.body).toContain("did NOT run as approved");
+    expect(mail?.body).toContain("The agent is gone, so nobody continues the conversation");
+    expect(w.runs.rows.get(`${runId}-applied`)).toBeUndefined();
   });
 });
