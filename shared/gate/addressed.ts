@@ -24,6 +24,7 @@ import type { AddressingKind, SentMailLookup } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { routingKey } from "./address.ts";
 import { parseAddressList } from "./address-list.ts";
+import { MAX_CLOCK_SKEW_MS } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8 } from "./header-block.ts";
 import type { SignedRecipients } from "./signed-recipients.ts";
 
@@ -149,7 +150,8 @@ async function answersOwnMail(
   for (const sent of await input.sentMail(input.agent.address, named)) {
     if (!sent.to.includes(input.sender.routingKey)) continue;
     if (subjectStem(sent.subject) !== subject) continue;
-    if (!(date > Date.parse(sent.sentAt))) continue;
+    // Written after the send, up to the clock skew tolerated for DKIM's t= (and Date has whole seconds only).
+    if (!(date > Date.parse(sent.sentAt) - MAX_CLOCK_SKEW_MS)) continue;
     return { kind: "reply", messageId: sent.messageId, threadId: sent.threadId };
   }
   return null;

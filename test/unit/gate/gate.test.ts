@@ -465,7 +465,8 @@ describe("gateMessage", () => {
         const cases: SentMailLookup[] = [
           sentTo(["bob@example.com"]),
           sentTo(["alice@example.com"], { subject: "Re: Something else" }),
-          sentTo(["alice@example.com"], { sentAt: "2026-11-29T12:30:00.000Z" }),
+          // written 16 minutes before the send: more than the 15 minutes of clock skew tolerated
+          sentTo(["alice@example.com"], { sentAt: "2026-11-29T12:16:00.000Z" }),
           async () => [],
         ];
         for (const sentMail of cases) {
