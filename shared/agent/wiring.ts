@@ -308,6 +308,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
           message: w.message,
           loadAdmin,
           logger,
+          events,
           runFailures: failures,
           webhooks: w.webhooks,
         }),

@@ -10,8 +10,8 @@ import type {
 } from "../../model/index.ts";
 import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "../ports.ts";
+import { endingRun, endRun } from "../runs/end-run.ts";
 import { emitRunEnd } from "../runs/run-end-event.ts";
-import { failedRunOf } from "../runs/run-failure.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { type RunGateInput, toolsForRun } from "./toolkits.ts";
@@ -96,14 +96,7 @@ export async function runStep(
   const admin = await deps.loadAdmin();
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
   if (!agent) {
-    await deps.runs.finish(run.runId, "failed", "agent-missing");
-    await deps.events.append(run.runId, {
-      type: "run-finished",
-      round: msg.round,
-      data: { state: "failed", reason: "agent-missing" },
-    });
-    await deps.runFailures.failed(failedRunOf(run), "agent-missing");
-    await emitRunEnd(deps.webhooks, run, { state: "failed", reason: "agent-missing", rounds: msg.round });
+    await endRun(deps, endingRun(run), { state: "failed", reason: "agent-missing", round: msg.round });
     return skip(deps, msg, "agent-missing");
   }
   const maxRounds = roundLimit(deps.config, agent);
@@ -475,13 +468,9 @@ async function finish(
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent). A run
   // known to have proposed nothing has no plan card to send (the plan store is not read).
   if (!noPlanYet(r)) await deps.afterRun?.(run, agent, state);
-  await deps.runs.finish(run.runId, state, reason);
   // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
-  // it claims one (runStep's first check), a crash right after this included (one write less per run).
-  await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
-  // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
-  if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);
-  await emitRunEnd(deps.webhooks, run, { state, reason, rounds: round });
+  // it claims one (runStep's first check), a crash right after this included.
+  await endRun(deps, endingRun(run), { state, reason, round, ...(detail !== undefined ? { detail } : {}) });
   return { status: "finished", state, reason };
 }
 
