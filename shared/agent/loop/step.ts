@@ -8,6 +8,7 @@ import type {
   ToolResultPart,
   ToolResultsMessage,
 } from "../../model/index.ts";
+import type { FinalRunState } from "../../ports/index.ts";
 import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "../ports.ts";
 import { endingRun, endRun } from "../runs/end-run.ts";
@@ -26,7 +27,7 @@ export type StepOutcome =
   | { readonly status: "continued"; readonly next: number }
   | {
       readonly status: "finished";
-      readonly state: "completed" | "turn-limit" | "budget-exceeded" | "failed";
+      readonly state: FinalRunState;
       readonly reason: RunEndReason;
     };
 
@@ -63,6 +64,11 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
   put: (key, result) => cache.put(key, result),
 });
 
+export interface StepOptions {
+  /** This delivery is the queue's last (its redrive maxReceiveCount): nothing will retry a retryable failure. */
+  readonly lastDelivery?: boolean;
+}
+
 /**
  * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
  * the ledger; the model turn is persisted before any tool runs (the round's one transcript write), so a resumed
@@ -70,11 +76,6 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
  * they reach the next round in its message (or, too large or with media, saved with this round); the next round
  * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
-export interface StepOptions {
-  /** This delivery is the queue's last (its redrive maxReceiveCount): nothing will retry a retryable failure. */
-  readonly lastDelivery?: boolean;
-}
-
 export async function runStep(
   msg: StepMessage,
   deps: StepDeps,
@@ -180,8 +181,8 @@ async function takeTurn(
     return { turn, transcript };
   }
   const budget = await deps.budgets.beforeInference(run, agent, r.round);
-  // A refusal is its own event; a pass is said by the model request that follows it (one write less
-  // per round).
+  // A refusal is its own event; a pass is said by the model request that follows it (a round writes one
+  // event for both).
   if (!budget.ok) {
     await r.record("budget-check", { ok: false, reason: budget.reason });
     await deps.budgets.notifyExceeded(run, agent, budget.reason);
@@ -380,11 +381,6 @@ async function runToolCalls(
 }
 
 /**
- * The conversation this round continues: the saved transcript, with the previous round's results appended when
- * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
- * turn, and a round 1 that crashes before it builds the context again.
- */
-/**
  * The transcript a round starts from, whether it is the one saved (false: built or extended here), and whether the
  * run has a saved transcript at all (false: this round's first save is the run's first, to be noted on the run).
  */
@@ -404,6 +400,11 @@ function transcriptStored(r: Round, msg: StepMessage): boolean {
   return r.run.transcriptSaved ?? r.known.fresh !== true;
 }
 
+/**
+ * The conversation this round continues: the saved transcript, with the previous round's results appended when
+ * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
+ * turn, and a round 1 that crashes before it builds the context again.
+ */
 async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   const { deps, run, agent } = r;
   const stored = transcriptStored(r, msg);
@@ -459,7 +460,7 @@ const noPlanYet = (r: Round): boolean => r.known.noPlan === true && !r.proposals
 
 async function finish(
   r: Round,
-  state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
+  state: FinalRunState,
   reason: RunEndReason,
   /** For a failed run: the provider's own message, kept with the failure (G19). */
   detail?: string,
