@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { AddressingKind, EventSink, RunRecord, RunState, ThreadedBy } from "../ports/index.ts";
+import type { EventSink, MessageRecord, RunRecord, RunState } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -253,19 +253,11 @@ export interface RunTable {
   noteTranscript(runId: string): Promise<void>;
 }
 
-/** The accepted inbound message a reply run answers, as verify stored it. */
-export interface StoredMessage {
-  readonly id: string;
-  readonly threadId: string;
-  readonly subject: string | null;
-  readonly headerMessageId: string | null;
-  /** The DKIM-proven From address. */
-  readonly from: string;
-  /** The From display name as written; shown only through the fence's rules. */
-  readonly fromName?: string;
-  readonly addressing?: AddressingKind;
-  readonly threadedBy?: ThreadedBy;
-}
+/** The accepted inbound message a reply run answers, as verify stored it: the fields the step loop reads. */
+export type StoredMessage = Pick<
+  MessageRecord,
+  "id" | "threadId" | "subject" | "headerMessageId" | "from" | "fromName" | "addressing" | "threadedBy"
+>;
 
 /** One trace event as stored. */
 export interface TraceEvent {
