@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { EventSink, MessageRecord, RunRecord, RunState } from "../ports/index.ts";
+import type { EventSink, MessageRecord, RunEvent, RunRecord, RunState } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -259,20 +259,12 @@ export type StoredMessage = Pick<
   "id" | "threadId" | "subject" | "headerMessageId" | "from" | "fromName" | "addressing" | "threadedBy"
 >;
 
-/** One trace event as stored. */
-export interface TraceEvent {
-  readonly type: string;
-  readonly round: number;
-  readonly at: string;
-  readonly data: Record<string, unknown>;
-}
-
 /** Why the trace refused an event (the store's run-event repository): an event over 32 KB. */
 export type RunEventRefusal = "too-large";
 
 /** The run's trace, append-only. An append can be refused (an event too large to store). */
 export interface RunEventLog {
-  append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
+  append(runId: string, event: RunEvent): Promise<Ok | Fail<RunEventRefusal>>;
 }
 
 /** One tool call of an agent in a thread, as a later run in the thread is shown it. */
