@@ -3,10 +3,12 @@ import { Validations } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhooks } from "../../infra/constructs/webhooks.ts";
 import { ROUND_LEASE_MS } from "../../shared/agent/wiring.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
+import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/events/policy.ts";
 import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
 import {
   FAILURE_CLASSES,
@@ -328,14 +330,15 @@ const workQueues = () => [
 ];
 
 describe("queues and functions", () => {
-  it("the events queue: its own retries (redrive 100 is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
+  it("the events queue: its own retries (redrive from the schedule is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
     const queues = s.template.findResources("AWS::SQS::Queue");
     const { queue, deadLetterQueue } = s.stack.webhooks.queue;
     const q = queues[logicalId(s.stack, queue)]?.Properties as Record<string, unknown>;
     expect(q.RedrivePolicy).toEqual({
       deadLetterTargetArn: { "Fn::GetAtt": [logicalId(s.stack, deadLetterQueue), "Arn"] },
-      maxReceiveCount: 100,
+      maxReceiveCount: maxReceivesFor(DEFAULT_POLICY),
     });
+    expect(Webhooks.MAX_RECEIVES).toBe(maxReceivesFor(DEFAULT_POLICY));
     expect(q.SqsManagedSseEnabled).toBe(true);
     const policies = Object.values(s.template.findResources("AWS::IAM::Policy")).map((p) =>
       JSON.stringify(p.Properties),
