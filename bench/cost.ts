@@ -69,6 +69,7 @@ import {
   type ModelScenario,
   printModelTable,
 } from "./cost-model.ts";
+import { DOC_FILE, MEASURED_FILE, writeCostDocs } from "./cost-table.ts";
 import { type CfnTemplate, fixedCosts } from "./fixed-costs.ts";
 import { type CapturedCall, recording } from "./model-tokens.ts";
 import { printTargets, type TargetRow } from "./targets.ts";
@@ -846,6 +847,17 @@ function printMonth(samples: Sample[], tickSample: Sample): void {
     console.log(
       `    ${`${mails.toLocaleString("en-US")} mails`.padEnd(14)} fixed $${fixed.toFixed(2)} + per-mail $${(perMail * mails).toFixed(2)} = $${(fixed + perMail * mails).toFixed(2)}`,
     );
+  }
+  // docs/deploy.md's tables describe the example config; a run for another config only prints.
+  if (process.env.COST_CONFIG === undefined) {
+    writeCostDocs(t, {
+      measured: new Date().toISOString().slice(0, 10),
+      config: "postern.config.example.json",
+      tick: tickOptions,
+      storedKbPerMail,
+      perMailUsd: perMail,
+    });
+    console.log(`  wrote ${MEASURED_FILE} and the cost tables in ${DOC_FILE}`);
   }
 }
 
