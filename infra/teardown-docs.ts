@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "./build-app.ts";
-import { TEARDOWN_BEGIN, TEARDOWN_END, type TemplateLike, teardownTable } from "./retained.ts";
+import { TEARDOWN_BEGIN, TEARDOWN_END, type TemplateLike } from "./retained.ts";
 
 export const TEARDOWN_SHAPES = [
   { name: "example config (`existing` mode)", config: "postern.config.example.json", region: "us-east-1" },
