@@ -368,6 +368,36 @@ describe("queues and functions", () => {
     ]);
   });
 
+  it("every queue's age alarm has a DLQ-depth alarm beside it: a poison message leaves the age metric after its third receive", () => {
+    const resources = s.template.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+    const alarms = Object.values(resources).filter((r) => r.Type === "AWS::CloudWatch::Alarm");
+    const queueOf = (a: { Properties: Record<string, unknown> }) =>
+      (
+        a.Properties.Dimensions as { Name: string; Value: { "Fn::GetAtt": [string, string] } }[] | undefined
+      )?.find((d) => d.Name === "QueueName")?.Value["Fn::GetAtt"][0];
+    const ageAlarms = alarms.filter((a) => a.Properties.MetricName === "ApproximateAgeOfOldestMessage");
+    expect(ageAlarms.length).toBeGreaterThanOrEqual(5);
+    for (const age of ageAlarms) {
+      const queue = resources[queueOf(age) ?? ""];
+      const redrive = queue?.Properties.RedrivePolicy as
+        | { deadLetterTargetArn: { "Fn::GetAtt": [string, string] }; maxReceiveCount: number }
+        | undefined;
+      expect(redrive, `queue ${queueOf(age)} has a redrive`).toBeDefined();
+      const dlq = redrive?.deadLetterTargetArn["Fn::GetAtt"][0];
+      const depth = alarms.filter(
+        (a) =>
+          a.Properties.MetricName === "ApproximateNumberOfMessagesVisible" &&
+          queueOf(a) === dlq &&
+          a.Properties.Threshold === 1 &&
+          a.Properties.ComparisonOperator === "GreaterThanOrEqualToThreshold",
+      );
+      expect(depth, `the DLQ of ${queueOf(age)} is alarmed on`).toHaveLength(1);
+    }
+  });
+
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {
     const fns = s.template.findResources("AWS::Lambda::Function");
     const queues = s.template.findResources("AWS::SQS::Queue");
