@@ -9,9 +9,11 @@
  * one-line question, the fifth message of a thread and a 64,000-character mail, before (two rounds, nothing cached)
  * and now (a reply ends the run, the prompt cache applied).
  *
- * Then the fixed monthly costs (bench/fixed-costs.ts: KMS keys, alarms, dashboard, PITR, the scheduler tick, the SQS
- * pollers' empty receives, secrets), counted from the stack synthesized for COST_CONFIG, and the month's total at
- * 0, 1,000 and 100,000 accepted mails. A tick is measured here too (one `{"tick"}` message through agent-step). Left
+ * Then the fixed monthly costs (bench/fixed-costs.ts: KMS keys, alarms, dashboard, the log metric filters' custom
+ * metrics, PITR, the scheduler tick, the SQS pollers' empty receives, secrets, one secret per webhook endpoint or MCP
+ * server), counted from the stack synthesized for COST_CONFIG, and the month's total at 0, 1,000 and 100,000
+ * accepted mails. Without COST_CONFIG it also writes bench/cost-measured.json and docs/deploy.md's cost tables
+ * (bench/cost-table.ts; test/infra/fixed-costs.test.ts fails when they drift from the template). A tick is measured here too (one `{"tick"}` message through agent-step). Left
  * out: SES's per-GB charges for attachments, storage, and the model.
  *
  * Then the two integrations, registered only after all of the above (so its figures do not move): signed webhook
