@@ -1,4 +1,4 @@
-import type { MessageProof } from "./messages.ts";
+import type { AddressingKind, MessageProof, ThreadedBy } from "./messages.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -54,6 +54,9 @@ export interface RequesterProof {
   readonly displayName?: string;
   /** How verify proved it (the DKIM domain; which of To, Cc and threading were signed), when it recorded that. */
   readonly proof?: MessageProof;
+  /** How the asking mail was addressed to the agent, and how it found its thread (shared/gate/addressed.ts). */
+  readonly addressing?: AddressingKind;
+  readonly threadedBy?: ThreadedBy;
   /** The asking message: its mailbox id, thread, subject (sender-written) and when it arrived. */
   readonly messageId: string;
   readonly threadId: string;
@@ -70,12 +73,31 @@ const THREADING: Record<MessageProof["signed"]["threading"], string> = {
   none: "none (a new conversation)",
 };
 
+const ADDRESSING: Record<AddressingKind, string> = {
+  signed: "addressed by a signed To/Cc",
+  reply: "addressed as a reply to mail the agent sent them (To/Cc not signed)",
+  envelope: "addressed by the envelope only (To/Cc not signed)",
+  bcc: "not named in To/Cc (the agent accepts Bcc)",
+  forwarded: "forwarded through a trusted ARC sealer",
+};
+
+const THREADED_BY: Record<ThreadedBy, string> = {
+  signed: "threaded by signed fields",
+  "own-message-id": "threaded by the agent's own Message-ID",
+  none: "a thread of its own",
+};
+
 /** How a requester was proven, in the engine's words: the card, the console and the CLI say it alike. */
-export function proofLine(r: Pick<RequesterProof, "proof">): string {
-  if (!r.proof) return "proven by DKIM (the details were not recorded for this mail)";
+export function proofLine(r: Pick<RequesterProof, "proof" | "addressing" | "threadedBy">): string {
+  const how = [
+    ...(r.addressing ? [ADDRESSING[r.addressing] ?? r.addressing] : []),
+    ...(r.threadedBy ? [THREADED_BY[r.threadedBy] ?? r.threadedBy] : []),
+  ];
+  const tail = how.length > 0 ? `; ${how.join(", ")}` : "";
+  if (!r.proof) return `proven by DKIM (the details were not recorded for this mail)${tail}`;
   const { dkimDomain, signed } = r.proof;
   const said = (b: boolean) => (b ? "signed" : "NOT signed");
-  return `DKIM signature of ${dkimDomain}; To ${said(signed.to)}, Cc ${said(signed.cc)}, threading ${THREADING[signed.threading]}`;
+  return `DKIM signature of ${dkimDomain}; To ${said(signed.to)}, Cc ${said(signed.cc)}, threading ${THREADING[signed.threading]}${tail}`;
 }
 
 /** How much of the asking mail's text a plan keeps to show the approver (the whole mail is in the thread). */

@@ -72,6 +72,22 @@ describe("the confirm card names who asked", () => {
     );
   });
 
+  it("says how the asking mail was addressed and threaded, as verify recorded it", () => {
+    const unsigned = requesterProof(
+      message({
+        from: "pat@customer.example",
+        // Outlook.com signs neither To nor Cc: the envelope and a fresh signed Date addressed it.
+        proof: { dkimDomain: "customer.example", signed: { to: false, cc: false, threading: "none" } },
+        addressing: "envelope",
+        threadedBy: "none",
+      }),
+      "hi",
+    );
+    expect(card(unsigned)).toContain(
+      "   proven:  DKIM signature of customer.example; To NOT signed, Cc NOT signed, threading none (a new conversation); addressed by the envelope only (To/Cc not signed), a thread of its own",
+    );
+  });
+
   it("says when it does not know: mail stored before proofs were recorded, and a scheduled run", () => {
     expect(card(asker("pat@customer.example", "hi", null))).toContain(
       "proven by DKIM (the details were not recorded for this mail)",
