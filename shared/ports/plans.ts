@@ -117,6 +117,8 @@ export interface PlanRecord {
   readonly decidedBy?: string;
   /** When the approver's decision was acted on (ISO): applying started, or the plan was cancelled. */
   readonly decidedAt?: string;
+  /** The reply (and approver) that moved the plan to applying: only its redelivery may finish an interrupted apply. */
+  readonly decidedReply?: string;
   /** Applied or failed: when the last operation finished, and every operation's outcome in card order. */
   readonly finishedAt?: string;
   readonly results?: readonly PlanOpResult[];
@@ -139,6 +141,7 @@ export function planFromItem(runId: string, i: Readonly<Record<string, unknown>>
     ...(i.planAt ? { planAt: String(i.planAt) } : {}),
     ...(i.decidedBy ? { decidedBy: String(i.decidedBy) } : {}),
     ...(i.decidedAt ? { decidedAt: String(i.decidedAt) } : {}),
+    ...(i.decidedReply ? { decidedReply: String(i.decidedReply) } : {}),
     ...(i.finishedAt ? { finishedAt: String(i.finishedAt) } : {}),
     ...(Array.isArray(i.results) ? { results: i.results as PlanOpResult[] } : {}),
     ...(i.failedReason ? { failedReason: String(i.failedReason) } : {}),

@@ -150,6 +150,8 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         ? { status: "applied", text: `${op} applied` }
         : { status: "failed", text: `${op} failed: ${s(d.reason)}` };
     }
+    case "plan-resumed":
+      return { status: "info", text: `plan: apply resumed by the redelivered approval of ${s(d.by)}` };
     case "plan-finished":
       return d.state === "applied"
         ? {

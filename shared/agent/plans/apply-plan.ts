@@ -67,6 +67,9 @@ export type ApplyOutcome =
   | { readonly status: "cancelled" }
   | { readonly status: "refused"; readonly reason: ApplyRefusal };
 
+/** The reply a decision came from (its SES id, or the console's), and who sent it: only its redelivery resumes. */
+const resumeKey = (msg: ConfirmMessage): string => `${msg.replyId}|${msg.sender}`;
+
 /** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
 export function approversFor(plan: PlanRecord, run: LoadedRun, admin: AdminSnapshot): Set<string> {
   const kits = new Set(plan.ops.flatMap((o) => o.toolkits));
@@ -106,11 +109,16 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
   }
   // From here the sender is a listed approver: a reply that changes nothing is answered, so nobody believes a
   // refund was stopped (or made) when it was not.
-  if (plan.state !== "pending") {
+  // The delivery that moved the plan to applying, redelivered: the one before it died mid-apply (a timeout, a
+  // crash). It finishes the apply instead of leaving the plan in `applying` with nobody told (G19): operations that
+  // finished return their recorded result, and one cut off runs again under the same idempotency key.
+  const resuming =
+    plan.state === "applying" && msg.action === "approve" && plan.decidedReply === resumeKey(msg);
+  if (plan.state !== "pending" && !resuming) {
     await deps.notify(msg, plan.state === "expired" ? "confirm-expired" : "confirm-already-decided");
     return refused("confirm-not-pending");
   }
-  if (plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
+  if (!resuming && plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
     await deps.plans.move(run.runId, "pending", "expired");
     await record("plan-expired", { by: msg.sender });
     await deps.notify(msg, "confirm-expired");
@@ -134,10 +142,15 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     });
     return { status: "cancelled" };
   }
-  // pending → applying is the once-only step: a replayed confirmation finds the plan no longer pending.
-  const decided = { decidedBy: msg.sender, decidedAt: deps.now().toISOString() };
-  if (!(await deps.plans.move(run.runId, "pending", "applying", decided)))
+  // pending → applying is the once-only step: another reply finds the plan no longer pending.
+  const decided = {
+    decidedBy: msg.sender,
+    decidedAt: deps.now().toISOString(),
+    decidedReply: resumeKey(msg),
+  };
+  if (!resuming && !(await deps.plans.move(run.runId, "pending", "applying", decided)))
     return refused("confirm-not-pending");
+  if (resuming) await record("plan-resumed", { by: msg.sender });
   if (planHash({ agent: plan.agent, runId: plan.runId, ops: plan.ops }) !== plan.hash) {
     await deps.failures.report({
       class: "plan-failed",

@@ -232,3 +232,64 @@ describe("an approved plan's outcome (G14, G19)", () => {
     expect(w.runs.rows.get(`${runId}-applied`)).toBeUndefined();
   });
 });
+
+describe("an apply cut off mid-way (the function killed between two operations)", () => {
+  /** A pending plan of two operations; the crashed delivery had moved it to applying and finished op_1. */
+  async function interrupted() {
+    const ran: string[] = [];
+    const w = stepWorld({
+      tools: [opTool("op_1", "ok", ran), opTool("op_2", "ok", ran)],
+      toolkits: [toolkit("refunds", ["op_1", "op_2"])],
+      approvers: [{ toolkit: "refunds", address: APPROVER }],
+      turns: [
+        {
+          toolCalls: [
+            { name: "op_1", input: { order: "A-1001" } },
+            { name: "op_2", input: { order: "A-1001" } },
+          ],
+        },
+        { text: "proposed" },
+      ],
+    });
+    const runId = await w.startReplyRun();
+    await w.drive(runId);
+    const code = (await w.plans.get(runId))?.code ?? "";
+    const first = confirmMessage({ code });
+    await w.plans.move(runId, "pending", "applying", {
+      decidedBy: APPROVER,
+      decidedReply: `${first.replyId}|${first.sender}`,
+    });
+    await w.state.putIfAbsent(
+      `toolres#plan:${runId}:0`,
+      "result",
+      { result: JSON.stringify(success({ refundId: "rf-op_1" })) },
+      3600,
+    );
+    return { ...w, runId, ran, first };
+  }
+
+  it("its redelivery finishes the apply: what ran is not run again, the rest runs, the plan ends applied", async () => {
+    const w = await interrupted();
+    expect(await w.deps.applyConfirm(w.first)).toMatchObject({ status: "applied" });
+    expect(w.ran).toEqual(["op_2"]);
+    expect(await w.plans.get(w.runId)).toMatchObject({
+      state: "applied",
+      results: [
+        { number: 1, status: "ok" },
+        { number: 2, status: "ok" },
+      ],
+    });
+    expect(await w.trace(w.runId)).toContain("plan-resumed");
+  });
+
+  it("another reply, or a CANCEL, finds it decided and resumes nothing", async () => {
+    const w = await interrupted();
+    for (const other of [{ replyId: "ses-reply-2" }, { action: "cancel" as const }])
+      expect(await w.deps.applyConfirm({ ...w.first, ...other })).toEqual({
+        status: "refused",
+        reason: "confirm-not-pending",
+      });
+    expect(w.ran).toEqual([]);
+    expect((await w.plans.get(w.runId))?.state).toBe("applying");
+  });
+});
