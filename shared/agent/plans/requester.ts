@@ -15,6 +15,8 @@ export function requesterProof(
     address: message.from,
     ...(message.fromName ? { displayName: message.fromName } : {}),
     ...(message.proof ? { proof: message.proof } : {}),
+    ...(message.addressing ? { addressing: message.addressing } : {}),
+    ...(message.threadedBy ? { threadedBy: message.threadedBy } : {}),
     messageId: message.id,
     threadId: message.threadId,
     subject: message.subject,
