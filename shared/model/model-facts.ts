@@ -163,5 +163,11 @@ function dateless(id: string): string {
   return id.replace(/-\d{8}$/, "");
 }
 
+/** What the example catalog names and the doctor offers in place of an old model (Claude Sonnet 4.6). */
+export const RECOMMENDED = {
+  bedrock: "global.anthropic.claude-sonnet-4-6",
+  anthropic: "claude-sonnet-4-6",
+} as const;
+
 /** Every row, for the docs' table test and the bench. */
 export const MODEL_FACTS: readonly Row[] = ROWS;
