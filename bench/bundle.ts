@@ -44,13 +44,16 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] ?? Number.NaN;
 };
 
-/** One fresh process importing `module`: the import time measured inside it, and the whole process's wall time. */
+/**
+ * One fresh process importing `module`: the import's CPU time measured inside it (`init`: on a busy machine the
+ * wall clock counts other processes' turns too), its wall time, and the whole process's wall time.
+ */
 async function once(module: string, nodeArgs: string[]): Promise<{ init: number; wall: number }> {
   const out = join(tmpdir(), `bench-${process.pid}.json`);
   const t0 = performance.now();
   await run(process.execPath, [...nodeArgs, RUNNER, module, "[]", out], { cwd: ROOT, env });
   const wall = performance.now() - t0;
-  return { init: (JSON.parse(readFileSync(out, "utf8")) as { initMs: number }).initMs, wall };
+  return { init: (JSON.parse(readFileSync(out, "utf8")) as { initCpuMs: number }).initCpuMs, wall };
 }
 
 /** Each variant `runs` times, interleaved; the median of each. */
@@ -128,7 +131,7 @@ const header = [
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
 const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i] ?? 0)).join("  ");
 console.log(
-  `cold module initialisation, median of ${runs} fresh processes per variant, interleaved (Node ${process.versions.node}; 1-minute load average ${loadBefore} before, ${load()} after, on ${cpus().length} CPUs)`,
+  `cold module initialisation (CPU ms of the import), median of ${runs} fresh processes per variant, interleaved (Node ${process.versions.node}; 1-minute load average ${loadBefore} before, ${load()} after, on ${cpus().length} CPUs)`,
 );
 console.log(line(header));
 for (const r of rows) console.log(line(r));
