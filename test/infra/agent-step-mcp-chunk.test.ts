@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { build, type Metafile } from "esbuild";
@@ -18,7 +19,7 @@ let dir: string;
 let meta: Metafile;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(ROOT, "node_modules/.cache/postern-agent-step-chunks-"));
+  dir = mkdtempSync(join(tmpdir(), "postern-agent-step-chunks-"));
   const r = await build({
     ...esbuildOptions(join(ROOT, "functions/agent-step/handler.ts"), join(dir, "step", "index.mjs"), {
       stubs: AGENT_STEP_STUBS,
