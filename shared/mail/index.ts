@@ -10,6 +10,7 @@ export {
   type SendingIdentity,
 } from "./compose.ts";
 export { CODE_ALPHABET, CODE_LENGTH, cardCodes, formatCode, readConfirmation } from "./confirm-reading.ts";
+export { readReply } from "./confirm-reply.ts";
 export { freshText } from "./fresh-text.ts";
 export { type AttachmentLimits, checkHeaderSize, checkMessageSize, type LimitReason } from "./limits.ts";
 export { derivedId, requestMessageId, sentMailboxId } from "./message-id.ts";
