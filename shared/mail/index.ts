@@ -23,6 +23,7 @@ export {
   postmasterOf,
 } from "./notice.ts";
 export { type ParsedMail, parseMail } from "./parse.ts";
+export { type PrintableOptions, printable, printableJson } from "./printable.ts";
 export {
   newMailRecipients,
   parseAddrSpec,
