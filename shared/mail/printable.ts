@@ -16,8 +16,9 @@ export interface PrintableOptions {
   readonly max?: number;
 }
 
-// Format characters normaliseUntrusted leaves (U+206A-U+206F, U+FFF9-U+FFFB, ...): invisible on screen, so gone.
-const FORMAT = /\p{Cf}/gu;
+// Format characters normaliseUntrusted leaves (U+206A-U+206F, U+FFF9-U+FFFB, ...) and the other default-ignorable
+// code points (unassigned ones like U+2065, Hangul fillers): invisible on screen, so gone.
+const FORMAT = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 export function printable(text: string, opts: PrintableOptions = {}): string {
   const max = opts.max ?? 500;
@@ -29,7 +30,7 @@ export function printable(text: string, opts: PrintableOptions = {}): string {
 
 // What JSON.stringify leaves raw that a terminal obeys or hides: C1 controls (U+0080-U+009F, e.g. the 8-bit CSI
 // U+009B), bidi controls, zero-width and other format characters. C0 (ESC included) JSON already escapes.
-const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029]|\p{Cf}/gu;
+const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * A value as JSON a terminal can show: the same JSON, with every character `printable` would hide or replace
