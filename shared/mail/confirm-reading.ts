@@ -17,7 +17,10 @@ export const CODE_LENGTH = 10;
 export type ConfirmationReading =
   | { readonly kind: "approve"; readonly code: string }
   | { readonly kind: "cancel"; readonly code: string }
-  /** The first line is a confirmation, but other lines disagree: a CANCEL line, another code, a line we cannot read. */
+  /**
+   * The first line is a confirmation, but other lines disagree (a "cancel" anywhere, another code, a line we
+   * cannot read), or a text part and an HTML part that read differently (confirm-reply.ts).
+   */
   | {
       readonly kind: "ambiguous";
       readonly codes: readonly string[];
@@ -63,10 +66,11 @@ const CANCEL_WITH_CODE = new RegExp(`\\bcancel[\\s:,.]*${CODE_TEXT}(?![A-Za-z0-9
 
 /**
  * The confirm card's own lines that name CANCEL (shared/agent/plans/confirm-card.ts, pinned by
- * test/unit/mail/cancel-scan.test.ts), and the confirm notices' (notice.ts): an Outlook reply in a language the quote-cutter has no labels for leaves the
- * card unquoted in the fresh text, and its instructions are the engine's words, not the approver's retraction.
- * Matched whole, also under `>` quote marks (the card quoted, read with the quote-cutter off); a card line a client
- * re-wrapped no longer matches and makes the reply ambiguous, which asks the approver again.
+ * test/unit/mail/cancel-scan.test.ts), and the confirm notices' (notice.ts): an Outlook reply in a language the
+ * quote-cutter has no labels for leaves the card unquoted in the fresh text, and its instructions are the
+ * engine's words, not the approver's retraction. Matched whole, also under `>` quote marks (the card quoted, read
+ * with the quote-cutter off); a line a client re-wrapped no longer matches and makes the reply ambiguous, which
+ * asks the approver again.
  */
 export const CARD_CANCEL_LINES: ReadonlySet<string> = new Set([
   "To discard it, make the first line the word CANCEL followed by the code.",
@@ -110,10 +114,10 @@ function scanLines(lines: readonly string[]): LineScan {
 /**
  * Read the approver's fresh text. Only its first non-blank line can be a decision, and only when it is exactly
  * `APPROVE <code>` or `CANCEL <code>`. APPROVE then needs every other decision-like line to agree: a "cancel"
- * anywhere (a line starting with CANCEL, CANCEL next to a code, or the word however written: cancel-word.ts), another code, or a line starting with APPROVE or
- * CANCEL we cannot read makes the reply ambiguous, and an ambiguous reply applies nothing. CANCEL on the first
- * line cancels unless another code is named. Confirmation lines anywhere else are `misplaced`: nothing applies,
- * and the approver is told to put the confirmation first.
+ * anywhere (a line starting with CANCEL, CANCEL next to a code, or the word however written: cancel-word.ts),
+ * another code, or a line starting with APPROVE or CANCEL we cannot read makes the reply ambiguous, and an
+ * ambiguous reply applies nothing. CANCEL on the first line cancels unless another code is named. Confirmation
+ * lines anywhere else are `misplaced`: nothing applies, and the approver is told to put the confirmation first.
  */
 export function readConfirmation(fresh: string): ConfirmationReading {
   const lines = fresh.split(LINE_BREAK).map(bare);
