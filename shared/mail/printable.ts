@@ -20,8 +20,13 @@ export interface PrintableOptions {
 // code points (unassigned ones like U+2065, Hangul fillers): invisible on screen, so gone.
 const FORMAT = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
+// Printable ASCII (and LF on a multi-line block) needs no work: most of what a page or a table prints.
+const PLAIN_LINE = /^[\x20-\x7e]*$/;
+const PLAIN_BLOCK = /^[\x20-\x7e\n]*$/;
+
 export function printable(text: string, opts: PrintableOptions = {}): string {
   const max = opts.max ?? 500;
+  if (text.length <= max && (opts.multiline ? PLAIN_BLOCK : PLAIN_LINE).test(text)) return text;
   const clean = normaliseUntrusted(String(text)).replace(FORMAT, "");
   const shaped = opts.multiline ? clean : clean.replaceAll("\n", "⏎").replaceAll("\t", " ");
   if (shaped.length <= max) return shaped;
