@@ -18,11 +18,14 @@ const LOOK_ALIKES: Readonly<Record<"a" | "c" | "e" | "l" | "n", string>> = {
   n: "\u{39d}\u{578}\u{57c}\u{2c9a}\u{a4e0}\u{10513}\u{1d6b4}\u{1d6ee}\u{1d728}\u{1d762}\u{1d79c}",
 };
 
-const SKELETON = new Map<string, string>(
-  Object.entries(LOOK_ALIKES).flatMap(([letter, chars]) => [...chars].map((c) => [c, letter] as const)),
-);
+// One character class per letter, each replaced by a native `replace` with a plain string (no call per character):
+// a 1 MiB reply is folded in milliseconds.
+const FOLDS: readonly (readonly [RegExp, string])[] = Object.entries(LOOK_ALIKES).map(([letter, chars]) => [
+  new RegExp(`[${chars}]`, "gu"),
+  letter,
+]);
 
-const mapped = (text: string) => Array.from(text, (c) => SKELETON.get(c) ?? c).join("");
+const mapped = (text: string) => FOLDS.reduce((t, [look, letter]) => t.replace(look, letter), text);
 
 /**
  * `text` as the CANCEL scan reads it: look-alikes of c, a, n, e, l folded to the Latin letter before and after NFKC

@@ -97,9 +97,6 @@ function scanLines(lines: readonly string[]): LineScan {
   let unreadable = false;
   for (const line of lines) {
     if (CANCEL_WITH_CODE.test(line)) cancel = true;
-    // A "cancel" word anywhere, however typed (full-width, look-alike letters, spaced, inflected): the approver
-    // reads a retraction there, so an APPROVE above it must not apply (cancel-word.ts).
-    if (!isEngineLine(line) && mentionsCancel(line)) cancel = true;
     const word = DECISION_WORD.exec(line);
     if (!word) continue;
     if ((word[1] as string).toLowerCase() === "approve") approve = true;
@@ -127,15 +124,14 @@ export function readConfirmation(fresh: string): ConfirmationReading {
   if (!decision)
     return scan.codes.size > 0 ? { kind: "misplaced", codes: [...scan.codes] } : { kind: "none" };
   const code = normalise(decision[2] as string);
-  const ambiguous = {
-    kind: "ambiguous",
-    codes: [...scan.codes],
-    approve: scan.approve,
-    cancel: scan.cancel,
-  } as const;
+  // A "cancel" word anywhere, however typed (full-width, look-alike letters, spaced, inflected): the approver reads
+  // a retraction there, so an APPROVE above it must not apply (cancel-word.ts). Read only for a reply whose first
+  // line decides: other mail pays nothing for the Unicode work.
+  const cancel = scan.cancel || lines.some((l) => !isEngineLine(l) && mentionsCancel(l));
+  const ambiguous = { kind: "ambiguous", codes: [...scan.codes], approve: scan.approve, cancel } as const;
   if (scan.codes.size > 1) return ambiguous;
   if ((decision[1] as string).toLowerCase() === "cancel") return { kind: "cancel", code };
-  if (scan.cancel || scan.unreadable) return ambiguous;
+  if (cancel || scan.unreadable) return ambiguous;
   return { kind: "approve", code };
 }
 

@@ -67,6 +67,13 @@ describe("the CANCEL scan reads cancel wherever it is written", () => {
     expect(["none", "misplaced"]).toContain(readConfirmation(`ＣＡＮＣＥＬ ${CODE}`).kind);
   });
 
+  it("reads a 1 MiB reply to its end: a retraction after a megabyte of look-alike letters still counts", () => {
+    const junk = "\u0421-\u0430.n \u0391\u039d ".repeat(100_000);
+    expect(readConfirmation(`${APPROVE}\n${junk}`)).toEqual({ kind: "approve", code: CODE });
+    expect(readConfirmation(`${APPROVE}\n${junk}C A N C E L`).kind).toBe("ambiguous");
+    expect(readConfirmation(`${APPROVE}\n${"c\n".repeat(200_000)}c-a-n-c-e-l`).kind).toBe("ambiguous");
+  });
+
   it("folds every look-alike of the table to its Latin letter, and leaves other letters alone", () => {
     expect(cancelSkeleton("\u0421\u0410\u039d\u0421\u0415\u0406")).toBe("cancel");
     expect(cancelSkeleton("\u{1d402}\u{1d400}\u{1d40d}")).toBe("can");
