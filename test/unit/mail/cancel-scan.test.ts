@@ -10,6 +10,7 @@ import { mentionsCancel } from "../../../shared/mail/cancel-word.ts";
 import { CARD_CANCEL_LINES, readConfirmation } from "../../../shared/mail/confirm-reading.ts";
 import { readReply } from "../../../shared/mail/confirm-reply.ts";
 import { confirmNoticeLines } from "../../../shared/mail/notice.ts";
+import { cancelScanShapes } from "../../helpers/hostile-inputs.ts";
 
 const CODE = "K7Q2M9XT4Z";
 const APPROVE = `APPROVE ${CODE}`;
@@ -67,11 +68,11 @@ describe("the CANCEL scan reads cancel wherever it is written", () => {
     expect(["none", "misplaced"]).toContain(readConfirmation(`ＣＡＮＣＥＬ ${CODE}`).kind);
   });
 
-  it("reads a 1 MiB reply to its end: a retraction after a megabyte of look-alike letters still counts", () => {
+  it("reads a 1 MiB reply to its end: a retraction after a megabyte still counts", () => {
     const junk = "\u0421-\u0430.n \u0391\u039d ".repeat(100_000);
     expect(readConfirmation(`${APPROVE}\n${junk}`)).toEqual({ kind: "approve", code: CODE });
-    expect(readConfirmation(`${APPROVE}\n${junk}C A N C E L`).kind).toBe("ambiguous");
-    expect(readConfirmation(`${APPROVE}\n${"c\n".repeat(200_000)}c-a-n-c-e-l`).kind).toBe("ambiguous");
+    // The shapes npm run bench:bounds times (test/helpers/hostile-inputs.ts).
+    for (const [name, text] of cancelScanShapes) expect(readConfirmation(text).kind, name).toBe("ambiguous");
   });
 
   it("folds every look-alike of the table to its Latin letter, and leaves other letters alone", () => {
