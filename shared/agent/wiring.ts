@@ -299,7 +299,6 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     loadAdmin,
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {
-      // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
       get: (runId) =>
         loadRun(runId, {
           runs: stepRuns,
