@@ -1,9 +1,14 @@
+import { printable } from "../shared/mail/index.ts";
 import { type PlanRecord, proofLine, type RunRecord, type StoredRunEvent } from "../shared/ports/index.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
-/** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */
+/**
+ * One line of the tree: the time of day, then the event's description (never a secret, G16). Engine-written, but
+ * it quotes outside words (a server's tool names, a failure's detail): printed through `printable`, on one line.
+ */
 const line = (at: string, text: string): string =>
-  `${(at ?? "").slice(11, 23)}  ${text}`.replace(/[\r\n\u2028\u2029]/g, "⏎");
+  printable(`${(at ?? "").slice(11, 23)}  ${text}`, { max: 1000 });
+const p = (text: string) => printable(text, { max: 300 });
 
 /**
  * A run as a readable tree, in the order things happened: each round's events under the round, and plan events
@@ -16,13 +21,13 @@ export function renderRunTree(
   plan: PlanRecord | null = null,
 ): string {
   const lines = [
-    `run ${run.runId}`,
-    `  agent ${run.agent}  kind ${run.kind}  state ${run.state}${run.finishReason ? ` (${run.finishReason})` : ""}`,
-    `  sender ${run.sender ?? "(scheduled)"}  created ${run.createdAt}  correlation ${run.correlationId}`,
+    `run ${p(run.runId)}`,
+    `  agent ${p(run.agent)}  kind ${p(run.kind)}  state ${p(run.state)}${run.finishReason ? ` (${p(run.finishReason)})` : ""}`,
+    `  sender ${p(run.sender ?? "(scheduled)")}  created ${p(run.createdAt)}  correlation ${p(run.correlationId)}`,
     // G19: a failure of the run or of mail it caused, in the header, not only somewhere in the tree.
     ...(run.failure
       ? [
-          `  FAILURE ${run.failure.class}: ${run.failure.reason}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
+          `  FAILURE ${p(run.failure.class)}: ${p(run.failure.reason)}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
         ]
       : []),
     ...(plan ? planLines(plan) : []),
@@ -43,9 +48,8 @@ export function renderRunTree(
   return `${lines.join("\n")}\n`;
 }
 
-// A tool's detail and a requester's address are not the engine's words: on a terminal, control characters (an
-// escape sequence could repaint the screen) and line breaks are shown as `?`, so each stays one inert line.
-const inert = (text: string): string => text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "?");
+// A tool's detail and a requester's address are outside words: printed through `printable` like the rest.
+const inert = (text: string): string => printable(text, { max: 300 });
 
 /**
  * The run's plan, in the header: its state as it happened (`failed (<reason>)`), who decided and when, who asked and
@@ -71,7 +75,7 @@ export function planLines(plan: PlanRecord): string[] {
         : r.status === "not-run"
           ? "  not run (an earlier operation failed)"
           : `  FAILED (${inert(r.reason ?? "unknown")})${r.detail ? `: ${inert(r.detail)}` : ""}`;
-    lines.push(`    ${i + 1}. ${op.tool}${outcome}`);
+    lines.push(`    ${i + 1}. ${inert(op.tool)}${outcome}`);
   });
   return lines;
 }

@@ -188,7 +188,7 @@ describe("postern runs show", () => {
     );
     expect(out).toContain("plan: operation 1 of 2 lookup_order applied");
     expect(out).toContain("plan: operation 2 of 2 issue_refund failed: r");
-    expect(out).toContain("    1. lookup_order  FAILED (x): ?[2Jgone?line");
+    expect(out).toContain("    1. lookup_order  FAILED (x): \uFFFD[2Jgone⏎line");
     expect(out).not.toContain("\u001b");
   });
 });
