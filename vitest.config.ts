@@ -61,7 +61,11 @@ export default defineConfig({
           pool: "threads",
         },
       },
-      project("console", "console"),
+      // Chromium missing on a developer's machine: one line at the end of the run says so (fails in CI instead)
+      {
+        ...project("console", "console"),
+        test: { ...project("console", "console").test, globalSetup: ["test/console/browser-setup.ts"] },
+      },
     ],
   },
 });
