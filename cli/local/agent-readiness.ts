@@ -24,7 +24,7 @@ export async function unreadyAgents(opts: {
     const entry = byId.get(agent.model);
     if (!entry) {
       lines.push(
-        `agent ${agent.address}: model ${agent.model} is not in the catalog of ${shown}; add it there, or \`npx postern agents add --replace --address ${agent.address} ... --model <id>\``,
+        `agent ${agent.address}: model ${agent.model} is not in the catalog of ${shown}; add it there, or change the agent's model (\`npx postern agents add --replace --address ${agent.address} ... --model <id>\`) or remove it (\`npx postern agents remove ${agent.address}\`)`,
       );
       continue;
     }
