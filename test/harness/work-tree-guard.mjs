@@ -6,16 +6,11 @@
 // test/unit/harness/work-tree-guard.test.ts proves it fires.
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { dirname, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { USER_PATHS } from "./work-tree-paths.mjs";
 
 const INSTALLED = Symbol.for("postern.test.work-tree-guard");
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-/** The work tree's local config, deploy config and local stack state: the user's, never a test's. */
-export const USER_PATHS = ["postern.config.json", "postern.deploy.json", ".postern"].map((n) =>
-  resolve(ROOT, n),
-);
-
 function touches(path) {
   let text;
   if (typeof path === "string") text = path;

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { USER_PATHS } from "../../harness/work-tree-guard.mjs";
+import { USER_PATHS } from "../../harness/work-tree-paths.mjs";
 
 /**
  * `npm test` must pass in a work tree holding the user's own postern.config.json, postern.deploy.json and `.postern/`:

@@ -1,2 +1,0 @@
-/** The work tree's postern.config.json, postern.deploy.json and .postern: no test may touch them (work-tree-guard.mjs). */
-export declare const USER_PATHS: readonly string[];
