@@ -91,7 +91,7 @@ export function registerStartCommand(program: Command): void {
       });
       if (unready.length > 0) {
         await stack.stop();
-        throw new CommandFailure(unready.join("\n"));
+        throw new CommandFailure(unready.join("; and "));
       }
       const { startScheduleTimer } = await import("../local/schedule-timer.ts");
       const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
