@@ -210,7 +210,8 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     const { page, context, problems } = await signedIn({ email: APPROVER, groups: [GROUPS.viewers] });
     await page.goto(`${s.console.url}/plans`);
     await page.click(`a[href="/plans/${runId}"]`);
-    expect(await page.locator("pre.untrusted").first().textContent()).toContain('"order": "A-1002"');
+    // The operation's arguments, under who asked (whose words come first on the page).
+    expect(await page.locator("li pre.untrusted").first().textContent()).toContain('"order": "A-1002"');
     const stale = await context.newPage();
     await stale.goto(page.url());
     await page.click('button:text("Apply")');
