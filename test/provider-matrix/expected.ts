@@ -1,0 +1,87 @@
+// What each provider's mail comes to, per flow: the one place the matrix's expectations live.
+// test/unit/gate/provider-matrix.test.ts holds the observed matrix to it, and `npm run docs:gate` writes it into
+// docs/gate.md. A cell that changes here changes what operators are told; say why in the commit.
+
+import type { Cell, Flow, Reach } from "./flows.ts";
+
+type Row = Record<Flow, Cell>;
+
+const NA: Cell = { verdict: "n/a" };
+const NOT_SEEN: Cell = { verdict: "not-seen" };
+const refuse = (reason: string): Cell => ({ verdict: "refuse", reason });
+const accept = (
+  addressing: "signed" | "reply" | "envelope",
+  threadedBy: "signed" | "own-message-id" | "none",
+  ...reaches: Reach[]
+): Cell => ({ verdict: "accept", addressing, threadedBy, reaches });
+
+// The author's signature covers the Subject and the body a list rewrites; only ARC could carry its proof past
+// the list (not evaluated yet), so the subscribed agent refuses it.
+const LIST = refuse("dkim-body-modified");
+// Signed for someone else: the signer's own word that the agent was not addressed (or, To unsigned, the agent
+// is named nowhere).
+const AUTO_FORWARD = refuse("not-addressed");
+
+/** Signs To, Cc and In-Reply-To: every flow proven, replies threaded by the signature, reply-all reaches the Cc. */
+const signsAll: Row = {
+  fresh: accept("signed", "none", "sender"),
+  reply: accept("signed", "signed", "sender"),
+  "reply-all": accept("signed", "none", "sender", "colleague"),
+  forward: accept("signed", "none", "sender"),
+  list: LIST,
+  "auto-forward": AUTO_FORWARD,
+};
+
+/** Microsoft signs no To, Cc or threading: addressed by the envelope, replies matched to the agent's own Message-ID. */
+const microsoft: Row = {
+  fresh: accept("envelope", "none", "sender"),
+  reply: accept("reply", "own-message-id", "sender"),
+  "reply-all": accept("envelope", "none", "sender"),
+  forward: accept("envelope", "none", "sender"),
+  list: LIST,
+  "auto-forward": AUTO_FORWARD,
+};
+
+/** Only the list flow applies to a list manager's row. */
+const listOnly: Row = {
+  fresh: NA,
+  reply: NA,
+  "reply-all": NA,
+  forward: NA,
+  list: LIST,
+  "auto-forward": NA,
+};
+
+export const EXPECTED: Record<string, Row> = {
+  "exchange-online": microsoft,
+  // d= is the tenant's onmicrosoft.com name, not the From's domain (RFC 7489 alignment, strict): no flow is proven
+  "exchange-online-onmicrosoft": {
+    fresh: refuse("dkim-misaligned"),
+    reply: refuse("dkim-misaligned"),
+    "reply-all": refuse("dkim-misaligned"),
+    forward: refuse("dkim-misaligned"),
+    list: refuse("dkim-misaligned"),
+    "auto-forward": refuse("dkim-misaligned"),
+  },
+  "outlook-com": microsoft,
+  gmail: signsAll,
+  "google-workspace": signsAll,
+  yahoo: signsAll,
+  aol: signsAll,
+  // To signed, so addressed `signed`; Cc and In-Reply-To unsigned: the colleague is not written to, and the reply
+  // starts a new thread (the own-Message-ID match is made only for mail whose signature names no agent)
+  icloud: {
+    ...signsAll,
+    reply: accept("signed", "none", "sender"),
+    "reply-all": accept("signed", "none", "sender"),
+  },
+  fastmail: signsAll,
+  proton: signsAll,
+  zoho: signsAll,
+  "amazon-ses": { ...signsAll, reply: NOT_SEEN, "reply-all": NOT_SEEN },
+  sendgrid: signsAll,
+  mailgun: { ...signsAll, reply: NOT_SEEN, "reply-all": NOT_SEEN },
+  postmark: signsAll,
+  "google-groups": listOnly,
+  mailman3: listOnly,
+};
