@@ -1,6 +1,8 @@
 // Runs one provider × flow: builds the mail in the provider's shape, signs it with the test key under the
-// provider's selector (h= exactly as seen, oversigning and absent names included), and lets verify (over the
-// in-memory fakes) judge it; then reads what verify stored as the outbound reply-all would.
+// provider's selector, and lets verify (over the in-memory fakes) judge it; then reads what verify stored as the
+// outbound reply-all would. The h= is written exactly as seen, oversigned and absent names included
+// (test/helpers/manual-dkim.ts): mailauth's signer (signMessage) signs each present field once, in its own order,
+// so `from:from` or a `cc` named for a mail without one would not be the shape the provider writes.
 
 import { replyAudience } from "../../shared/gate/index.ts";
 import { zoneRecordFor } from "../../shared/mail/dkim-sign.ts";
