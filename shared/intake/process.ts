@@ -343,7 +343,7 @@ function noticeFor(
   recipient: string,
   decision: Extract<Decision, { verdict: "refuse" | "drop" }>,
 ): OutboundRequest | null {
-  const reason = noticeReasonFor(decision.reason);
+  const reason = noticeReasonFor(decision.reason, decision.detail);
   if (!reason || !decision.sender) return null;
   const domain = recipient.slice(recipient.lastIndexOf("@") + 1);
   return noticeRequest({

@@ -13,6 +13,7 @@ import type { LocalStack } from "../../cli/local/stack.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
+import { timeline as buildTimeline } from "../../shared/trace/timeline.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
@@ -135,6 +136,12 @@ describe("Exchange Online / Outlook.com mail, default agent", () => {
     expect(answer.to?.map((a) => a.address)).toEqual([ALICE]);
     expect(answer.cc ?? []).toEqual([]);
     expect(answer.messageId).toMatch(/@email\.amazonses\.com>$/);
+    // the trace says so beside round 1 (what `runs show` and the console print)
+    const firstRun = acceptedIds(firstId, AGENT, new Date().toISOString()).runId;
+    const timeline = buildTimeline(await stores.runEvents.list(firstRun));
+    expect(timeline.map((i) => i.text).join("\n")).toContain(
+      "addressing unsigned (by the envelope): writes to the sender only",
+    );
 
     // Alice replies from Outlook: In-Reply-To/References unsigned, naming SES's Message-ID of our answer
     const second = await sign(MICROSOFT, {

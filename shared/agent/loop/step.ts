@@ -206,6 +206,10 @@ async function takeTurn(
     model: agent.model,
     tools: offered.map((t) => t.name),
     messages: transcript.messages.length,
+    // How the mail that started the run was addressed: what the trace shows beside round 1 (docs/gate.md).
+    ...(r.round === 1 && run.trigger.kind === "message" && run.trigger.message.addressing !== undefined
+      ? { addressing: run.trigger.message.addressing }
+      : {}),
   });
   const result = await model.generate({
     system: transcript.system,

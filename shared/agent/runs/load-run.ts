@@ -52,6 +52,7 @@ export async function loadRun(runId: string, deps: RunSources): Promise<LoadedRu
         threadId: msg.threadId,
         subject: msg.subject,
         headerMessageId: msg.headerMessageId,
+        ...(msg.addressing !== undefined ? { addressing: msg.addressing } : {}),
       },
     },
     // The proven sender as verify stored it (G17): never anything the model said.

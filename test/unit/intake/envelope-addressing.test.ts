@@ -8,6 +8,7 @@ import {
   testKeys,
   zoneFor,
 } from "../../helpers/dkim-test-keys.ts";
+import { QUEUES } from "../../helpers/step-world.ts";
 import { verifyWorld } from "../../helpers/verify-world.ts";
 
 /**
@@ -66,5 +67,23 @@ describe("envelope addressing: one run in the deployment per signed message", ()
     const run = w.runs.rows.get(String(first?.runId));
     const stored = [...w.messages.records.values()].find((m) => m.threadId === run?.threadId);
     expect(stored).toMatchObject({ addressing: "envelope", threadedBy: "none", to: [], cc: [] });
+  });
+});
+
+describe("what the sender of an unaddressed mail is told is what happened", () => {
+  it.each([
+    ["a stale signed Date", 2 * 60 * 60 * 1000, MICROSOFT, "not-addressed-stale"],
+    ["no signed Date", 0, ["from", "subject"], "not-addressed-unsigned"],
+    ["a signed To naming someone else", 0, ["from", "to", "subject", "date"], "not-addressed"],
+  ])("%s: the notice says so", async (_name, lateMs, headers, notice) => {
+    const w = world();
+    w.clock.now = new Date(w.clock.now.getTime() + lateMs);
+    const to = notice === "not-addressed" ? "bob@example.com" : AGENT;
+    const raw = await signWith(keys, "rsa2048", buildMessage({ to }), { domain: "example.com", headers });
+    const [d] = await w.receive(raw, { recipients: [AGENT] });
+    expect(d).toMatchObject({ verdict: "refuse", reason: "not-addressed" });
+    expect(w.queue.bodies(QUEUES.outbound)).toEqual([
+      expect.objectContaining({ notice: expect.objectContaining({ reason: notice }) }),
+    ]);
   });
 });
