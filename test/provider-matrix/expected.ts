@@ -7,7 +7,6 @@ import type { Cell, Flow, Reach } from "./flows.ts";
 type Row = Record<Flow, Cell>;
 
 const NA: Cell = { verdict: "n/a" };
-const NOT_SEEN: Cell = { verdict: "not-seen" };
 const refuse = (reason: string): Cell => ({ verdict: "refuse", reason });
 const accept = (
   addressing: "signed" | "reply" | "envelope",
@@ -78,9 +77,9 @@ export const EXPECTED: Record<string, Row> = {
   fastmail: signsAll,
   proton: signsAll,
   zoho: signsAll,
-  "amazon-ses": { ...signsAll, reply: NOT_SEEN, "reply-all": NOT_SEEN },
+  "amazon-ses": signsAll,
   sendgrid: signsAll,
-  mailgun: { ...signsAll, reply: NOT_SEEN, "reply-all": NOT_SEEN },
+  mailgun: signsAll,
   postmark: signsAll,
   "google-groups": listOnly,
   mailman3: listOnly,

@@ -9,7 +9,7 @@ import { EXPECTED } from "../../provider-matrix/expected.ts";
 import { headerNames, isListOnly, loadShapes, type ProviderShape } from "../../provider-matrix/fixtures.ts";
 import { type Cell, FLOWS, type Flow } from "../../provider-matrix/flows.ts";
 import { LIST_AGENT, mailFor, providerZone, runCell } from "../../provider-matrix/run.ts";
-import { providerTables, withProviderTables } from "../../provider-matrix/table.ts";
+import { cellText, providerTables, withProviderTables } from "../../provider-matrix/table.ts";
 
 /**
  * Mail the world actually sends (issue 30, item 7): each big sender's signed-header shape, as seen in public
@@ -57,6 +57,15 @@ describe("provider × flow", () => {
 });
 
 describe("the corpus", () => {
+  it("a shape the corpus lacks is a cell that says so, never a guess", async () => {
+    const gmail = shapes.find((p) => p.id === "gmail");
+    if (!gmail || isListOnly(gmail)) throw new TypeError("no gmail fixture");
+    const unseen = { ...gmail, reply: { notSeen: "no reply was found" } };
+    const cell = await runCell(keys, resolver, unseen, "reply", shapes);
+    expect(cell).toEqual({ verdict: "not-seen" });
+    expect(cellText(cell)).toBe("shape not seen");
+  });
+
   it("every h= as seen names From (no signer that proves a sender leaves it out)", () => {
     for (const p of shapes) {
       if (isListOnly(p)) continue;
