@@ -8,11 +8,13 @@ type Row = Record<Flow, Cell>;
 
 const NA: Cell = { verdict: "n/a" };
 const refuse = (reason: string): Cell => ({ verdict: "refuse", reason });
+/** Accepted; `joined` says whether it joined the thread of the agent's mail it answers. */
 const accept = (
   addressing: "signed" | "reply" | "envelope",
   threadedBy: "signed" | "own-message-id" | "none",
+  joined: boolean,
   ...reaches: Reach[]
-): Cell => ({ verdict: "accept", addressing, threadedBy, reaches });
+): Cell => ({ verdict: "accept", addressing, threadedBy, joined, reaches });
 
 // The author's signature covers the Subject and the body a list rewrites; only ARC could carry its proof past
 // the list (not evaluated yet), so the subscribed agent refuses it.
@@ -23,20 +25,20 @@ const AUTO_FORWARD = refuse("not-addressed");
 
 /** Signs To, Cc and In-Reply-To: every flow proven, replies threaded by the signature, reply-all reaches the Cc. */
 const signsAll: Row = {
-  fresh: accept("signed", "none", "sender"),
-  reply: accept("signed", "signed", "sender"),
-  "reply-all": accept("signed", "none", "sender", "colleague"),
-  forward: accept("signed", "none", "sender"),
+  fresh: accept("signed", "none", false, "sender"),
+  reply: accept("signed", "signed", true, "sender"),
+  "reply-all": accept("signed", "none", false, "sender", "colleague"),
+  forward: accept("signed", "none", false, "sender"),
   list: LIST,
   "auto-forward": AUTO_FORWARD,
 };
 
 /** Microsoft signs no To, Cc or threading: addressed by the envelope, replies matched to the agent's own Message-ID. */
 const microsoft: Row = {
-  fresh: accept("envelope", "none", "sender"),
-  reply: accept("reply", "own-message-id", "sender"),
-  "reply-all": accept("envelope", "none", "sender"),
-  forward: accept("envelope", "none", "sender"),
+  fresh: accept("envelope", "none", false, "sender"),
+  reply: accept("reply", "own-message-id", true, "sender"),
+  "reply-all": accept("envelope", "none", false, "sender"),
+  forward: accept("envelope", "none", false, "sender"),
   list: LIST,
   "auto-forward": AUTO_FORWARD,
 };
@@ -71,8 +73,8 @@ export const EXPECTED: Record<string, Row> = {
   // starts a new thread (the own-Message-ID match is made only for mail whose signature names no agent)
   icloud: {
     ...signsAll,
-    reply: accept("signed", "none", "sender"),
-    "reply-all": accept("signed", "none", "sender"),
+    reply: accept("signed", "none", false, "sender"),
+    "reply-all": accept("signed", "none", false, "sender"),
   },
   fastmail: signsAll,
   proton: signsAll,

@@ -21,7 +21,10 @@ export type Cell =
   | {
       readonly verdict: "accept";
       readonly addressing: AddressingKind;
+      /** What the stored mail says found its thread (`threadedBy`). */
       readonly threadedBy: ThreadedBy;
+      /** Whether it joined the thread of the mail it answers (the reply flow's; no other flow names one). */
+      readonly joined: boolean;
       readonly reaches: readonly Reach[];
     }
   | { readonly verdict: "refuse" | "drop"; readonly reason: string }

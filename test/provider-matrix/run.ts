@@ -218,8 +218,10 @@ export async function runCell(
     admin: { agents: [agent(), agent({ address: LIST_AGENT, name: "Lists", acceptListMail: true })] },
   });
   if (flow === "reply") {
+    // the conversation the sender started and the agent answered: the sender is its participant
     const sent = { to: [routingKey(sender.from)], subject: SENT.subject, sentAt: SENT.sentAt };
     await w.threads.recordMessageId(AGENT, SENT.messageId, SENT.threadId, sent);
+    await w.threads.addParticipants(AGENT, SENT.threadId, [routingKey(sender.from)]);
   }
   const [summary] = await w.receive(built.raw, { recipients: [built.rcpt], mailFrom: sender.from });
   if (!summary) throw new TypeError(`${p.id}/${flow}: no decision`);
@@ -231,6 +233,7 @@ export async function runCell(
     verdict: "accept",
     addressing: stored.addressing,
     threadedBy: stored.threadedBy,
+    joined: stored.threadId === SENT.threadId,
     reaches: reachOf(stored, sender, w.deps.config),
   };
 }

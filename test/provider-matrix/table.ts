@@ -8,11 +8,15 @@ import { type Cell, FLOW_TITLES, FLOWS } from "./flows.ts";
 export const START = "<!-- provider-matrix:start -->";
 export const END = "<!-- provider-matrix:end -->";
 
-const THREADING = {
-  signed: "threaded (signed)",
-  "own-message-id": "threaded (own Message-ID)",
-  none: "new thread",
-};
+const THREADING = { signed: "signed", "own-message-id": "own Message-ID", none: "" };
+
+/** Whether it joined the answered mail's thread, and by what; a `threadedBy` that joined nothing is shown too. */
+function threading(c: Extract<Cell, { verdict: "accept" }>): string {
+  if (c.joined) return `joined the thread (${THREADING[c.threadedBy]})`;
+  return c.threadedBy === "none"
+    ? "new thread"
+    : `new thread (stored as threaded by ${THREADING[c.threadedBy]})`;
+}
 
 /**
  * A Markdown table padded as Biome formats docs (every cell to its column's width), so the written file is already
@@ -28,7 +32,7 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
 export function cellText(c: Cell): string {
   switch (c.verdict) {
     case "accept":
-      return `accept \`${c.addressing}\`, ${THREADING[c.threadedBy]}, reply-all → ${c.reaches.join(" + ")}`;
+      return `accept \`${c.addressing}\`, ${threading(c)}, reply-all → ${c.reaches.join(" + ")}`;
     case "refuse":
     case "drop":
       return `${c.verdict} \`${c.reason}\``;

@@ -51,8 +51,9 @@ describe("provider × flow", () => {
     expect(observed["exchange-online"]?.reply).toMatchObject({
       addressing: "reply",
       threadedBy: "own-message-id",
+      joined: true,
     });
-    expect(observed.gmail?.reply).toMatchObject({ addressing: "signed", threadedBy: "signed" });
+    expect(observed.gmail?.reply).toMatchObject({ addressing: "signed", threadedBy: "signed", joined: true });
   });
 });
 
