@@ -86,7 +86,10 @@ export function providerTables(shapes: readonly ProviderShape[]): string {
     ),
     "",
     "Each shape re-signed with a test key and sent through verify, for a default agent (`helpdesk@`) and, for list",
-    "mail, an agent that sets `acceptListMail` (`test/unit/gate/provider-matrix.test.ts`):",
+    "mail, an agent that sets `acceptListMail` (`test/unit/gate/provider-matrix.test.ts`). The reply answers the agent's",
+    "earlier mail to the sender (SES's Message-ID, in a thread the sender started); reply-all is whom the outbound would",
+    "write to with no outbound rules; a forward is the forwarder's own new mail; the auto-forward is mail signed for",
+    "someone else whose rule re-delivers it, signature intact; the list is Mailman 3 unless the row is a list's:",
     "",
     ...markdownTable(
       ["sender", ...FLOWS.map((f) => FLOW_TITLES[f])],
