@@ -30,7 +30,7 @@ import type { SignedRecipients } from "./signed-recipients.ts";
 
 export type InboundAddressing = (
   | { readonly kind: "signed" }
-  | { readonly kind: "reply"; readonly messageId: string; readonly threadId: string }
+  | { readonly kind: "reply" }
   | { readonly kind: "envelope"; readonly field: "to" | "cc" }
   | { readonly kind: "bcc" }
 ) & { readonly kind: AddressingKind };
@@ -65,7 +65,15 @@ export interface AddressingInput {
   readonly sentMail: SentMailLookup;
 }
 
-export type AddressingResult = Ok<{ addressing: InboundAddressing }> | Fail<"not-addressed">;
+/** The agent's own sent mail an unsigned In-Reply-To/References was matched to: the thread the mail joins. */
+export interface OwnMailReply {
+  readonly messageId: string;
+  readonly threadId: string;
+}
+
+export type AddressingResult =
+  | Ok<{ addressing: InboundAddressing; ownMail: OwnMailReply | null }>
+  | Fail<"not-addressed">;
 
 /**
  * Whether the signed To or Cc names the agent. Compared on the routing key, so `Helpdesk+billing@Agents...` (a
@@ -79,15 +87,17 @@ export function addresses(signed: SignedRecipients, agentAddress: string): boole
 /** How the mail was addressed to this agent, proven as far as the signature goes, or `not-addressed`. */
 export async function decideAddressing(input: AddressingInput): Promise<AddressingResult> {
   const { agent, sender } = input;
-  const found = (addressing: InboundAddressing): AddressingResult => ({ ok: true, addressing });
+  const signed = new Set(sender.signedHeaders);
+  // Threading by the agent's own Message-ID stands whatever addressed the mail: iCloud signs To but not
+  // In-Reply-To, so its replies are addressed by the signature and threaded by this match.
+  const ownMail = await answersOwnMail(input, signed);
+  const found = (addressing: InboundAddressing): AddressingResult => ({ ok: true, addressing, ownMail });
   if (addresses(sender.signedRecipients, agent.address)) return found({ kind: "signed" });
   const bcc = (detail?: NotAddressedDetail): AddressingResult =>
     agent.acceptBcc ? found({ kind: "bcc" }) : fail("not-addressed", detail);
   // An agent with tools that act may ask for the signer's own word on whom it wrote to.
   if (agent.requireSignedAddressing) return bcc("signed-addressing-required");
-  const signed = new Set(sender.signedHeaders);
-  const reply = await answersOwnMail(input, signed);
-  if (reply !== null) return found(reply);
+  if (ownMail !== null) return found({ kind: "reply" });
   const field = namedUnsigned(input, signed);
   if (field === null) return bcc();
   const freshness = signedDateFreshness(input.fields, signed, input.now);
@@ -134,7 +144,7 @@ function signedDate(fields: readonly HeaderField[], signed: ReadonlySet<string>)
 async function answersOwnMail(
   input: AddressingInput,
   signed: ReadonlySet<string>,
-): Promise<InboundAddressing | null> {
+): Promise<OwnMailReply | null> {
   if (signed.has("in-reply-to") && signed.has("references")) return null;
   if (!signed.has("subject")) return null;
   const date = signedDate(input.fields, signed);
@@ -152,7 +162,7 @@ async function answersOwnMail(
     if (subjectStem(sent.subject) !== subject) continue;
     // Written after the send, up to the clock skew tolerated for DKIM's t= (and Date has whole seconds only).
     if (!(date > Date.parse(sent.sentAt) - MAX_CLOCK_SKEW_MS)) continue;
-    return { kind: "reply", messageId: sent.messageId, threadId: sent.threadId };
+    return { messageId: sent.messageId, threadId: sent.threadId };
   }
   return null;
 }

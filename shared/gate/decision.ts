@@ -1,6 +1,6 @@
 import type { AgentItem } from "../admin/index.ts";
 import type { LimitReason } from "../mail/index.ts";
-import type { InboundAddressing } from "./addressed.ts";
+import type { InboundAddressing, OwnMailReply } from "./addressed.ts";
 import type { LoopReason } from "./loop-guard.ts";
 import type { Route } from "./routing.ts";
 import type { SenderProof, SenderRefusal } from "./sender-proof.ts";
@@ -49,6 +49,8 @@ export type Decision =
       readonly sender: ProvenSender;
       /** How the mail was addressed to the agent, as far as the signature proves it (addressed.ts). */
       readonly addressing: InboundAddressing;
+      /** Mail the agent sent that an unsigned In-Reply-To/References was matched to: the thread it joins. */
+      readonly ownMail: OwnMailReply | null;
       readonly hop: number;
       /**
        * Automatic mail (G5) to an agent that opted in to it: it may start a run, but the engine never writes to
@@ -126,7 +128,7 @@ export function drop(known: Known, recipient: string, agent: AgentItem | null, r
 export function accepted(
   route: LiveRoute,
   sender: ProvenSender,
-  addressing: InboundAddressing,
+  addressed: { readonly addressing: InboundAddressing; readonly ownMail: OwnMailReply | null },
   automatic = false,
 ): Decision {
   return {
@@ -135,7 +137,8 @@ export function accepted(
     agent: route.agent,
     reason: "accepted",
     sender,
-    addressing,
+    addressing: addressed.addressing,
+    ownMail: addressed.ownMail,
     hop: route.hop,
     ...(automatic ? { automatic: true } : {}),
   };

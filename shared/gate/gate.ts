@@ -156,7 +156,7 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
     });
     decisions.push(
       addressed.ok
-        ? accepted(l, sender, addressed.addressing, known.automatic)
+        ? accepted(l, sender, addressed, known.automatic)
         : refusal(known, l.recipient, l.agent, addressed.reason, l.hop, addressed.detail),
     );
   }

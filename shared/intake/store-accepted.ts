@@ -76,7 +76,11 @@ export async function storeAccepted(
   // matched to mail this agent sent to this sender (addressing `reply`). A message without a signed Message-ID
   // still needs one to thread replies: derive it from SES's id (the same on a redelivery).
   const threading = signedThreading(mail, decision.sender.signedHeaders);
-  const ownMail = decision.addressing.kind === "reply" ? decision.addressing.messageId : null;
+  // Unsigned threading fields the gate matched to mail this agent sent to this sender (shared/gate/addressed.ts).
+  const ownMail =
+    threading.inReplyTo === null && threading.references.length === 0
+      ? (decision.ownMail?.messageId ?? null)
+      : null;
   const inReplyTo = threading.inReplyTo ?? ownMail;
   const references = ownMail !== null && threading.references.length === 0 ? [ownMail] : threading.references;
   const headerMessageId = (threading.messageId ?? `${event.sesMessageId}@inbound.postern`).replace(

@@ -457,7 +457,23 @@ describe("gateMessage", () => {
         const [d] = await run(await reply(), helpdesk, { sentMail: sentTo(["alice@example.com"]) });
         expect(d).toMatchObject({
           verdict: "accept",
-          addressing: { kind: "reply", messageId: SES_ID, threadId: "thread-1" },
+          addressing: { kind: "reply" },
+          ownMail: { messageId: SES_ID, threadId: "thread-1" },
+        });
+      });
+
+      it("an iCloud reply (To signed, threading not) is addressed by its signature and still threaded by the match", async () => {
+        const icloudReply = await signWith(
+          keys,
+          "rsa2048",
+          buildMessage({ subject: "Re: Quarterly numbers", headers: [`In-Reply-To: <${SES_ID}>`] }),
+          { domain: "example.com", headers: ICLOUD },
+        );
+        const [d] = await run(icloudReply, helpdesk, { sentMail: sentTo(["alice@example.com"]) });
+        expect(d).toMatchObject({
+          verdict: "accept",
+          addressing: { kind: "signed" },
+          ownMail: { messageId: SES_ID, threadId: "thread-1" },
         });
       });
 
