@@ -70,10 +70,10 @@ export const EXPECTED: Record<string, Row> = {
   yahoo: signsAll,
   aol: signsAll,
   // To signed, so addressed `signed`; Cc and In-Reply-To unsigned: the colleague is not written to, and the reply
-  // starts a new thread (the own-Message-ID match is made only for mail whose signature names no agent)
+  // joins the thread it answers by the agent's own Message-ID
   icloud: {
     ...signsAll,
-    reply: accept("signed", "none", false, "sender"),
+    reply: accept("signed", "own-message-id", true, "sender"),
     "reply-all": accept("signed", "none", false, "sender"),
   },
   fastmail: signsAll,
