@@ -15,7 +15,7 @@ import {
   type ThreadedBy,
 } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
-import { type SignedThreading, signedThreading } from "./signed-threading.ts";
+import { signedThreading } from "./signed-threading.ts";
 
 export interface AcceptStores {
   readonly messages: MessageStore;
@@ -89,7 +89,7 @@ export async function storeAccepted(
     "",
   );
   const subject = mail.subject ?? "";
-  const { threadId, joinRefused } = await chooseThread(
+  const { threadId, joinRefused, joined } = await chooseThread(
     stores.threads,
     { agent, sender: decision.sender.routingKey, participants: participantsOf(decision) },
     { headerMessageId, inReplyTo, references, subject },
@@ -119,7 +119,7 @@ export async function storeAccepted(
     // G6: a run this mail starts never mails its sender unasked (no failure notice).
     ...(decision.automatic ? { automatic: true } : {}),
     addressing: decision.addressing.kind,
-    threadedBy: threadedBy(threading, ownMail),
+    threadedBy: threadedBy(ownMail, joined),
     proof: messageProof(decision, mail, threading.unsigned),
   };
   // touch() counts messages: only the first delivery may count this one.
@@ -167,10 +167,13 @@ function messageProof(
   };
 }
 
-/** How the mail found its thread: signed threading fields, an unsigned one naming our own sent mail, or none. */
-function threadedBy(threading: SignedThreading, ownMail: string | null): ThreadedBy {
-  if (threading.inReplyTo !== null || threading.references.length > 0) return "signed";
-  return ownMail !== null ? "own-message-id" : "none";
+/**
+ * How the mail found its thread, from what happened: it joined one by its signed threading fields, by an unsigned
+ * one naming the agent's own sent mail, or it started one (nothing named a known thread, or the join was refused).
+ */
+function threadedBy(ownMail: string | null, joined: boolean): ThreadedBy {
+  if (!joined) return "none";
+  return ownMail !== null ? "own-message-id" : "signed";
 }
 
 /** Who a mail makes a participant of its thread: the proven sender and the signed To/Cc (G9), by routing key. */
@@ -196,7 +199,7 @@ async function chooseThread(
   threads: ThreadIndex,
   who: { readonly agent: string; readonly sender: string; readonly participants: readonly string[] },
   headers: ThreadHeaders,
-): Promise<{ threadId: string; joinRefused: string | null }> {
+): Promise<{ threadId: string; joinRefused: string | null; joined: boolean }> {
   const { agent, sender } = who;
   const resolved = await threads.resolveThread(agent, headers);
   const member = resolved.isNew || (await threads.isParticipant(agent, resolved.threadId, sender));
@@ -206,5 +209,5 @@ async function chooseThread(
   if (!recorded.ok && recorded.threadId && recorded.threadId !== threadId) {
     if (await threads.isParticipant(agent, recorded.threadId, sender)) threadId = recorded.threadId;
   }
-  return { threadId, joinRefused: member ? null : resolved.threadId };
+  return { threadId, joinRefused: member ? null : resolved.threadId, joined: member && !resolved.isNew };
 }

@@ -37,6 +37,9 @@ describe("thread membership", () => {
     const malloryThread = await threadOf(w, mallory?.runId);
     expect(malloryThread).not.toBe(carolThread);
     expect(await w.messages.listByThread(AGENT, malloryThread)).toHaveLength(1);
+    // the stored mail says what happened: it joined nothing (its signed In-Reply-To named a thread it may not join)
+    const stored = await w.messages.get(AGENT, String(w.runs.rows.get(String(mallory?.runId))?.messageId));
+    expect(stored?.threadedBy).toBe("none");
     const refused = w.logger.lines.find((e) => e.message === "thread join refused");
     expect(refused?.extra).toMatchObject({
       reason: "thread-join-refused",
@@ -56,6 +59,8 @@ describe("thread membership", () => {
       await sign({ from: CAROL, messageId: "<c2@example.com>", headers: replyTo("<c1@example.com>") }),
     );
     expect(await threadOf(w, again?.runId)).toBe(thread);
+    const joined = await w.messages.get(AGENT, String(w.runs.rows.get(String(again?.runId))?.messageId));
+    expect(joined?.threadedBy).toBe("signed");
     const [dave] = await w.receive(
       await sign({
         from: "Dave <dave@example.com>",
