@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { type AdminCatalog, adminCatalog } from "../../shared/admin/index.ts";
-import { ConfigError, loadConfigFile } from "../../shared/config/index.ts";
+import { ConfigError, type DeploymentConfig, loadConfigFile } from "../../shared/config/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
@@ -12,11 +12,13 @@ import type { Target } from "../target.ts";
  * local stack recorded in stack.json, else `postern.config.json` here, else (locally) the demo config `npm start`
  * uses without one. AWS has no demo: a write there without a config is refused, never checked against nothing.
  */
-export function configFileFor(opts: {
+export interface CatalogOptions {
   readonly config?: string;
-  readonly target: Pick<Target, "kind" | "configFile">;
+  readonly target: Pick<Target, "kind" | "configFile" | "runningConfig">;
   readonly dataDir?: string;
-}): string {
+}
+
+export function configFileFor(opts: CatalogOptions): string {
   if (opts.config) return opts.config;
   if (opts.target.configFile) return opts.target.configFile;
   if (existsSync("postern.config.json")) return "postern.config.json";
@@ -35,6 +37,49 @@ export function catalogFromFile(path: string): AdminCatalog {
     return adminCatalog(loadConfigFile(path).config, grantableNames());
   } catch (err) {
     if (err instanceof ConfigError) throw new CommandFailure(err.message);
+    throw err;
+  }
+}
+
+/**
+ * What an admin write is checked against. A running local stack runs the config it loaded at start, whatever its
+ * file says now: its writes are checked against that config (recorded in stack.json), and a refusal says when the
+ * file on disk differs, so an operator who edited it learns to restart instead of being sent to a file that
+ * already lists the domain. `--config` and the other targets read the file, as before.
+ */
+export function catalogFor(opts: CatalogOptions): AdminCatalog {
+  const running = opts.target.runningConfig;
+  if (!opts.config && running) return runningCatalog(running, opts.target.configFile);
+  return catalogFromFile(configFileFor(opts));
+}
+
+/** The running stack's config, and which config files on disk (its own, and postern.config.json here) differ. */
+export function runningCatalog(
+  config: DeploymentConfig,
+  configFile: string | undefined,
+  here: string = resolve("postern.config.json"),
+): AdminCatalog {
+  const shown = (f: string) => relative(process.cwd(), f) || f;
+  const files = [...new Set([configFile, existsSync(here) ? here : undefined])].filter(
+    (f): f is string => f !== undefined,
+  );
+  const changed = files.filter((f) => differs(config, f)).map(shown);
+  return adminCatalog(config, grantableNames(), {
+    source: `the config the running stack started with${configFile ? ` (${shown(configFile)})` : ""}`,
+    ...(changed.length > 0
+      ? {
+          stale: `${changed.join(" and ")} on disk differs from it: restart the stack (Ctrl-C, then npm start) to run the file`,
+        }
+      : {}),
+  });
+}
+
+function differs(config: DeploymentConfig, file: string): boolean {
+  try {
+    return JSON.stringify(loadConfigFile(file).config) !== JSON.stringify(config);
+  } catch (err) {
+    // A file that no longer loads is not what the stack runs either.
+    if (err instanceof ConfigError) return true;
     throw err;
   }
 }

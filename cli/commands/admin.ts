@@ -56,7 +56,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, { catalogFromFile, configFileFor }] = await Promise.all([
+      const [act, { AdminRepo }, { catalogFor }] = await Promise.all([
         import("./admin-actions.ts"),
         import("../../shared/store/index.ts"),
         import("./admin-catalog.ts"),
@@ -74,13 +74,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       const opened = target;
       let catalog = deps.catalog;
       const catalogOnce = () => {
-        catalog ??= catalogFromFile(
-          configFileFor({
-            target: opened,
-            ...(flags.config ? { config: flags.config } : {}),
-            ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-          }),
-        );
+        catalog ??= catalogFor({
+          target: opened,
+          ...(flags.config ? { config: flags.config } : {}),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        });
         return catalog;
       };
       await body(act, repo, io, catalogOnce);

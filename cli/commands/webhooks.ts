@@ -31,15 +31,14 @@ export function registerWebhooksCommands(program: Command): void {
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, events, { catalogFromFile, configFileFor }, { openTarget }, path] =
-        await Promise.all([
-          import("./webhooks-actions.ts"),
-          import("../../shared/store/index.ts"),
-          import("../../shared/events/index.ts"),
-          import("./admin-catalog.ts"),
-          import("../target.ts"),
-          import("node:path"),
-        ]);
+      const [act, { AdminRepo }, events, { catalogFor }, { openTarget }, path] = await Promise.all([
+        import("./webhooks-actions.ts"),
+        import("../../shared/store/index.ts"),
+        import("../../shared/events/index.ts"),
+        import("./admin-catalog.ts"),
+        import("../target.ts"),
+        import("node:path"),
+      ]);
       target = await openTarget({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
         ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
@@ -67,13 +66,11 @@ export function registerWebhooksCommands(program: Command): void {
         enqueue: act.sqsEnqueue(t.clients.sqs, t.resources.queues.events),
       };
       const catalog = () =>
-        catalogFromFile(
-          configFileFor({
-            target: t,
-            ...(flags.config ? { config: flags.config } : {}),
-            ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-          }),
-        );
+        catalogFor({
+          target: t,
+          ...(flags.config ? { config: flags.config } : {}),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        });
       const result = await body(act, ports, io, catalog);
       process.exitCode = result === false ? 1 : 0;
     } catch (err) {

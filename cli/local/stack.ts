@@ -220,6 +220,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       outboxDir,
       zoneFile,
       configFile,
+      config: config.config,
     });
     stops.push(async () => removeStackFile(stackFile));
 

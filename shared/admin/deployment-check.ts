@@ -1,5 +1,5 @@
 import { parseAddrSpec, routingKey } from "../mail/index.ts";
-import type { AdminCatalog } from "./catalog.ts";
+import { type AdminCatalog, catalogCite } from "./catalog.ts";
 import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
 
@@ -73,13 +73,13 @@ function agentIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
     if (!catalog.domains.includes(domain))
       issues.push({
         path: `agents[${i}].address`,
-        message: `domain ${q(domain)} is not registered; an agent's address must be at one of: ${listed(catalog.domains)} ("domains" in postern.config.json)`,
+        message: `domain ${q(domain)} is not registered; an agent's address must be at one of: ${listed(catalog.domains)} (${catalogCite(catalog, "domains")})`,
       });
     // A run of an agent whose model is not in the catalog fails before its first round (model-unknown).
     if (!catalog.models.includes(a.model))
       issues.push({
         path: `agents[${i}].model`,
-        message: `no model ${q(a.model)} in the catalog; one of: ${listed(catalog.models)} ("models" in postern.config.json)`,
+        message: `no model ${q(a.model)} in the catalog; one of: ${listed(catalog.models)} (${catalogCite(catalog, "models")})`,
       });
   });
   return issues;
@@ -147,7 +147,7 @@ function approverIssues(doc: AdminDocument, catalog: AdminCatalog, stored: Admin
       over.add(a.toolkit);
       issues.push({
         path,
-        message: `toolkit ${q(a.toolkit)} would have ${n} approvers; a confirm card goes to at most ${catalog.maxRecipients} ("outbound.maxRecipients" in postern.config.json)`,
+        message: `toolkit ${q(a.toolkit)} would have ${n} approvers; a confirm card goes to at most ${catalog.maxRecipients} (${catalogCite(catalog, "outbound.maxRecipients")})`,
       });
     }
   });
