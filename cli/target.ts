@@ -18,6 +18,8 @@ export interface Target<C extends Partial<AwsClients> = AwsClients> {
   readonly configFile?: string;
   /** The config that stack loaded at start (what it runs, whatever the file says now). */
   readonly runningConfig?: DeploymentConfig;
+  /** The running local stack reaches webhook receivers on loopback (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhookLoopback?: boolean;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ interface Place {
   readonly resources: Resources;
   readonly configFile?: string;
   readonly runningConfig?: DeploymentConfig;
+  readonly webhookLoopback?: boolean;
   /** Stops what locate started (the in-process emulators). */
   readonly stop: () => Promise<void>;
 }
@@ -78,6 +81,7 @@ function withClients<C extends Partial<AwsClients>>(
     clients,
     ...(place.configFile ? { configFile: place.configFile } : {}),
     ...(place.runningConfig ? { runningConfig: place.runningConfig } : {}),
+    ...(place.webhookLoopback !== undefined ? { webhookLoopback: place.webhookLoopback } : {}),
     close: async () => {
       destroy();
       await place.stop();
@@ -98,6 +102,7 @@ async function locate(opts: TargetOptions): Promise<Place> {
         resources: stack.resources,
         ...(stack.configFile ? { configFile: stack.configFile } : {}),
         ...(stack.config ? { runningConfig: stack.config } : {}),
+        ...(stack.webhookLoopback !== undefined ? { webhookLoopback: stack.webhookLoopback } : {}),
         stop: none,
       };
     throw new TargetError(

@@ -4,6 +4,7 @@ import {
   type BreakerState,
   type DeliveryEntry,
   dynamoEventState,
+  type EndpointReachOptions,
   type EventsMessage,
   type SecretStore,
 } from "../shared/events/index.ts";
@@ -71,6 +72,8 @@ export interface ConsoleDeps {
    * console was started without one: it then refuses to register or rotate (an endpoint is never live unsigned).
    */
   readonly webhookSecrets: SecretStore | null;
+  /** Where the events worker delivers: an added endpoint it could never reach is refused (public only in AWS). */
+  readonly webhookReach: EndpointReachOptions;
   /** Puts a message on the events queue (a `webhook.test`); null where the stack has no events queue. */
   enqueueEvent: ((m: EventsMessage) => Promise<void>) | null;
   /**
@@ -94,6 +97,8 @@ export interface ConsoleDeps {
 export interface ConsoleParts {
   readonly registry: ToolRegistry;
   readonly webhookSecrets?: SecretStore;
+  /** Local only: the stack's worker reaches webhook receivers on loopback (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhook?: { readonly local: boolean; readonly allowLoopback: boolean };
   /** MCP listing: where secret references resolve, and the local stack's loopback setting (never stdio). */
   readonly mcp?: Pick<ConnectorOptions, "secret"> & { readonly allowLoopback?: boolean };
 }
@@ -122,6 +127,11 @@ export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDep
       return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
     })(),
     webhookSecrets: parts.webhookSecrets ?? null,
+    webhookReach: {
+      resolve: systemResolver,
+      allowLoopback: parts.webhook?.allowLoopback === true,
+      local: parts.webhook?.local === true,
+    },
     enqueueEvent: resources.queues.events
       ? async (m) => void (await stores.queue.send(resources.queues.events as string, m))
       : null,

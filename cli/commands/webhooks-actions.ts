@@ -6,6 +6,7 @@ import {
   type BreakerState,
   type DeliveryEntry,
   type DeliveryLog,
+  type EndpointReachOptions,
   type EventsMessage,
   endpointItem,
   MAX_OVERLAP_HOURS,
@@ -32,6 +33,8 @@ export interface WebhookPorts {
   breaker(id: string): Promise<BreakerState>;
   /** Hands a message to the events queue; null when the target has none (a stack from before events). */
   readonly enqueue: ((m: EventsMessage) => Promise<void>) | null;
+  /** Which addresses the target's worker delivers to: the stack's loopback switch, or AWS's public only. */
+  readonly reach: EndpointReachOptions;
 }
 
 export interface AddArgs {
@@ -73,6 +76,7 @@ export async function webhooksAdd(
   // The core (shared/events/endpoints.ts) makes the one admin write check, then stores the secret before the item.
   const r = await addEndpoint(p, item, {
     catalog,
+    reach: p.reach,
     beforeStore: (secret) => writeSecret(a.secretOut, secret),
   });
   if (!r.ok) {

@@ -64,6 +64,13 @@ export function registerWebhooksCommands(program: Command): void {
         log: state.log,
         breaker: (id) => state.breaker.get(id),
         enqueue: act.sqsEnqueue(t.clients.sqs, t.resources.queues.events),
+        reach: {
+          resolve: (await import("../../shared/net/index.ts")).systemResolver,
+          // The running stack says how it was started; a stack not running yet will read this shell's setting.
+          allowLoopback:
+            t.kind !== "aws" && (t.webhookLoopback ?? process.env.POSTERN_WEBHOOKS_ALLOW_LOOPBACK === "1"),
+          local: t.kind !== "aws",
+        },
       };
       const catalog = () =>
         catalogFor({

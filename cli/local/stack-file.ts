@@ -22,6 +22,8 @@ export interface StackFile {
    * running what it loaded, so a write is checked against this, not the file's new text.
    */
   readonly config?: DeploymentConfig;
+  /** The stack was started with POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1: its worker reaches receivers on loopback. */
+  readonly webhookLoopback?: boolean;
 }
 
 export function writeStackFile(path: string, content: StackFile): void {

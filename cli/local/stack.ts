@@ -109,6 +109,8 @@ export interface LocalStack {
   readonly stackFile: string;
   readonly resolver: DNSResolver;
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
+  /** Webhook receivers on loopback are reached (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhookLoopback: boolean;
   stop(): Promise<void>;
 }
 
@@ -221,6 +223,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       zoneFile,
       configFile,
       config: config.config,
+      webhookLoopback: opts.webhookLoopback === true,
     });
     stops.push(async () => removeStackFile(stackFile));
 
@@ -238,6 +241,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       stackFile,
       resolver: zoneFileResolver(zoneFile),
       pollers: { polled: pollers.polled, skipped: pollers.skipped },
+      webhookLoopback: opts.webhookLoopback === true,
       stop: stopAll,
     };
   } catch (err) {
