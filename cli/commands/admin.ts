@@ -56,10 +56,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, { catalogFor }] = await Promise.all([
+      const [act, { AdminRepo, AuditRepo }, { catalogFor }, { cliActor }] = await Promise.all([
         import("./admin-actions.ts"),
         import("../../shared/store/index.ts"),
         import("./admin-catalog.ts"),
+        import("./cli-actor.ts"),
       ]);
       target = await open({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
@@ -70,6 +71,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         dynamo: target.clients.dynamo,
         tables: target.resources.tables,
         logger: ioLogger(io),
+        // The console's audit log: CLI writes are in it beside the console's (docs/admin.md).
+        audit: {
+          log: new AuditRepo({ dynamo: target.clients.dynamo, tables: target.resources.tables }),
+          actor: cliActor(),
+        },
       });
       const opened = target;
       let catalog = deps.catalog;

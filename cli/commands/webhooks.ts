@@ -31,14 +31,16 @@ export function registerWebhooksCommands(program: Command): void {
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, events, { catalogFor }, { openTarget }, path] = await Promise.all([
-        import("./webhooks-actions.ts"),
-        import("../../shared/store/index.ts"),
-        import("../../shared/events/index.ts"),
-        import("./admin-catalog.ts"),
-        import("../target.ts"),
-        import("node:path"),
-      ]);
+      const [act, { AdminRepo, AuditRepo }, events, { catalogFor }, { openTarget }, path] = await Promise.all(
+        [
+          import("./webhooks-actions.ts"),
+          import("../../shared/store/index.ts"),
+          import("../../shared/events/index.ts"),
+          import("./admin-catalog.ts"),
+          import("../target.ts"),
+          import("node:path"),
+        ],
+      );
       target = await openTarget({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
         ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
@@ -59,7 +61,15 @@ export function registerWebhooksCommands(program: Command): void {
         secrets = events.fileSecretStore(path.join(path.dirname(dataDir), "secrets.json"));
       }
       const ports: WebhookPorts = {
-        repo: new AdminRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables, logger: ioLogger(io) }),
+        repo: new AdminRepo({
+          dynamo: t.clients.dynamo,
+          tables: t.resources.tables,
+          logger: ioLogger(io),
+          audit: {
+            log: new AuditRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables }),
+            actor: (await import("./cli-actor.ts")).cliActor(),
+          },
+        }),
         secrets,
         log: state.log,
         breaker: (id) => state.breaker.get(id),

@@ -11,7 +11,7 @@ export interface TableSpec {
   readonly ttlAttribute?: string;
   /**
    * Admin tables are operator-edited configuration; runtime tables are engine state; the audit table is the
-   * console's record of admin changes (no pipeline function reads or writes it).
+   * record of admin changes, the console's and the CLI's (no pipeline function reads or writes it).
    */
   readonly kind: "admin" | "runtime" | "audit";
   /**
