@@ -479,7 +479,9 @@ describe("the audit log holds CLI writes beside the console's (issue 31 item 7, 
     const { AuditRepo } = await import("../../shared/store/audit-repo.ts");
     const audit = new AuditRepo({ dynamo: clients.dynamo, tables: em.resources.tables });
     const since = new Date().toISOString();
-    expect((await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo")).code).toBe(0);
+    expect((await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo")).code).toBe(
+      0,
+    );
     expect((await cli("agents", "remove", SUZIE)).code).toBe(0);
     const mine = (await audit.list({ limit: 50 })).items.filter(
       (e) => e.at >= since && e.table === "agents" && e.key === `address="${SUZIE}"`,
