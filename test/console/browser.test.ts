@@ -212,6 +212,9 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     const stale = await context.newPage();
     await stale.goto(page.url());
     await page.click('button:text("Apply")');
+    // Apply asks first; only its confirmation decides.
+    expect(await page.locator("main").textContent()).toContain("cannot be undone");
+    await page.click('button:text("Yes, apply")');
     expect(await page.locator(".flash").textContent()).toContain("Decision sent");
     await waitFor("the plan applied", async () =>
       (await s.stores.state.get(`plan#${runId}`, "plan"))?.state === "applied" ? true : undefined,

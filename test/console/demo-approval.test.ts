@@ -131,6 +131,7 @@ describe.runIf(executablePath)("the demo approval flow in Chromium", () => {
     await page.click(`a[href="/plans/${run.runId}"]`);
     expect(await page.locator("pre.untrusted").first().textContent()).toContain('"order": "A-1001"');
     await page.click('button:text("Apply")');
+    await page.click('button:text("Yes, apply")');
     expect(await page.locator(".flash").textContent()).toContain("Decision sent");
 
     await waitFor("the plan applied", async () =>
