@@ -87,7 +87,7 @@ async function refuse(
   if (op === "edit") {
     const form =
       kind === "agents"
-        ? agentForm(csrf, item, "edit")
+        ? agentForm(csrf, item, "edit", deps.catalog.models)
         : kind === "toolkits"
           ? toolkitForm(csrf, item, "edit")
           : responsibilityForm(csrf, item, "edit");
@@ -95,7 +95,11 @@ async function refuse(
   }
   const s = await deps.admin.snapshot();
   return c.html(
-    page("Admin", ctxOf(c), adminView(s, { csrf, canWrite: true, issues: { kind, issues } })),
+    page(
+      "Admin",
+      ctxOf(c),
+      adminView(s, { csrf, canWrite: true, issues: { kind, issues, item }, models: deps.catalog.models }),
+    ),
     400,
   );
 }
