@@ -26,7 +26,7 @@ describe("dev send finds the agents' replies in the outbox", () => {
     );
     writeFileSync(
       join(dir, "0100-b.eml"),
-      mail("refunds@demo.postern.test", "other@sender.postern.test", "b"),
+      mail("shop@demo.postern.test", "other@sender.postern.test", "b"),
     );
     writeFileSync(
       join(dir, "0100-c.eml"),
