@@ -17,6 +17,8 @@ export interface CheckArgs {
   readonly dns?: string;
   readonly now?: string;
   readonly show?: boolean;
+  /** With --show: the JSON object (with `shown` as a string) instead of the human report. */
+  readonly json?: boolean;
   readonly mailFrom?: string;
   readonly dir?: string;
 }
@@ -54,8 +56,30 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
     io.err(`postern check: ${e.line}\n`);
     return e.exitCode;
   }
-  io.out(`${JSON.stringify(result, null, 2)}\n`);
+  io.out(args.show && !args.json ? humanCheck(result) : `${JSON.stringify(result, null, 2)}\n`);
   return 0;
+}
+
+/**
+ * `check --show` for a person: the verdict as lines, then what the model would be given exactly as it would read
+ * it. Inside JSON that text was one escaped string (`\n`, `\"`), unreadable where reading it is the point.
+ */
+export function humanCheck(r: CheckResult): string {
+  const rows: [string, string][] = [
+    ["verdict", r.verdict],
+    ["reason", r.reason],
+    ...(r.detail ? ([["detail", r.detail]] as [string, string][]) : []),
+    ["sender", r.sender ?? "(none proven)"],
+    ["agent", r.agent ?? "(none)"],
+    ["notify", r.notify ? "yes: the sender is told" : "no"],
+    ...(r.signedHeaders ? ([["signed", r.signedHeaders.join(", ")]] as [string, string][]) : []),
+  ];
+  const head = rows.map(([k, v]) => `${`${k}:`.padEnd(9)} ${v}`).join("\n");
+  const what =
+    r.verdict === "accept"
+      ? "what the model would be given, exactly"
+      : "the refusal line, as logged and shown";
+  return `${head}\n\n--- ${what} ---\n${r.shown ?? ""}\n--- end (--json for the JSON object) ---\n`;
 }
 
 /** An SES message id (as `dev send`, `runs show` and the console's refused-mail page print it). */

@@ -24,10 +24,7 @@ describe("dev send finds the agents' replies in the outbox", () => {
       join(dir, "0100-a.eml"),
       mail("helpdesk@demo.postern.test", "sent-1@sender.postern.test", "a"),
     );
-    writeFileSync(
-      join(dir, "0100-b.eml"),
-      mail("shop@demo.postern.test", "other@sender.postern.test", "b"),
-    );
+    writeFileSync(join(dir, "0100-b.eml"), mail("shop@demo.postern.test", "other@sender.postern.test", "b"));
     writeFileSync(
       join(dir, "0100-c.eml"),
       mail("Refunds@Demo.postern.test", "sent-1@sender.postern.test", "c"),
