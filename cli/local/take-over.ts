@@ -76,7 +76,7 @@ export function takeOverReport(t: TakeOver): string | null {
     t.roundsReleased > 0 &&
       `${count(t.roundsReleased, "agent round", "agent rounds")} it had claimed released to run again`,
     t.sendsUnknown > 0 &&
-      `${count(t.sendsUnknown, "send", "sends")} it left mid-way marked unknown (never sent twice; the alarm line above names each)`,
+      `${count(t.sendsUnknown, "send", "sends")} it left mid-way marked unknown (never sent twice; npx postern outbound unknown lists them)`,
   ].filter((p): p is string => typeof p === "string");
   return parts.length === 0 ? null : `took over from the stack that stopped: ${parts.join("; ")}`;
 }

@@ -10,7 +10,7 @@ describe("the restart's take-over line", () => {
     );
     const all = takeOverReport({ messagesReturned: 3, roundsReleased: 1, sendsUnknown: 1 }) ?? "";
     expect(all).toContain(
-      "1 send it left mid-way marked unknown (never sent twice; the alarm line above names each)",
+      "1 send it left mid-way marked unknown (never sent twice; npx postern outbound unknown lists them)",
     );
     expect(all).not.toMatch(/[{}]|roundsReleased|messagesReturned/);
     expect(all.split("\n")).toHaveLength(1);
