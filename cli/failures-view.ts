@@ -1,0 +1,34 @@
+import type { FailureEntry } from "../shared/ports/index.ts";
+
+/** The terminal width `runs failures` fits by default: a common split-pane width, and 20 under 120. */
+export const FAILURES_WIDTH = 100;
+
+/** One line, at most `width` characters: a longer one ends in `…`, so a cut is never mistaken for the whole. */
+export function fitLine(text: string, width: number): string {
+  const one = text.replace(/\r\n|[\r\n\u2028\u2029]/g, "⏎");
+  return one.length <= width ? one : `${one.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/**
+ * The failure feed in at most FAILURES_WIDTH columns: one block per failure (when, class and reason; then agent,
+ * run, request and whether the sender was told; then SES's or the provider's message), each line cut with `…`.
+ * The eight-column table was ~230 columns wide and wrapped into noise; `--wide` still prints it.
+ */
+export function failureBlocks(items: readonly FailureEntry[], width: number = FAILURES_WIDTH): string {
+  return items
+    .map((f) => {
+      const when = f.at.replace("T", " ").replace(/\.\d+Z$|Z$/, "");
+      const where = [
+        `agent ${f.agent}`,
+        f.runId ? `run ${f.runId}` : "",
+        f.requestId ? `request ${f.requestId}` : "",
+        f.senderNotice ? `sender told: ${f.senderNotice}` : "",
+      ].filter(Boolean);
+      return [
+        fitLine(`${when}  ${f.class}  ${f.reason}`, width),
+        fitLine(`  ${where.join("  ")}`, width),
+        ...(f.detail ? [fitLine(`  ${f.detail}`, width)] : []),
+      ].join("\n");
+    })
+    .join("\n\n");
+}
