@@ -20,6 +20,7 @@ import {
 import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
+import { secretOutRefusal } from "./secret-out.ts";
 
 /**
  * `postern webhooks ...` as plain functions over their ports (webhooks.ts wires commander and the target). A signing
@@ -55,6 +56,8 @@ const FLAGS: Record<string, string> = {
 };
 
 function writeSecret(path: string, secret: string): void {
+  const refused = secretOutRefusal(path);
+  if (refused) throw new CommandFailure(refused);
   // `wx`: never overwrite a file (it may be the previous secret the receiver still needs during the overlap).
   try {
     writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: "wx" });

@@ -123,7 +123,7 @@ export function registerWebhooksCommands(program: Command): void {
     )
     .requiredOption(
       "--secret-out <file>",
-      "new file (mode 0600) the signing secret is written to; never printed",
+      "new file (mode 0600) the signing secret is written to; never printed; in a git work tree only where git ignores it (.postern/)",
     )
     .option(
       "--include-mail-text",
@@ -143,7 +143,10 @@ export function registerWebhooksCommands(program: Command): void {
     (id: string, o: Flags) => run(o, (act, p, io) => act.webhooksRemove(p, io, id)),
   );
   leaf("rotate <id>", "new signing secret; the old one keeps signing too until the overlap ends")
-    .requiredOption("--secret-out <file>", "new file (mode 0600) the new secret is written to; never printed")
+    .requiredOption(
+      "--secret-out <file>",
+      "new file (mode 0600) the new secret is written to; never printed; in a git work tree only where git ignores it (.postern/)",
+    )
     .option("--overlap-hours <n>", "hours both secrets sign every delivery", "24")
     .action((id: string, o: Flags & { secretOut: string; overlapHours: string }) =>
       run(o, (act, p, io) => act.webhooksRotate(p, io, id, o.secretOut, Number(o.overlapHours))),
