@@ -35,6 +35,16 @@ export function agentsTable(rows: readonly AgentRow[], config: DeploymentConfig)
   })}</tbody></table>`;
 }
 
+/**
+ * Outbound reach without an allow rule, as shared/gate/outbound-reach.ts decides it and docs/admin.md says it: the
+ * registered domains are a scheduled run's default only, never a mail-started run's (a steered run must not mail
+ * the operator's own staff from a trusted address).
+ */
+export const NO_ALLOW_RULE =
+  "a run started by mail writes only to its reply's own participants (the proven sender and the signed To/Cc of " +
+  "the mail it answers), not even to the registered domains; a scheduled run also to addresses at the registered " +
+  "domains, exactly (no subdomain). Deny rules only narrow this; allow rules replace it for every run.";
+
 export interface AgentDetail {
   readonly agent: AgentItem;
   readonly today: { runs: number; tokens: number };
@@ -94,9 +104,10 @@ ${
 }
 
 <h2>Outbound rules</h2>
+${d.outboundRules.some((r) => r.effect === "allow") ? "" : html`<p>${d.outboundRules.length === 0 ? "No rules" : "No allow rule"}: ${NO_ALLOW_RULE}</p>`}
 ${
   d.outboundRules.length === 0
-    ? html`<p>No rules: beyond a reply's own participants, mail goes only to addresses at the registered domains.</p>`
+    ? ""
     : html`<table><thead><tr><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>${d.outboundRules.map(
         (r) =>
           html`<tr><td>${r.effect}</td><td><code>${r.pattern}</code></td><td>${"failClosedFor" in r ? html`<span class="issues">fail-closed: an invalid stored rule</span>` : ""}</td></tr>`,

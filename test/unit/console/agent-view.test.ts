@@ -60,3 +60,43 @@ describe("the agent page's toolkits (issue 31 item 7, finding 1)", () => {
     expect(rowOf(page, "no_such_tool")).toContain("not registered in this deployment");
   });
 });
+
+describe("the agent page's outbound rules say what the code does (finding 13)", () => {
+  const page = (outboundRules: { effect: "allow" | "deny"; pattern: string }[]) =>
+    agentView(
+      {
+        agent: agent(),
+        today: { runs: 0, tokens: 0 },
+        toolkits: [],
+        rules: [],
+        outboundRules: outboundRules.map((r) => ({ agent: AGENT, ...r })),
+        approvers: [],
+        responsibilities: [],
+        threads: { items: [], next: null },
+        runs: { items: [], next: null },
+        deliveryEvents: [],
+        mcpServers: [],
+      },
+      config(),
+      defaultRegistry(),
+    ).toString();
+  const section = (html: string) =>
+    html.slice(html.indexOf("<h2>Outbound rules</h2>"), html.indexOf("<h2>Responsibilities</h2>"));
+
+  it("without an allow rule: a mail-started run reaches only its reply's participants, a scheduled run the domains too", () => {
+    for (const rules of [[], [{ effect: "deny" as const, pattern: "*@agents.example.net" }]]) {
+      const s = section(page(rules));
+      expect(s).toContain("a run started by mail writes only to its reply&#39;s own participants");
+      expect(s).toContain(
+        "not even to the registered domains; a scheduled run also to addresses at the registered domains",
+      );
+      expect(s).not.toContain("mail goes only to addresses at the registered domains");
+    }
+  });
+
+  it("with an allow rule the rules alone decide, and the default is not claimed", () => {
+    expect(section(page([{ effect: "allow", pattern: "*@partner.example" }]))).not.toContain(
+      "a run started by mail",
+    );
+  });
+});
