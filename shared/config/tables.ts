@@ -150,6 +150,8 @@ export const STATE_KEYS = {
   budgetNotice: (senderKey: string): string => `budget-notice#${senderKey}`,
   /** A run's calls to each MCP server (sk = the server id): the per-run call budget. */
   mcpCalls: (runId: string): string => `mcpcalls#${runId}`,
+  /** Trace events a run records once however many rounds see the same thing (sk = what was seen). */
+  runOnce: (runId: string): string => `runonce#${runId}`,
   /**
    * Signed events' worker state; every family starts `webhook-`, the only prefix its IAM grant allows
    * (infra/constructs/webhooks.ts): an endpoint's deliveries record, its attempt counters, and (one partition,
