@@ -3,6 +3,7 @@ import type { AdminSnapshot } from "../shared/admin/index.ts";
 import type { DeploymentConfig } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
 import { type Decision, gateMessage, renderMessage, renderRefusal } from "../shared/gate/index.ts";
+import type { AddressingKind } from "../shared/ports/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
 export interface CheckResult {
@@ -19,6 +20,13 @@ export interface CheckResult {
    * an unsigned To/Cc addresses no one, unsigned threading fields start a new thread (docs/gate.md).
    */
   readonly signedHeaders?: readonly string[];
+  /**
+   * Accepted mail: how it was addressed to the agent (docs/gate.md): `signed` (a signed To/Cc names it),
+   * `envelope` (named only in an unsigned To/Cc, signed Date fresh: the run writes to its sender only), `bcc`
+   * (the agent accepts Bcc). `check` reads no sent mail, so a reply to the agent's own mail that the stack would
+   * match (`reply`) shows here as `envelope` or `not-addressed`.
+   */
+  readonly addressing?: AddressingKind;
   /** With --show: exactly what the model would be given (accept), or the refusal line (refuse/drop). */
   readonly shown?: string;
 }
@@ -45,6 +53,8 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
     admin: input.admin,
     resolver: input.resolver,
     now: input.now,
+    // No stack's sent mail here (see CheckResult.addressing).
+    sentMail: async () => [],
   });
   const decision: Decision = result.decisions[0] ?? {
     verdict: "drop",
@@ -84,6 +94,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
       sender: decision.sender.routingKey,
       notify: false,
       signedHeaders: decision.sender.signedHeaders,
+      addressing: decision.addressing.kind,
       ...(input.show ? { shown } : {}),
     };
   }

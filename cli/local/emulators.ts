@@ -20,6 +20,7 @@ import dynalite from "dynalite";
 import type { FauxqsServer } from "fauxqs";
 import type { Resources } from "../../shared/config/index.ts";
 import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/index.ts";
+import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/events/index.ts";
 import { ensureQueue } from "./emulator-queues.ts";
 import { LOOPBACK, startLoopbackFauxqs } from "./fauxqs-loopback.ts";
 
@@ -62,9 +63,10 @@ export const QUEUE_NAMES = {
 
 /**
  * The events queue's redrive is a backstop only: the worker counts attempts itself and moves spent events to the
- * DLQ, and a breaker's waits are receives that are not attempts (shared/events/sqs-handler.ts). As CDK sets it.
+ * DLQ, and a breaker's wait re-sends the delivery rather than spending receives (shared/events/sqs-handler.ts).
+ * Derived from the deployed schedule, as CDK sets it.
  */
-export const EVENTS_MAX_RECEIVE_COUNT = 100;
+export const EVENTS_MAX_RECEIVE_COUNT = maxReceivesFor(DEFAULT_POLICY);
 export const BUCKET_NAME = "postern-mail";
 export const INTAKE_TOPIC = "postern-ses-intake";
 export const tableName = (key: TableKey): string => `postern-${key}`;
@@ -160,17 +162,17 @@ function listen(server: Server, port: number): Promise<void> {
 }
 
 /**
- * Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly), with
- * its indexes. A persisted table created before an index existed is rebuilt with it (dynalite cannot add an index
- * to an existing table): its items are read, kept in `<backupDir>/<table>.migrating.json` until the copy is back.
- */
-/**
  * The SDK's table waiters for dynalite: it makes a table ACTIVE on its next tick (createTableMs 0), but the waiter's
  * first check can still see CREATING and then sleeps its minimum delay, 1 s and more with jitter (measured: a start
  * took 50 ms or 1 to 4 s at random, a large share of the test suite's wall time). Poll every 10 to 100 ms instead.
  */
 const localWaiter = (client: DynamoDBClient) => ({ client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.1 });
 
+/**
+ * Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly), with
+ * its indexes. A persisted table created before an index existed is rebuilt with it (dynalite cannot add an index
+ * to an existing table): its items are read, kept in `<backupDir>/<table>.migrating.json` until the copy is back.
+ */
 export async function createTables(endpoint: string, region: string, backupDir?: string): Promise<void> {
   const client = new DynamoDBClient({
     region,
