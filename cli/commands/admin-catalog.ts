@@ -1,7 +1,12 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { type AdminCatalog, adminCatalog } from "../../shared/admin/index.ts";
-import { ConfigError, type DeploymentConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { type AdminCatalog, adminCatalog, runningConfigCite } from "../../shared/admin/index.ts";
+import {
+  ConfigError,
+  changedConfigFiles,
+  type DeploymentConfig,
+  loadConfigFile,
+} from "../../shared/config/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
@@ -60,26 +65,11 @@ export function runningCatalog(
   here: string = resolve("postern.config.json"),
 ): AdminCatalog {
   const shown = (f: string) => relative(process.cwd(), f) || f;
-  const files = [...new Set([configFile, existsSync(here) ? here : undefined])].filter(
-    (f): f is string => f !== undefined,
+  const files = [configFile, here].filter((f): f is string => f !== undefined);
+  const changed = changedConfigFiles(config, files).map(shown);
+  return adminCatalog(
+    config,
+    grantableNames(),
+    runningConfigCite(configFile ? shown(configFile) : undefined, changed),
   );
-  const changed = files.filter((f) => differs(config, f)).map(shown);
-  return adminCatalog(config, grantableNames(), {
-    source: `the config the running stack started with${configFile ? ` (${shown(configFile)})` : ""}`,
-    ...(changed.length > 0
-      ? {
-          stale: `${changed.join(" and ")} on disk differs from it: restart the stack (Ctrl-C, then npm start) to run the file`,
-        }
-      : {}),
-  });
-}
-
-function differs(config: DeploymentConfig, file: string): boolean {
-  try {
-    return JSON.stringify(loadConfigFile(file).config) !== JSON.stringify(config);
-  } catch (err) {
-    // A file that no longer loads is not what the stack runs either.
-    if (err instanceof ConfigError) return true;
-    throw err;
-  }
 }

@@ -28,6 +28,7 @@ export async function startStackConsole(
     // Where `postern webhooks add` and the events worker keep signing secrets locally (G16).
     webhookSecrets: fileSecretStore(localSecretsFile(stack.dir)),
     webhookLoopback: stack.webhookLoopback,
+    configFile: stack.configFile,
   });
   const file = join(stack.dir, "console.json");
   writeConsoleFile(file, {

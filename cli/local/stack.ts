@@ -111,6 +111,8 @@ export interface LocalStack {
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
   /** Webhook receivers on loopback are reached (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
   readonly webhookLoopback: boolean;
+  /** The config file the stack loaded at start (the demo config without postern.config.json). */
+  readonly configFile: string;
   stop(): Promise<void>;
 }
 
@@ -242,6 +244,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       resolver: zoneFileResolver(zoneFile),
       pollers: { polled: pollers.polled, skipped: pollers.skipped },
       webhookLoopback: opts.webhookLoopback === true,
+      configFile,
       stop: stopAll,
     };
   } catch (err) {

@@ -44,3 +44,22 @@ export function adminCatalog(
     ...(from.stale ? { stale: from.stale } : {}),
   };
 }
+
+/**
+ * Where a running stack's catalog comes from, as a refusal names it: the config it started with, and (when the
+ * file on disk now says something else) that a restart is what runs the file. The CLI and the local console say
+ * the same words.
+ */
+export function runningConfigCite(
+  configFile: string | undefined,
+  changed: readonly string[],
+): Pick<AdminCatalog, "source" | "stale"> {
+  return {
+    source: `the config the running stack started with${configFile ? ` (${configFile})` : ""}`,
+    ...(changed.length > 0
+      ? {
+          stale: `${changed.join(" and ")} on disk differs from it: restart the stack (Ctrl-C, then npm start) to run the file`,
+        }
+      : {}),
+  };
+}

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { catalogFor } from "../../../cli/commands/admin-catalog.ts";
+import { consoleCatalog } from "../../../console/deps.ts";
 import { checkDocument } from "../../../shared/admin/document.ts";
 import { loadConfigFile } from "../../../shared/config/index.ts";
 import { EMPTY_ADMIN } from "../../helpers/admin-catalog.ts";
@@ -54,5 +55,30 @@ describe("admin writes against a running local stack", () => {
     const [message] = issuesOf(checkDocument(agentAt("b.example.com"), { catalog, stored: EMPTY_ADMIN }));
     expect(message).toContain("the config the running stack started with");
     expect(message).not.toContain("restart");
+  });
+});
+
+describe("console writes on the local stack", () => {
+  it("say the file on disk differs from the config the stack runs, once it does", () => {
+    const dir = mkdtempSync(join(tmpdir(), "postern-catalog-"));
+    const path = file(dir, ["a.example.com"]);
+    const running = loadConfigFile(path).config;
+    const catalog = consoleCatalog(running, ["send_email"], path);
+    const refusal = () =>
+      issuesOf(checkDocument(agentAt("b.example.com"), { catalog: catalog(), stored: EMPTY_ADMIN }))[0];
+    expect(refusal()).toContain(`"domains" in the config the running stack started with (${path})`);
+    expect(refusal()).not.toContain("restart");
+    file(dir, ["a.example.com", "b.example.com"]);
+    expect(catalog().domains).toEqual(["a.example.com"]);
+    expect(refusal()).toContain(`${path} on disk differs from it: restart the stack`);
+    // In AWS (no file): the deployed config, cited as before.
+    expect(
+      issuesOf(
+        checkDocument(agentAt("b.example.com"), {
+          catalog: consoleCatalog(running, [])(),
+          stored: EMPTY_ADMIN,
+        }),
+      )[0],
+    ).toContain('("domains" in postern.config.json)');
   });
 });
