@@ -10,23 +10,23 @@ export function fitLine(text: string, width: number): string {
 }
 
 /**
- * The failure feed in at most FAILURES_WIDTH columns: one block per failure (when, class and reason; then agent,
- * run, request and whether the sender was told; then SES's or the provider's message), each line cut with `…`.
+ * The failure feed in at most FAILURES_WIDTH columns: one block per failure (when, class and reason; the agent and
+ * whether the sender was told; the run and request ids, whole; then SES's or the provider's message, cut with `…`).
  * The eight-column table was ~230 columns wide and wrapped into noise; `--wide` still prints it.
  */
 export function failureBlocks(items: readonly FailureEntry[], width: number = FAILURES_WIDTH): string {
   return items
     .map((f) => {
       const when = f.at.replace("T", " ").replace(/\.\d+Z$|Z$/, "");
-      const where = [
-        `agent ${f.agent}`,
-        f.runId ? `run ${f.runId}` : "",
-        f.requestId ? `request ${f.requestId}` : "",
-        f.senderNotice ? `sender told: ${f.senderNotice}` : "",
-      ].filter(Boolean);
+      // Ids are what an operator copies into `runs show` or a search: never cut (one line each when both do not fit).
+      const ids = [f.runId ? `run ${f.runId}` : "", f.requestId ? `request ${f.requestId}` : ""].filter(
+        Boolean,
+      );
+      const idLines = ids.join("  ").length + 2 <= width ? [ids.join("  ")] : ids;
       return [
         fitLine(`${when}  ${f.class}  ${f.reason}`, width),
-        fitLine(`  ${where.join("  ")}`, width),
+        fitLine(`  agent ${f.agent}${f.senderNotice ? `  sender told: ${f.senderNotice}` : ""}`, width),
+        ...idLines.filter(Boolean).map((l) => `  ${l}`),
         ...(f.detail ? [fitLine(`  ${f.detail}`, width)] : []),
       ].join("\n");
     })

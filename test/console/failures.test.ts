@@ -238,7 +238,9 @@ describe("G19: every failure ends somewhere a person looks", () => {
     expect(await cliText((f, io) => runsShow(run.runId, f, io))).toContain(
       "FAILURE send-failed: ses-rejected:MessageRejected",
     );
-    expect(await cliText(runsFailures)).toMatch(/send-failed\s+ses-rejected:MessageRejected\s+helpdesk@/);
+    expect(await cliText(runsFailures)).toMatch(
+      /send-failed {2}ses-rejected:MessageRejected\n {2}agent helpdesk@/,
+    );
     // Nothing reached the outbox for the refused address (the capture refused it as SES would).
     expect(await outboxTo(sender)).toEqual([]);
   });
@@ -274,7 +276,7 @@ describe("G19: every failure ends somewhere a person looks", () => {
       "FAILURE: run failed, the sender got no answer (model-unknown); the sender was already told today",
     );
     expect(await cliText(runsFailures)).toMatch(
-      /run-failed\s+model-unknown\s+lost@\S+\s+\S+\s+already-today/,
+      /run-failed {2}model-unknown\n {2}agent lost@\S+ {2}sender told: already-today\n {2}run \S+/,
     );
   });
 

@@ -23,11 +23,15 @@ describe("runs failures fits 100 columns", () => {
     const lines = out.split("\n");
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(100);
     expect(lines[0]).toBe("2026-12-04 21:34:18  send-failed  recipient-invalid");
-    expect(lines[1]).toContain("agent helpdesk@demo.postern.test  run run-4d5962ac51c932e1fcbf14b7");
-    expect(lines[2]?.endsWith("…")).toBe(true);
-    expect(lines[2]).toContain("Email address is not verified");
-    // The second failure has no run and no detail: two lines, and no empty "run" label.
-    expect(out.split("\n\n")[1]?.split("\n")).toHaveLength(2);
+    expect(lines[1]).toBe("  agent helpdesk@demo.postern.test  sender told: already-today");
+    // Ids whole, never cut: what an operator copies into `runs show`.
+    expect(lines[2]).toBe(
+      "  run run-4d5962ac51c932e1fcbf14b7  request req-4d5962ac51c932e1fcbf14b7-reply-00000001",
+    );
+    expect(lines[3]?.endsWith("…")).toBe(true);
+    expect(lines[3]).toContain("Email address is not verified");
+    // The second failure has no run and no detail: agent and request only, and no empty "run" label.
+    expect(out.split("\n\n")[1]?.split("\n")).toHaveLength(3);
     expect(out.split("\n\n")[1]).not.toContain(" run ");
   });
 
