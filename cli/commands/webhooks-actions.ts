@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { AdminCatalog } from "../../shared/admin/index.ts";
 import {
@@ -60,6 +61,8 @@ function writeSecret(path: string, secret: string): void {
   if (refused) throw new CommandFailure(refused);
   // `wx`: never overwrite a file (it may be the previous secret the receiver still needs during the overlap).
   try {
+    // `.postern/` may not exist yet where the stack never ran (a deploy from a fresh checkout).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: "wx" });
   } catch (err) {
     throw new CommandFailure(`--secret-out ${path}: ${(err as Error).message}`);
