@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 
 /** Runs git in a directory; null when git is missing or the directory is in no repository. */
@@ -25,9 +26,12 @@ const systemGit: Git = (cwd, args) => {
 export function secretOutRefusal(path: string, git: Git = systemGit): string | null {
   const file = resolve(path);
   const dir = dirname(file);
-  const top = git(dir, ["rev-parse", "--show-toplevel"]);
+  // git runs where the file will be, or in its nearest existing directory: a missing one is made on write.
+  let cwd = dir;
+  while (!existsSync(cwd) && dirname(cwd) !== cwd) cwd = dirname(cwd);
+  const top = git(cwd, ["rev-parse", "--show-toplevel"]);
   if (!top) return null;
-  if (git(dir, ["check-ignore", "--no-index", "-q", file]) !== null) return null;
+  if (git(cwd, ["check-ignore", "--no-index", "-q", file]) !== null) return null;
   return (
     `--secret-out ${path}: ${relative(top, file)} is inside the git work tree ${top} and git does not ignore it, so ` +
     "a commit could carry the secret; write it outside the work tree (e.g. ~/" +

@@ -17,6 +17,11 @@ describe("--secret-out", () => {
     const refused = secretOutRefusal(join(repo, "hooks", "crm.secret"));
     expect(refused).toContain("hooks/crm.secret is inside the git work tree");
     expect(refused).toContain("write it outside the work tree (e.g. ~/crm.secret) or under .postern/");
+    // A directory that does not exist yet (made on write) is judged where it will be.
+    expect(secretOutRefusal(join(repo, "new", "dir", "crm.secret"))).toContain(
+      "new/dir/crm.secret is inside",
+    );
+    expect(secretOutRefusal(join(repo, ".postern", "new", "crm.secret"))).toBeNull();
   });
 
   it("is allowed where git ignores it, and outside any work tree", () => {
