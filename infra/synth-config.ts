@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { DeploymentConfig } from "../shared/config/index.ts";
 import { ConfigError, type LoadedConfig, loadConfigFile } from "../shared/config/index.ts";
+import { modelFacts } from "../shared/model/index.ts";
 
 /** The config CDK ships: the validated document, the file it came from, and the script files it references. */
 export interface SynthConfig {
@@ -85,10 +86,21 @@ export function deployChecks(
         `${at}: ${m.baseUrl} is a loopback address, unreachable from Lambda (fine for npm start)`,
       );
     }
+    if (m.provider === "bedrock" || m.provider === "anthropic") {
+      // A model the facts table marks old still deploys (an existing account may still call it), but a new
+      // account cannot (Bedrock Legacy) or no one can (a retired Claude API model): `postern doctor` asks the
+      // service itself and fails it; synth names it early.
+      const id = m.provider === "bedrock" ? m.modelId : m.model;
+      const facts = modelFacts(m.provider, id);
+      if (facts?.status === "old")
+        warnings.push(
+          `${at}: ${id} is ${facts.name}, ${facts.note ?? "an old model"}; run \`postern doctor\``,
+        );
+    }
     if (m.provider === "bedrock") {
       if (!BEDROCK_MODEL_ID.test(m.modelId))
         problems.push(
-          `${at}.modelId: ${m.modelId} is not a Bedrock model id, inference profile id or ARN (e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 or us.anthropic...)`,
+          `${at}.modelId: ${m.modelId} is not a Bedrock model id, inference profile id or ARN (e.g. anthropic.claude-sonnet-4-6 or global.anthropic...)`,
         );
       if (m.region !== undefined && !AWS_REGION.test(m.region))
         problems.push(`${at}.region: ${m.region} is not an AWS region name (e.g. us-east-1)`);

@@ -8,7 +8,7 @@ import { describeError, UsageError } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { type CheckResult, checkMessage } from "../mail-check.ts";
 import { openTableTarget } from "../target.ts";
-import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
+import { type AdminIo, ioLogger, json, processIo } from "./admin-io.ts";
 
 export interface CheckArgs {
   readonly rcpt: string;
@@ -56,7 +56,7 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
     io.err(`postern check: ${e.line}\n`);
     return e.exitCode;
   }
-  io.out(args.show && !args.json ? humanCheck(result) : `${JSON.stringify(result, null, 2)}\n`);
+  io.out(args.show && !args.json ? humanCheck(result) : json(result));
   return 0;
 }
 

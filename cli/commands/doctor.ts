@@ -23,8 +23,9 @@ export function registerDoctorCommand(program: Command): void {
     .description(
       "Checks with your AWS credentials, read-only, and prints each finding with its fix (docs/deploy.md).\n\n" +
         "Always: Lambda concurrency quota against agent-step's concurrency (and its reservation); SES sending and production " +
-        "access (sandbox); each Bedrock model of the catalog (exists in its region, invoked by inference profile " +
-        "where Bedrock requires one, account access); the active SES receipt rule set against receiptRuleSet; each " +
+        "access (sandbox); each Bedrock model of the catalog (exists in its region, ACTIVE in Bedrock's lifecycle, " +
+        "invoked by inference profile where Bedrock requires one, account access); each Claude API model (the " +
+        "Models API still serves it, asked with the key in your environment); the active SES receipt rule set against receiptRuleSet; each " +
         "domain's SES identity and MX record; before the deploy, that the names the stack creates are free " +
         "(identities, configuration set, receipt rules).\n\n" +
         "Always, too: Bedrock quotas of each model (Service Quotas), each model key secret exists (Secrets Manager / " +

@@ -10,6 +10,7 @@ import {
   type McpRuntimeOptions,
   mcpRuntime,
   mcpSecretLookup,
+  PIN_PREDATES_COVERAGE,
 } from "../mcp/index.ts";
 import type { OutboundRequest } from "../messages/index.ts";
 import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
@@ -225,7 +226,10 @@ function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): Mc
       failures.report({
         class: "mcp-definition-changed",
         reason: "mcp-definition-changed",
-        detail: `${c.server}/${c.tool} (${c.exposedAs}): live definition ${c.live === "missing" ? "missing" : `hash ${c.live.slice(0, 12)}`} differs from the reviewed pin`,
+        detail:
+          c.live === PIN_PREDATES_COVERAGE
+            ? `${c.server}/${c.tool} (${c.exposedAs}): its pin predates the coverage of titles and output schemas and the tool has one; review it again (postern mcp review ${c.server})`
+            : `${c.server}/${c.tool} (${c.exposedAs}): live definition ${c.live === "missing" ? "missing" : `hash ${c.live.slice(0, 12)}`} differs from the reviewed pin`,
         agent: c.agent,
         runId: c.runId,
       }),

@@ -73,6 +73,7 @@ describe("postern doctor", () => {
       "model claude",
       "model access claude",
       "model quota claude",
+      "model sonnet",
       "model secret sonnet",
       "model secret vllm",
       "receipt rule agents.example.com",
@@ -138,6 +139,8 @@ describe("postern doctor", () => {
         },
         scheduler: { getSchedule: async () => Promise.reject(expired()) },
         quotas: { listServiceQuotas: async () => Promise.reject(expired()) },
+        // what fetch throws when the Claude API cannot be reached
+        http: async () => Promise.reject(new TypeError("fetch failed")),
       }),
     );
     expect(checks.length).toBeGreaterThan(10);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { STATE_KEYS } from "../../config/index.ts";
 import type { KeyValueState } from "../../ports/index.ts";
 
@@ -19,12 +20,9 @@ export function oncePerRun<E extends { readonly type: string }>(
   return async (event) => {
     const key = keyOf(event);
     if (key === null) return record(event);
-    const first = await state.putIfAbsent(
-      STATE_KEYS.runOnce(runId),
-      key.slice(0, 1_000),
-      {},
-      MARK_TTL_SECONDS,
-    );
+    // A digest: the key holds outside names (a server's tool names) and DynamoDB's sort key stops at 1 KB.
+    const sk = createHash("sha256").update(key).digest("hex");
+    const first = await state.putIfAbsent(STATE_KEYS.runOnce(runId), sk, {}, MARK_TTL_SECONDS);
     if (first.ok) await record(event);
   };
 }
