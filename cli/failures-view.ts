@@ -1,12 +1,16 @@
+import { printable } from "../shared/mail/index.ts";
 import type { FailureEntry } from "../shared/ports/index.ts";
 
 /** The terminal width `runs failures` fits by default: a common split-pane width, and 20 under 120. */
 export const FAILURES_WIDTH = 100;
 
-/** One line, at most `width` characters: a longer one ends in `…`, so a cut is never mistaken for the whole. */
+/**
+ * One line, at most `width` characters: a longer one ends in `…`, so a cut is never mistaken for the whole. Through
+ * printable(): a failure's message is SES's or a provider's text, and a control character in it must not drive
+ * the terminal.
+ */
 export function fitLine(text: string, width: number): string {
-  const one = text.replace(/\r\n|[\r\n\u2028\u2029]/g, "⏎");
-  return one.length <= width ? one : `${one.slice(0, Math.max(0, width - 1))}…`;
+  return printable(text, { max: Math.max(1, width - 1) });
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AdminSnapshot, adminDocument } from "../../shared/admin/index.ts";
 import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { printable } from "../../shared/mail/index.ts";
 import { loadZoneFile, zoneFileResolver, zoneResolver } from "../../shared/runtime/index.ts";
 import { AdminRepo } from "../../shared/store/index.ts";
 import { describeError, UsageError } from "../errors.ts";
@@ -68,8 +69,8 @@ export function humanCheck(r: CheckResult): string {
   const rows: [string, string][] = [
     ["verdict", r.verdict],
     ["reason", r.reason],
-    ...(r.detail ? ([["detail", r.detail]] as [string, string][]) : []),
-    ["sender", r.sender ?? "(none proven)"],
+    ...(r.detail ? ([["detail", printable(r.detail)]] as [string, string][]) : []),
+    ["sender", r.sender ? printable(r.sender) : "(none proven)"],
     ["agent", r.agent ?? "(none)"],
     ["notify", r.notify ? "yes: the sender is told" : "no"],
     ...(r.signedHeaders ? ([["signed", r.signedHeaders.join(", ")]] as [string, string][]) : []),
@@ -79,7 +80,10 @@ export function humanCheck(r: CheckResult): string {
     r.verdict === "accept"
       ? "what the model would be given, exactly"
       : "the refusal line, as logged and shown";
-  return `${head}\n\n--- ${what} ---\n${r.shown ?? ""}\n--- end (--json for the JSON object) ---\n`;
+  // The fenced text already went through the fence's character rules; printable() keeps the terminal safe all the
+  // same, as every outside string the CLI prints (lines kept).
+  const shown = printable(r.shown ?? "", { multiline: true, max: 1_000_000 });
+  return `${head}\n\n--- ${what} ---\n${shown}\n--- end (--json for the JSON object) ---\n`;
 }
 
 /** An SES message id (as `dev send`, `runs show` and the console's refused-mail page print it). */

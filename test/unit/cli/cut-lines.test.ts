@@ -39,6 +39,8 @@ describe("runs failures fits 100 columns", () => {
     expect(fitLine("short", 10)).toBe("short");
     expect(fitLine("0123456789A", 10)).toBe("012345678…");
     expect(fitLine("two\nlines", 20)).toBe("two⏎lines");
+    // SES's or a provider's words: a control sequence cannot drive the terminal.
+    expect(fitLine("bad\u001b[2Jnews", 20)).not.toContain("\u001b");
   });
 });
 
