@@ -22,7 +22,7 @@ export interface StackFile {
    * running what it loaded, so a write is checked against this, not the file's new text.
    */
   readonly config?: DeploymentConfig;
-  /** The stack was started with POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1: its worker reaches receivers on loopback. */
+  /** Started with POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1: webhook endpoints on this machine are reached (the doctor says). */
   readonly webhookLoopback?: boolean;
 }
 

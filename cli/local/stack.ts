@@ -107,12 +107,12 @@ export interface LocalStack {
   readonly outboxDir: string;
   readonly zoneFile: string;
   readonly stackFile: string;
+  /** The deployment config file the stack runs with (the demo's without postern.config.json). */
+  readonly configFile: string;
   readonly resolver: DNSResolver;
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
   /** Webhook receivers on loopback are reached (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
   readonly webhookLoopback: boolean;
-  /** The config file the stack loaded at start (the demo config without postern.config.json). */
-  readonly configFile: string;
   stop(): Promise<void>;
 }
 
@@ -225,6 +225,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       zoneFile,
       configFile,
       config: config.config,
+      // Always written (false too): a CLI must not read a missing field as its own shell's setting.
       webhookLoopback: opts.webhookLoopback === true,
     });
     stops.push(async () => removeStackFile(stackFile));
@@ -241,10 +242,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       outboxDir,
       zoneFile,
       stackFile,
+      configFile,
       resolver: zoneFileResolver(zoneFile),
       pollers: { polled: pollers.polled, skipped: pollers.skipped },
       webhookLoopback: opts.webhookLoopback === true,
-      configFile,
       stop: stopAll,
     };
   } catch (err) {

@@ -7,7 +7,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../infra/build-app.ts";
 import { SES_RECEIVING_REGIONS, sesReceivingProblem } from "../../infra/ses-receiving.ts";
-import { chooseConfigFile, loadSynthConfig } from "../../infra/synth-config.ts";
+import { loadSynthConfig } from "../../infra/synth-config.ts";
 import { ConfigError } from "../../shared/config/load.ts";
 import { ROOT } from "./synth.ts";
 
@@ -273,17 +273,6 @@ describe("valid configs", () => {
     const c = loadSynthConfig(writeConfig(doc, { "scripts/demo.json": '{"turns":[{"text":"hi"}]}' }));
     expect(c.scripts).toEqual(["scripts/demo.json"]);
     expect(c.warnings.join("\n")).toMatch(/loopback address, unreachable from Lambda/);
-  });
-
-  it("postern.config.json wins over the example; neither is an error naming the fix", () => {
-    const dir = mkdtempSync(join(tmpdir(), "postern-root-"));
-    expect(() => chooseConfigFile(dir)).toThrow(
-      /copy postern\.config\.example\.json to postern\.config\.json/,
-    );
-    writeFileSync(join(dir, "postern.config.example.json"), "{}");
-    expect(chooseConfigFile(dir)).toBe(join(dir, "postern.config.example.json"));
-    writeFileSync(join(dir, "postern.config.json"), "{}");
-    expect(chooseConfigFile(dir)).toBe(join(dir, "postern.config.json"));
   });
 
   it("the committed example config passes the deploy checks; it names no old model", () => {
