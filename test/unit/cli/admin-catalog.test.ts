@@ -36,6 +36,7 @@ describe("admin writes against a running local stack", () => {
 
     const catalog = catalogFor({
       target: { kind: "local-running", configFile: path, runningConfig: running },
+      cwd: dir,
     });
     expect(catalog.domains).toEqual(["a.example.com"]);
     const [message] = issuesOf(checkDocument(agentAt("b.example.com"), { catalog, stored: EMPTY_ADMIN }));
@@ -51,6 +52,7 @@ describe("admin writes against a running local stack", () => {
     const running = loadConfigFile(path).config;
     const catalog = catalogFor({
       target: { kind: "local-running", configFile: path, runningConfig: running },
+      cwd: dir,
     });
     const [message] = issuesOf(checkDocument(agentAt("b.example.com"), { catalog, stored: EMPTY_ADMIN }));
     expect(message).toContain("the config the running stack started with");
