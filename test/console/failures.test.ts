@@ -354,9 +354,10 @@ describe("G19: every failure ends somewhere a person looks", () => {
     });
     const runId = pending.runId;
     const csrf = await client.csrf(`/plans/${runId}`);
-    expect((await client.post(`/plans/${runId}/apply`, { _csrf: csrf, decision: "approve" })).status).toBe(
-      303,
-    );
+    expect(
+      (await client.post(`/plans/${runId}/apply`, { _csrf: csrf, decision: "approve", confirm: "yes" }))
+        .status,
+    ).toBe(303);
     const run = await failedRun(DESK, "plan-failed");
     expect(run.runId).toBe(runId);
     expect(await stores.state.get(`plan#${runId}`, "plan")).toMatchObject({
