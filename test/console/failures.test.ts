@@ -382,7 +382,7 @@ describe("G19: every failure ends somewhere a person looks", () => {
     const show = await cliText((f, io) => runsShow(runId, f, io));
     expect(show).toContain("plan failed (order-not-found)  decided by admin@operators.example");
     expect(show).toContain("1. issue_refund  FAILED (order-not-found): no order A-1002 for this sender");
-    expect(await cliText(runsFailures)).toMatch(/plan-failed\s+order-not-found\s+desk@/);
+    expect(await cliText(runsFailures)).toMatch(/plan-failed {2}order-not-found\n {2}agent desk@/);
     // The approver is told what ran and what failed.
     const told = await waitFor("the approver's outcome mail", async () =>
       (await outboxTo(OPERATOR)).find((m) =>
