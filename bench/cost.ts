@@ -1016,6 +1016,8 @@ async function webhooksSection(baseline: Sample[], setUp: () => Promise<void>): 
         log: state.log,
         breaker: (id) => state.breaker.get(id),
         enqueue: sqsEnqueue(stack.clients.sqs, stack.resources.queues.events),
+        // The bench's receiver is on this machine: the stack it starts reaches loopback.
+        reach: { resolve: async () => ["127.0.0.1"], allowLoopback: true, local: true },
       },
       silent,
       {

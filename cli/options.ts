@@ -17,3 +17,6 @@ export const positiveInt = wholeNumber(1, Number.MAX_SAFE_INTEGER, "a whole numb
 
 /** A TCP port; 0 lets the system choose. */
 export const portNumber = wholeNumber(0, 65535, "a port number, 0-65535");
+
+/** Seconds to wait, 0 (do not wait) to 600. */
+export const waitSeconds = wholeNumber(0, 600, "a whole number of seconds, 0-600");

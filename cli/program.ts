@@ -26,7 +26,7 @@ export function buildProgram(): Command {
         "Exit codes: 0 ok, 1 a failure, 2 a usage or configuration error. --debug (or POSTERN_DEBUG=1) prints " +
         "stack traces.",
     )
-    .version(packageVersion(), "-V, --version", "print the version")
+    .version(packageVersion(), "-V, --version", "print the version (also -v)")
     .option("--debug", "print stack traces for errors (also POSTERN_DEBUG=1)");
 
   registerStartCommand(program);

@@ -33,6 +33,14 @@ const processIo: AdminIo = {
  * one line that names the cause and the fix and exits 1 (or 2 for configuration); anything else is one line too,
  * with the stack only under --debug or POSTERN_DEBUG=1. A command that sets `process.exitCode` keeps it.
  */
+/**
+ * `postern -v` is `postern --version`, as most tools take it (commander gives a version option one short flag,
+ * and `-V` is kept for whoever learnt it). Only as the whole first word: no command here takes a `-v` of its own.
+ */
+export function versionAlias(argv: readonly string[]): string[] {
+  return argv[0] === "-v" ? ["--version", ...argv.slice(1)] : [...argv];
+}
+
 export async function runCli(argv: readonly string[], opts: RunCliOptions = {}): Promise<number> {
   const io = opts.io ?? processIo;
   const debug = debugRequested(argv, opts.env);
@@ -50,7 +58,7 @@ export async function runCli(argv: readonly string[], opts: RunCliOptions = {}):
     current = action;
   });
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(versionAlias(argv), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof ParseError) return parseFailure(err, io);

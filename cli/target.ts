@@ -4,7 +4,7 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsClients } from "../shared/aws/index.ts";
 import { makeDynamoClient } from "../shared/aws/index.ts";
-import { type Resources, resourcesFromEnv } from "../shared/config/index.ts";
+import { type DeploymentConfig, type Resources, resourcesFromEnv } from "../shared/config/index.ts";
 import { TargetError } from "./errors.ts";
 import { liveStackFile } from "./local/stack-file.ts";
 
@@ -16,6 +16,10 @@ export interface Target<C extends Partial<AwsClients> = AwsClients> {
   readonly clients: C;
   /** The running local stack's deployment config file, when it recorded one (admin writes are checked against it). */
   readonly configFile?: string;
+  /** The config that stack loaded at start (what it runs, whatever the file says now). */
+  readonly runningConfig?: DeploymentConfig;
+  /** The running local stack reaches webhook receivers on loopback (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhookLoopback?: boolean;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,8 @@ interface Place {
   readonly kind: TargetKind;
   readonly resources: Resources;
   readonly configFile?: string;
+  readonly runningConfig?: DeploymentConfig;
+  readonly webhookLoopback?: boolean;
   /** Stops what locate started (the in-process emulators). */
   readonly stop: () => Promise<void>;
 }
@@ -74,6 +80,8 @@ function withClients<C extends Partial<AwsClients>>(
     resources: place.resources,
     clients,
     ...(place.configFile ? { configFile: place.configFile } : {}),
+    ...(place.runningConfig ? { runningConfig: place.runningConfig } : {}),
+    ...(place.webhookLoopback !== undefined ? { webhookLoopback: place.webhookLoopback } : {}),
     close: async () => {
       destroy();
       await place.stop();
@@ -93,6 +101,8 @@ async function locate(opts: TargetOptions): Promise<Place> {
         kind: "local-running",
         resources: stack.resources,
         ...(stack.configFile ? { configFile: stack.configFile } : {}),
+        ...(stack.config ? { runningConfig: stack.config } : {}),
+        ...(stack.webhookLoopback !== undefined ? { webhookLoopback: stack.webhookLoopback } : {}),
         stop: none,
       };
     throw new TargetError(

@@ -1,9 +1,15 @@
-import { type AdminCatalog, type AdminEditor, adminCatalog } from "../shared/admin/index.ts";
-import type { DeploymentConfig } from "../shared/config/index.ts";
+import {
+  type AdminCatalog,
+  type AdminEditor,
+  adminCatalog,
+  runningConfigCite,
+} from "../shared/admin/index.ts";
+import { changedConfigFiles, type DeploymentConfig } from "../shared/config/index.ts";
 import {
   type BreakerState,
   type DeliveryEntry,
   dynamoEventState,
+  type EndpointReachOptions,
   type EventsMessage,
   type SecretStore,
 } from "../shared/events/index.ts";
@@ -71,6 +77,8 @@ export interface ConsoleDeps {
    * console was started without one: it then refuses to register or rotate (an endpoint is never live unsigned).
    */
   readonly webhookSecrets: SecretStore | null;
+  /** Where the events worker delivers: an added endpoint it could never reach is refused (public only in AWS). */
+  readonly webhookReach: EndpointReachOptions;
   /** Puts a message on the events queue (a `webhook.test`); null where the stack has no events queue. */
   enqueueEvent: ((m: EventsMessage) => Promise<void>) | null;
   /**
@@ -94,11 +102,34 @@ export interface ConsoleDeps {
 export interface ConsoleParts {
   readonly registry: ToolRegistry;
   readonly webhookSecrets?: SecretStore;
+  /**
+   * Local only: the config file the stack started from. A refused write then names it, and says when the file on
+   * disk has changed since (the stack keeps running what it loaded; in AWS the deployed config is the config).
+   */
+  readonly configFile?: string;
+  /** Local only: the stack's worker reaches webhook receivers on loopback (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhook?: { readonly local: boolean; readonly allowLoopback: boolean };
   /** MCP listing: where secret references resolve, and the local stack's loopback setting (never stdio). */
   readonly mcp?: Pick<ConnectorOptions, "secret"> & { readonly allowLoopback?: boolean };
 }
 
+/**
+ * The console's catalog: the deployment's config; locally, re-read against the stack's config file at each use,
+ * so a refusal says when the file on disk differs from what the stack runs.
+ */
+export function consoleCatalog(
+  config: DeploymentConfig,
+  tools: readonly string[],
+  configFile?: string,
+): () => AdminCatalog {
+  const fixed = adminCatalog(config, tools);
+  if (!configFile) return () => fixed;
+  return () =>
+    adminCatalog(config, tools, runningConfigCite(configFile, changedConfigFiles(config, [configFile])));
+}
+
 export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDeps {
+  const catalog = consoleCatalog(platform.config, grantableNames(parts.registry), parts.configFile);
   const { clients, resources, stores, now } = platform;
   const base = { dynamo: clients.dynamo, tables: resources.tables };
   const { state } = stores;
@@ -122,6 +153,11 @@ export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDep
       return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
     })(),
     webhookSecrets: parts.webhookSecrets ?? null,
+    webhookReach: {
+      resolve: systemResolver,
+      allowLoopback: parts.webhook?.allowLoopback === true,
+      local: parts.webhook?.local === true,
+    },
     enqueueEvent: resources.queues.events
       ? async (m) => void (await stores.queue.send(resources.queues.events as string, m))
       : null,
@@ -137,7 +173,9 @@ export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDep
     sessions: stateRevocations(state, platform.config.console.sessionMinutes * 60),
     registry: parts.registry,
     config: platform.config,
-    catalog: adminCatalog(platform.config, grantableNames(parts.registry)),
+    get catalog() {
+      return catalog();
+    },
     enqueueStep: async (body) => {
       await stores.queue.send(resources.queues.agentStep, body);
     },

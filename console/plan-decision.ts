@@ -1,6 +1,7 @@
 import { approversFor } from "../shared/agent/index.ts";
 import { routingKey } from "../shared/mail/index.ts";
 import { type ConfirmMessage, confirmEnvelopeSchema } from "../shared/messages/index.ts";
+import type { PlanRecord } from "../shared/ports/index.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
 
@@ -23,16 +24,18 @@ const DECISION_TTL = 30 * 24 * 3600;
  * gate re-run, pending → applying once). The console only refuses early what that path would refuse, and records
  * the decision once: the conditional marker makes a second click a no-op instead of a second message.
  */
-export async function decidePlan(
+type Refused = Extract<DecisionResult, { status: "refused" }>;
+const refused = (reason: Refused["reason"]): Refused => ({ status: "refused", reason });
+
+/**
+ * Whether this principal may decide this plan now: what the apply path would refuse, refused early. The Apply
+ * confirmation page asks it first, so it never asks about a plan nothing can be done with.
+ */
+export async function decisionAllowed(
   runId: string,
-  decision: PlanDecision,
   principal: Principal,
   deps: ConsoleDeps,
-): Promise<DecisionResult> {
-  const refused = (reason: Extract<DecisionResult, { status: "refused" }>["reason"]): DecisionResult => ({
-    status: "refused",
-    reason,
-  });
+): Promise<{ readonly status: "allowed"; readonly plan: PlanRecord & { readonly code: string } } | Refused> {
   const [plan, run, admin] = await Promise.all([
     deps.plans.get(runId),
     deps.runs.get(runId),
@@ -47,6 +50,24 @@ export async function decidePlan(
   if (!approversFor(plan, runForApprovers, admin).has(who)) return refused("not-approver");
   if (plan.state !== "pending") return refused("not-pending");
   if (plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) return refused("expired");
+  return { status: "allowed", plan: { ...plan, code: plan.code } };
+}
+
+/** Whether a console decision is already recorded for the plan (its marker in `state`). */
+export async function alreadyDecided(runId: string, deps: Pick<ConsoleDeps, "state">): Promise<boolean> {
+  return (await deps.state.get(decisionPk(runId), "decision")) !== null;
+}
+
+export async function decidePlan(
+  runId: string,
+  decision: PlanDecision,
+  principal: Principal,
+  deps: ConsoleDeps,
+): Promise<DecisionResult> {
+  const allowed = await decisionAllowed(runId, principal, deps);
+  if (allowed.status === "refused") return allowed;
+  const { plan } = allowed;
+  const who = routingKey(principal.email);
   const marked = await deps.state.putIfAbsent(
     decisionPk(runId),
     "decision",

@@ -54,6 +54,10 @@ export async function startLocalConsole(opts: {
   webhookSecrets?: SecretStore;
   /** Where MCP secret references resolve when listing a server's tools; default this process's environment. */
   mcpSecrets?: SecretSource;
+  /** The stack's worker reaches webhook receivers on loopback (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  webhookLoopback?: boolean;
+  /** The config file the stack started from: refusals name it and say when it has changed since. */
+  configFile?: string;
 }): Promise<LocalConsole> {
   const operator = LOCAL_ADMIN((opts.operatorEmail ?? DEFAULT_CONSOLE_EMAIL).toLowerCase());
   const signIn = localSignIn({
@@ -72,6 +76,8 @@ export async function startLocalConsole(opts: {
   const deps = consoleDeps(platform, {
     registry: opts.registry ?? defaultRegistry(),
     ...(opts.webhookSecrets ? { webhookSecrets: opts.webhookSecrets } : {}),
+    webhook: { local: true, allowLoopback: opts.webhookLoopback === true },
+    ...(opts.configFile ? { configFile: opts.configFile } : {}),
     // A server on this machine may be tried from the local console, as from the local stack; never stdio.
     mcp: { secret: mcpSecretLookup(opts.mcpSecrets ?? envSecretSource()), allowLoopback: true },
   });

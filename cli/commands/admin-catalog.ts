@@ -1,7 +1,12 @@
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { type AdminCatalog, adminCatalog } from "../../shared/admin/index.ts";
-import { ConfigError, loadConfigFile } from "../../shared/config/index.ts";
+import { dirname, join, relative, resolve } from "node:path";
+import { type AdminCatalog, adminCatalog, runningConfigCite } from "../../shared/admin/index.ts";
+import {
+  ConfigError,
+  changedConfigFiles,
+  type DeploymentConfig,
+  loadConfigFile,
+} from "../../shared/config/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
@@ -13,13 +18,15 @@ import type { Target } from "../target.ts";
  * `postern.config.json` here, else the demo config `npm start` uses without one. AWS has no demo: a write there
  * without a config is refused, never checked against nothing, nor against the local stack's config.
  */
-export function configFileFor(opts: {
+export interface CatalogOptions {
   readonly config?: string;
-  readonly target: Pick<Target, "kind" | "configFile">;
+  readonly target: Pick<Target, "kind" | "configFile" | "runningConfig">;
   readonly dataDir?: string;
   /** Default the working directory. */
   readonly cwd?: string;
-}): string {
+}
+
+export function configFileFor(opts: CatalogOptions): string {
   if (opts.config) return opts.cwd ? resolve(opts.cwd, opts.config) : opts.config;
   if (opts.target.configFile) return opts.target.configFile;
   const here = (name: string) => (opts.cwd ? join(opts.cwd, name) : name);
@@ -43,4 +50,33 @@ export function catalogFromFile(path: string): AdminCatalog {
     if (err instanceof ConfigError) throw new CommandFailure(err.message);
     throw err;
   }
+}
+
+/**
+ * What an admin write is checked against. A running local stack runs the config it loaded at start, whatever its
+ * file says now: its writes are checked against that config (recorded in stack.json), and a refusal says when the
+ * file on disk differs, so an operator who edited it learns to restart instead of being sent to a file that
+ * already lists the domain. `--config` and the other targets read the file, as before.
+ */
+export function catalogFor(opts: CatalogOptions): AdminCatalog {
+  const running = opts.target.runningConfig;
+  if (!opts.config && running)
+    return runningCatalog(running, opts.target.configFile, resolve(opts.cwd ?? ".", "postern.config.json"));
+  return catalogFromFile(configFileFor(opts));
+}
+
+/** The running stack's config, and which config files on disk (its own, and postern.config.json here) differ. */
+export function runningCatalog(
+  config: DeploymentConfig,
+  configFile: string | undefined,
+  here: string = resolve("postern.config.json"),
+): AdminCatalog {
+  const shown = (f: string) => relative(process.cwd(), f) || f;
+  const files = [configFile, here].filter((f): f is string => f !== undefined);
+  const changed = changedConfigFiles(config, files).map(shown);
+  return adminCatalog(
+    config,
+    grantableNames(),
+    runningConfigCite(configFile ? shown(configFile) : undefined, changed),
+  );
 }

@@ -58,10 +58,11 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, { catalogFromFile, configFileFor }] = await Promise.all([
+      const [act, { AdminRepo, AuditRepo }, { catalogFor }, { cliActor }] = await Promise.all([
         import("./admin-actions.ts"),
         import("../../shared/store/index.ts"),
         import("./admin-catalog.ts"),
+        import("./cli-actor.ts"),
       ]);
       target = await open({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
@@ -72,18 +73,21 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         dynamo: target.clients.dynamo,
         tables: target.resources.tables,
         logger: ioLogger(io),
+        // The console's audit log: CLI writes are in it beside the console's (docs/admin.md).
+        audit: {
+          log: new AuditRepo({ dynamo: target.clients.dynamo, tables: target.resources.tables }),
+          actor: cliActor(),
+        },
       });
       const opened = target;
       let catalog = deps.catalog;
       const catalogOnce = () => {
-        catalog ??= catalogFromFile(
-          configFileFor({
-            target: opened,
-            ...(deps.cwd ? { cwd: deps.cwd } : {}),
-            ...(flags.config ? { config: flags.config } : {}),
-            ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-          }),
-        );
+        catalog ??= catalogFor({
+          target: opened,
+          ...(deps.cwd ? { cwd: deps.cwd } : {}),
+          ...(flags.config ? { config: flags.config } : {}),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        });
         return catalog;
       };
       await body(act, repo, io, catalogOnce);

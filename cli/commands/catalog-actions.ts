@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import type { DeploymentConfig } from "../../shared/config/index.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
-import { AdminRepo, DEFAULT_TOOLKIT } from "../../shared/store/index.ts";
+import { AdminRepo, AuditRepo, DEFAULT_TOOLKIT } from "../../shared/store/index.ts";
 import { defaultRegistry } from "../../tools/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTableTarget } from "../target.ts";
 import { type AdminIo, ioLogger, json, processIo, table } from "./admin-io.ts";
+import { cliActor } from "./cli-actor.ts";
 
 /** The model catalog as operators may see it (G16): id, label, provider, egress class, default. No key references. */
 export function modelProjection(config: DeploymentConfig) {
@@ -76,6 +77,10 @@ export async function toolkitsSync(
       dynamo: target.clients.dynamo,
       tables: target.resources.tables,
       logger: ioLogger(io),
+      audit: {
+        log: new AuditRepo({ dynamo: target.clients.dynamo, tables: target.resources.tables }),
+        actor: cliActor(),
+      },
     });
     const done = await syncSystemToolkits(repo, defaultRegistry().names());
     io.out(`toolkit "all" now holds ${done.all} tools\n`);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AdminSnapshot, adminDocument } from "../../shared/admin/index.ts";
 import { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
+import { printable } from "../../shared/mail/index.ts";
 import { loadZoneFile, zoneFileResolver, zoneResolver } from "../../shared/runtime/index.ts";
 import { AdminRepo } from "../../shared/store/index.ts";
 import { describeError, UsageError } from "../errors.ts";
@@ -17,6 +18,8 @@ export interface CheckArgs {
   readonly dns?: string;
   readonly now?: string;
   readonly show?: boolean;
+  /** With --show: the JSON object (with `shown` as a string) instead of the human report. */
+  readonly json?: boolean;
   readonly mailFrom?: string;
   readonly dir?: string;
 }
@@ -54,8 +57,33 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
     io.err(`postern check: ${e.line}\n`);
     return e.exitCode;
   }
-  io.out(json(result));
+  io.out(args.show && !args.json ? humanCheck(result) : json(result));
   return 0;
+}
+
+/**
+ * `check --show` for a person: the verdict as lines, then what the model would be given exactly as it would read
+ * it. Inside JSON that text was one escaped string (`\n`, `\"`), unreadable where reading it is the point.
+ */
+export function humanCheck(r: CheckResult): string {
+  const rows: [string, string][] = [
+    ["verdict", r.verdict],
+    ["reason", r.reason],
+    ...(r.detail ? ([["detail", printable(r.detail)]] as [string, string][]) : []),
+    ["sender", r.sender ? printable(r.sender) : "(none proven)"],
+    ["agent", r.agent ?? "(none)"],
+    ["notify", r.notify ? "yes: the sender is told" : "no"],
+    ...(r.signedHeaders ? ([["signed", r.signedHeaders.join(", ")]] as [string, string][]) : []),
+  ];
+  const head = rows.map(([k, v]) => `${`${k}:`.padEnd(9)} ${v}`).join("\n");
+  const what =
+    r.verdict === "accept"
+      ? "what the model would be given, exactly"
+      : "the refusal line, as logged and shown";
+  // The fenced text already went through the fence's character rules; printable() keeps the terminal safe all the
+  // same, as every outside string the CLI prints (lines kept).
+  const shown = printable(r.shown ?? "", { multiline: true, max: 1_000_000 });
+  return `${head}\n\n--- ${what} ---\n${shown}\n--- end (--json for the JSON object) ---\n`;
 }
 
 /** An SES message id (as `dev send`, `runs show` and the console's refused-mail page print it). */

@@ -1,8 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { acceptedIds } from "../../shared/intake/index.ts";
+import { routingKey } from "../../shared/mail/index.ts";
 import { CommandFailure, UsageError } from "../errors.ts";
 import { ensureDevKey } from "../local/dev-keys.ts";
 import { devSend } from "../local/dev-send.ts";
+import { messageIdOf, waitForReplies } from "../local/dev-send-reply.ts";
 import { liveStackFile } from "../local/stack-file.ts";
 
 /** As cli/local/smtp-intake.ts; repeated so this module does not load smtp-server. */
@@ -29,6 +32,8 @@ export interface DevSendFlags {
   port?: number;
   host: string;
   dir: string;
+  /** Seconds to wait for the agents' replies in the outbox; 0 returns at once. */
+  wait?: number;
 }
 
 export function devKeys(o: DevKeysFlags): void {
@@ -67,6 +72,25 @@ export async function devSendCommand(o: DevSendFlags): Promise<void> {
   if (r.messageId) console.log(`Message-ID: ${r.messageId}`);
   if (r.sesMessageId) console.log(`stored as inbound/${r.sesMessageId}`);
   console.log(`saved a copy as ${relative(process.cwd(), r.savedAs)}`);
+  const messageId = r.messageId ?? messageIdOf(r.raw);
+  const waitSeconds = o.wait ?? 20;
+  if (!r.sesMessageId || !messageId || !stack || waitSeconds <= 0) return;
+  const sesMessageId = r.sesMessageId;
+  const agents = o.to.map((to) => routingKey(to));
+  // A run exists only for mail the gate accepted: its id is said beside the reply that proves it, and otherwise
+  // only as what to look up.
+  const replies = await waitForReplies(stack.outboxDir, messageId, agents, { timeoutMs: waitSeconds * 1000 });
+  for (const agent of agents) {
+    const { runId } = acceptedIds(sesMessageId, agent, "");
+    const reply = replies.get(agent);
+    if (reply) console.log(`run ${runId}: ${agent} replied, ${relative(process.cwd(), reply)}`);
+    else
+      console.log(
+        `no reply from ${agent} in ${relative(process.cwd(), stack.outboxDir) || "."} after ${waitSeconds} s: ` +
+          `if it was accepted its run is ${runId} (npx postern runs show ${runId}); if refused, ` +
+          `npx postern check ${sesMessageId} --rcpt ${agent} --show`,
+      );
+  }
 }
 
 function readMail(file: string): Buffer {

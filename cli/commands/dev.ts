@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { portNumber } from "../options.ts";
+import { portNumber, waitSeconds } from "../options.ts";
 import type { DevKeysFlags, DevSendFlags } from "./dev-actions.ts";
 
 export function registerDevCommands(program: Command): void {
@@ -30,7 +30,8 @@ export function registerDevCommands(program: Command): void {
     .summary("sign and send a test mail to the local SMTP intake")
     .description(
       "Compose a mail (or take --file), DKIM-sign it with the dev key of the From domain (made on first use) " +
-        "and send it over SMTP to the local intake. Prints the Message-ID and the inbound object key.",
+        "and send it over SMTP to the local intake. Prints the Message-ID and the inbound object key, then, " +
+        "once each agent's reply is in the outbox, its run id and the reply's file.",
     )
     .requiredOption("--from <address>", "envelope sender and From header")
     .requiredOption("--to <address...>", "envelope recipients (and To header when composing)")
@@ -40,6 +41,12 @@ export function registerDevCommands(program: Command): void {
     .option("--port <port>", "SMTP port (default: the running stack's, else 2525)", portNumber)
     .option("--host <host>", "SMTP host", "127.0.0.1")
     .option("--dir <dir>", "state directory", ".postern")
+    .option(
+      "--wait <seconds>",
+      "wait this long for each agent's reply in the outbox, then print its run id and reply file (0: do not wait)",
+      waitSeconds,
+      20,
+    )
     .action(async (o: DevSendFlags) => {
       // Loaded on use: mailauth and nodemailer are not needed for --help.
       const { devSendCommand } = await import("./dev-actions.ts");

@@ -140,13 +140,25 @@ function shown(text: string): string {
 const named = (text: string) => printable(text, { max: 128 });
 
 /** The review view: every listed tool with its state against the pins, the server's claims shown as claims. */
-function review(io: AdminIo, server: McpServerItem, listed: readonly ListedTool[]): void {
+/**
+ * The server's tools against their pins. A reviewed tool whose definition is unchanged is one line: its text was
+ * read at review and is exactly what was pinned, so printing it again only buries what did change (a rug pull, a
+ * new tool) among pages of the same descriptions. `all` prints every tool in full.
+ */
+export function review(
+  io: AdminIo,
+  server: McpServerItem,
+  listed: readonly ListedTool[],
+  opts: { readonly all?: boolean } = {},
+): void {
   const { rows, gone } = reviewStates(listed, server.tools);
+  const unchanged = rows.filter((r) => r.state === "reviewed").length;
   for (const { tool: t, state, pin, pinPredatesCoverage } of rows) {
     io.out(
       `  ${named(t.name)}: ${REVIEW_STATE_TEXT[state]}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
     );
     if (pinPredatesCoverage) io.out(`    ${PIN_PREDATES_COVERAGE_TEXT}\n`);
+    if (state === "reviewed" && !opts.all) continue;
     if (pin && state === "changed" && pin.description !== (t.description ?? ""))
       io.out(`    reviewed description:\n${shown(pin.description)}\n`);
     if (t.title !== undefined) io.out(`    title (the server's words, untrusted):\n${shown(t.title)}\n`);
@@ -158,6 +170,12 @@ function review(io: AdminIo, server: McpServerItem, listed: readonly ListedTool[
       io.out(`    annotations (claims; no gate reads them):\n${shown(JSON.stringify(t.annotations))}\n`);
   }
   for (const p of gone) io.out(`  ${named(p.name)}: ${REVIEW_STATE_TEXT.gone}\n`);
+  const changed = rows.filter((r) => r.state === "changed").length;
+  const fresh = rows.filter((r) => r.state === "unreviewed").length;
+  io.out(
+    `${changed} changed, ${fresh} not reviewed, ${gone.length} gone, ${unchanged} unchanged` +
+      `${unchanged > 0 && !opts.all ? " (shown in full with --all)" : ""}\n`,
+  );
 }
 
 async function write(repo: AdminRepo, catalog: AdminCatalog, item: McpServerItem): Promise<void> {
@@ -204,22 +222,23 @@ export async function mcpReview(
   repo: AdminRepo,
   io: AdminIo,
   id: string,
-  o: { tools?: string },
+  o: { tools?: string; all?: boolean },
   catalog: AdminCatalog,
   reach: McpReach,
 ): Promise<void> {
   const server = (await repo.listMcpServers()).find((s) => s.id === id);
   if (!server) throw new CommandFailure(`no MCP server ${id}`);
   const listed = await listTools(server, reach);
+  const all = o.all === true;
   if (!o.tools) {
     io.out(`server ${id}:\n`);
-    review(io, server, listed);
+    review(io, server, listed, { all });
     return;
   }
   const item = pinned(server, listed, o.tools);
   await write(repo, catalog, item);
   io.out(`server ${id}: ${item.tools.length} tools reviewed and pinned\n`);
-  review(io, item, listed);
+  review(io, item, listed, { all });
 }
 
 /** `postern mcp list`: servers and their reviewed tools; never a secret (only how it authenticates). */

@@ -76,7 +76,8 @@ export function registerMcpCommands(
     "list the server's tools against the pins (changed, new, gone); with --tools, pin that set as it is now",
   )
     .option("--tools <spec>", "the tools to offer from now on, as for add (replaces the reviewed set)")
-    .action((id: string, o: Flags & { tools?: string }) =>
+    .option("--all", "print every tool in full, unchanged reviewed ones too (default: one line each)")
+    .action((id: string, o: Flags & { tools?: string; all?: boolean }) =>
       run(o, async (repo, io, catalog) =>
         (await actions()).mcpReview(repo, io, id, o, catalog(), await reachFor(o)),
       ),

@@ -21,6 +21,8 @@ export interface RunsFlags {
   json?: boolean;
   limit?: number;
   days?: number;
+  /** `runs failures`: the full table, however wide. */
+  wide?: boolean;
 }
 
 async function withTarget(
@@ -110,6 +112,13 @@ export async function runsFailures(flags: RunsFlags, io: AdminIo = processIo): P
     });
     if (flags.json) return io.out(json(items));
     if (items.length === 0) return io.out(`no failures in the last ${days} day(s)\n`);
+    if (!flags.wide) {
+      const { failureBlocks } = await import("../failures-view.ts");
+      io.out(
+        `${failureBlocks(items)}\n\neach reason code is explained in docs/reasons.md; --wide for one table row each\n`,
+      );
+      return;
+    }
     io.out(
       table(
         ["AT", "CLASS", "REASON", "AGENT", "RUN", "REQUEST", "SENDER TOLD", "MESSAGE"],

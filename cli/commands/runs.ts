@@ -31,6 +31,7 @@ export function registerRunsCommands(program: Command): void {
   )
     .option("--days <n>", "how many days back", positiveInt, 7)
     .option("--limit <n>", "how many", positiveInt, 50)
+    .option("--wide", "one table row per failure with every column, however wide (default: fits 100 columns)")
     .action(async (o: RunsFlags) => {
       const { runsFailures } = await import("./runs-actions.ts");
       process.exitCode = await runsFailures(o);

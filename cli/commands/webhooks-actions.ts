@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { AdminCatalog } from "../../shared/admin/index.ts";
 import {
@@ -6,6 +7,7 @@ import {
   type BreakerState,
   type DeliveryEntry,
   type DeliveryLog,
+  type EndpointReachOptions,
   type EventsMessage,
   endpointItem,
   MAX_OVERLAP_HOURS,
@@ -19,6 +21,7 @@ import {
 import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
+import { secretOutRefusal } from "./secret-out.ts";
 
 /**
  * `postern webhooks ...` as plain functions over their ports (webhooks.ts wires commander and the target). A signing
@@ -32,6 +35,8 @@ export interface WebhookPorts {
   breaker(id: string): Promise<BreakerState>;
   /** Hands a message to the events queue; null when the target has none (a stack from before events). */
   readonly enqueue: ((m: EventsMessage) => Promise<void>) | null;
+  /** Which addresses the target's worker delivers to: the stack's loopback switch, or AWS's public only. */
+  readonly reach: EndpointReachOptions;
 }
 
 export interface AddArgs {
@@ -52,8 +57,12 @@ const FLAGS: Record<string, string> = {
 };
 
 function writeSecret(path: string, secret: string): void {
+  const refused = secretOutRefusal(path);
+  if (refused) throw new CommandFailure(refused);
   // `wx`: never overwrite a file (it may be the previous secret the receiver still needs during the overlap).
   try {
+    // `.postern/` may not exist yet where the stack never ran (a deploy from a fresh checkout).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: "wx" });
   } catch (err) {
     throw new CommandFailure(`--secret-out ${path}: ${(err as Error).message}`);
@@ -73,6 +82,7 @@ export async function webhooksAdd(
   // The core (shared/events/endpoints.ts) makes the one admin write check, then stores the secret before the item.
   const r = await addEndpoint(p, item, {
     catalog,
+    reach: p.reach,
     beforeStore: (secret) => writeSecret(a.secretOut, secret),
   });
   if (!r.ok) {

@@ -31,15 +31,16 @@ export function registerWebhooksCommands(program: Command): void {
     try {
       if (flags.target === "local" && flags.resources)
         throw new UsageError("--resources names AWS resources; it cannot be used with --target local");
-      const [act, { AdminRepo }, events, { catalogFromFile, configFileFor }, { openTarget }, path] =
-        await Promise.all([
+      const [act, { AdminRepo, AuditRepo }, events, { catalogFor }, { openTarget }, path] = await Promise.all(
+        [
           import("./webhooks-actions.ts"),
           import("../../shared/store/index.ts"),
           import("../../shared/events/index.ts"),
           import("./admin-catalog.ts"),
           import("../target.ts"),
           import("node:path"),
-        ]);
+        ],
+      );
       target = await openTarget({
         target: flags.target ?? (flags.resources ? "aws" : "local"),
         ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
@@ -60,20 +61,33 @@ export function registerWebhooksCommands(program: Command): void {
         secrets = events.fileSecretStore(path.join(path.dirname(dataDir), "secrets.json"));
       }
       const ports: WebhookPorts = {
-        repo: new AdminRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables, logger: ioLogger(io) }),
+        repo: new AdminRepo({
+          dynamo: t.clients.dynamo,
+          tables: t.resources.tables,
+          logger: ioLogger(io),
+          audit: {
+            log: new AuditRepo({ dynamo: t.clients.dynamo, tables: t.resources.tables }),
+            actor: (await import("./cli-actor.ts")).cliActor(),
+          },
+        }),
         secrets,
         log: state.log,
         breaker: (id) => state.breaker.get(id),
         enqueue: act.sqsEnqueue(t.clients.sqs, t.resources.queues.events),
+        reach: {
+          resolve: (await import("../../shared/net/index.ts")).systemResolver,
+          // The running stack says how it was started; a stack not running yet will read this shell's setting.
+          allowLoopback:
+            t.kind !== "aws" && (t.webhookLoopback ?? process.env.POSTERN_WEBHOOKS_ALLOW_LOOPBACK === "1"),
+          local: t.kind !== "aws",
+        },
       };
       const catalog = () =>
-        catalogFromFile(
-          configFileFor({
-            target: t,
-            ...(flags.config ? { config: flags.config } : {}),
-            ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-          }),
-        );
+        catalogFor({
+          target: t,
+          ...(flags.config ? { config: flags.config } : {}),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        });
       const result = await body(act, ports, io, catalog);
       process.exitCode = result === false ? 1 : 0;
     } catch (err) {
@@ -109,7 +123,7 @@ export function registerWebhooksCommands(program: Command): void {
     )
     .requiredOption(
       "--secret-out <file>",
-      "new file (mode 0600) the signing secret is written to; never printed",
+      "new file (mode 0600) the signing secret is written to; never printed; in a git work tree only where git ignores it (.postern/)",
     )
     .option(
       "--include-mail-text",
@@ -129,7 +143,10 @@ export function registerWebhooksCommands(program: Command): void {
     (id: string, o: Flags) => run(o, (act, p, io) => act.webhooksRemove(p, io, id)),
   );
   leaf("rotate <id>", "new signing secret; the old one keeps signing too until the overlap ends")
-    .requiredOption("--secret-out <file>", "new file (mode 0600) the new secret is written to; never printed")
+    .requiredOption(
+      "--secret-out <file>",
+      "new file (mode 0600) the new secret is written to; never printed; in a git work tree only where git ignores it (.postern/)",
+    )
     .option("--overlap-hours <n>", "hours both secrets sign every delivery", "24")
     .action((id: string, o: Flags & { secretOut: string; overlapHours: string }) =>
       run(o, (act, p, io) => act.webhooksRotate(p, io, id, o.secretOut, Number(o.overlapHours))),

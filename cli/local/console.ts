@@ -27,6 +27,8 @@ export async function startStackConsole(
     linkKey,
     // Where `postern webhooks add` and the events worker keep signing secrets locally (G16).
     webhookSecrets: fileSecretStore(localSecretsFile(stack.dir)),
+    webhookLoopback: stack.webhookLoopback,
+    configFile: stack.configFile,
   });
   const file = join(stack.dir, "console.json");
   writeConsoleFile(file, {

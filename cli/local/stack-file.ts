@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import type { Resources } from "../../shared/config/index.ts";
+import type { DeploymentConfig, Resources } from "../../shared/config/index.ts";
 
 /**
  * `<dir>/stack.json`: how the CLI reaches a running local stack. Written once everything listens, removed on
@@ -17,6 +17,11 @@ export interface StackFile {
    * CLI are checked against its domains and models. Absent in files written before it was recorded.
    */
   readonly configFile?: string;
+  /**
+   * That config as the stack loaded it at start: the file may be edited while the stack runs, and the stack keeps
+   * running what it loaded, so a write is checked against this, not the file's new text.
+   */
+  readonly config?: DeploymentConfig;
   /** Started with POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1: webhook endpoints on this machine are reached (the doctor says). */
   readonly webhookLoopback?: boolean;
 }

@@ -111,6 +111,8 @@ export interface LocalStack {
   readonly configFile: string;
   readonly resolver: DNSResolver;
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
+  /** Webhook receivers on loopback are reached (POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1). */
+  readonly webhookLoopback: boolean;
   stop(): Promise<void>;
 }
 
@@ -222,7 +224,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       outboxDir,
       zoneFile,
       configFile,
-      ...(opts.webhookLoopback ? { webhookLoopback: true } : {}),
+      config: config.config,
+      // Always written (false too): a CLI must not read a missing field as its own shell's setting.
+      webhookLoopback: opts.webhookLoopback === true,
     });
     stops.push(async () => removeStackFile(stackFile));
 
@@ -241,6 +245,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       configFile,
       resolver: zoneFileResolver(zoneFile),
       pollers: { polled: pollers.polled, skipped: pollers.skipped },
+      webhookLoopback: opts.webhookLoopback === true,
       stop: stopAll,
     };
   } catch (err) {

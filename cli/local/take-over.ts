@@ -53,10 +53,30 @@ export async function takeOverFromStoppedStack(
   ).filter((r) => r.state === "sending");
   const state = sendStateStore(makeStores(clients, resources, logger).state);
   for (const record of sending) await abandonSend(record, { state, clock: () => new Date(), logger });
-  if (messagesReturned + roundsReleased + sending.length > 0)
-    logger.info("took over from the stopped stack", {
-      messagesReturned,
-      roundsReleased,
-      sendsUnknown: sending.length,
-    });
+  const report = takeOverReport({ messagesReturned, roundsReleased, sendsUnknown: sending.length });
+  if (report) logger.info(report);
+}
+
+export interface TakeOver {
+  readonly messagesReturned: number;
+  readonly roundsReleased: number;
+  readonly sendsUnknown: number;
+}
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What a restart says it did, as one sentence an operator reads on the start screen (a raw object with
+ * `roundsReleased` told them nothing); null when there was nothing to take over.
+ */
+export function takeOverReport(t: TakeOver): string | null {
+  const parts = [
+    t.messagesReturned > 0 &&
+      `${count(t.messagesReturned, "queued mail or step", "queued mails and steps")} it was handling handed back now`,
+    t.roundsReleased > 0 &&
+      `${count(t.roundsReleased, "agent round", "agent rounds")} it had claimed released to run again`,
+    t.sendsUnknown > 0 &&
+      `${count(t.sendsUnknown, "send", "sends")} it left mid-way marked unknown (never sent twice; npx postern outbound unknown lists them)`,
+  ].filter((p): p is string => typeof p === "string");
+  return parts.length === 0 ? null : `took over from the stack that stopped: ${parts.join("; ")}`;
 }

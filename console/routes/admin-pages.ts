@@ -15,14 +15,24 @@ export function adminPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   app.get("/admin", async (c) => {
     const s = await deps.admin.snapshot();
     return c.html(
-      page("Admin", ctxOf(c), adminView(s, { csrf: c.get("csrf"), canWrite: canWrite(c.get("principal")) })),
+      page(
+        "Admin",
+        ctxOf(c),
+        adminView(s, {
+          csrf: c.get("csrf"),
+          canWrite: canWrite(c.get("principal")),
+          models: deps.catalog.models,
+        }),
+      ),
     );
   });
 
   app.get("/admin/agents/edit", async (c) => {
     const a = await deps.admin.getAgent(c.req.query("address") ?? "");
     if (!a || !canWrite(c.get("principal"))) return c.notFound();
-    return c.html(page(`Edit ${a.address}`, ctxOf(c), agentForm(c.get("csrf"), a, "edit")));
+    return c.html(
+      page(`Edit ${a.address}`, ctxOf(c), agentForm(c.get("csrf"), a, "edit", deps.catalog.models)),
+    );
   });
   app.get("/admin/toolkits/edit", async (c) => {
     const k = await deps.admin.getToolkit(c.req.query("id") ?? "");

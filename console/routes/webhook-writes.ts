@@ -3,6 +3,7 @@ import {
   addEndpoint,
   type EndpointInput,
   endpointItem,
+  endpointReach,
   MAX_OVERLAP_HOURS,
   rotateEndpoint,
   testDelivery,
@@ -61,6 +62,7 @@ export function webhookWrites(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const secrets = deps.webhookSecrets;
     const r = await addEndpoint({ repo: deps.admin, secrets }, item, {
       catalog: deps.catalog,
+      reach: deps.webhookReach,
       // Recorded after the check, before the secret or the item is stored, settled below; it holds the item only,
       // never the secret (G16).
       beforeStore: async () => {
@@ -98,6 +100,17 @@ export function webhookWrites(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
     const id = c.req.param("id");
     const form = (await c.req.parseBody()) as Form;
     const item = endpointItem(endpointFromForm(id, form), WEBHOOK_EVENT_TYPES);
+    // An edited URL meets the rule a new one does (addEndpoint): one no delivery could reach is not stored.
+    const reach = await endpointReach(String(item.url), deps.webhookReach);
+    if (!reach.ok)
+      return c.html(
+        page(
+          `Edit webhook ${id}`,
+          ctxOf(c),
+          webhookForm(c.get("csrf"), item, "edit", [{ path: "url", message: reach.detail }]),
+        ),
+        400,
+      );
     const r = await putAdminItem("webhooks", item, "edit", c.get("principal"), deps, { whole: true });
     if (r.ok) return c.redirect(`/webhooks?done=saved#${seg(id)}`, 303);
     if ("notFound" in r) return c.notFound();

@@ -5,10 +5,11 @@ import { type Form, itemFromForm, keyFromForm } from "../admin-form.ts";
 import { canWrite } from "../auth/principal.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
-import { decidePlan } from "../plan-decision.ts";
+import { alreadyDecided, decidePlan, decisionAllowed } from "../plan-decision.ts";
 import { adminView, agentForm, editIssues, responsibilityForm, toolkitForm } from "../views/admin.ts";
 import { html, seg } from "../views/html.ts";
 import { page } from "../views/layout.ts";
+import { applyConfirmView } from "../views/plan-confirm.ts";
 import { ctxOf } from "./context.ts";
 import { mcpWrites } from "./mcp-writes.ts";
 import { webhookWrites } from "./webhook-writes.ts";
@@ -50,6 +51,22 @@ export function writeRoutes(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   ] as const) {
     app.post(`/plans/:runId/${path}`, async (c) => {
       const runId = c.req.param("runId");
+      if (decision === "approve") {
+        // Apply asks first, as removals do: only the confirmation page's form carries `confirm=yes`.
+        const form = (await c.req.parseBody()) as Form;
+        if (form.confirm !== "yes") {
+          const allowed = await decisionAllowed(runId, c.get("principal"), deps);
+          const reason =
+            allowed.status === "refused"
+              ? allowed.reason
+              : (await alreadyDecided(runId, deps))
+                ? "already-decided"
+                : null;
+          if (allowed.status === "refused" || reason)
+            return c.redirect(`/plans/${seg(runId)}?done=${reason}`, 303);
+          return c.html(page("Apply this plan?", ctxOf(c), applyConfirmView(allowed.plan, c.get("csrf"))));
+        }
+      }
       const r = await decidePlan(runId, decision, c.get("principal"), deps);
       const done = r.status === "queued" ? "queued" : r.reason;
       return c.redirect(`/plans/${seg(runId)}?done=${done}`, 303);
@@ -70,7 +87,7 @@ async function refuse(
   if (op === "edit") {
     const form =
       kind === "agents"
-        ? agentForm(csrf, item, "edit")
+        ? agentForm(csrf, item, "edit", deps.catalog.models)
         : kind === "toolkits"
           ? toolkitForm(csrf, item, "edit")
           : responsibilityForm(csrf, item, "edit");
@@ -78,7 +95,11 @@ async function refuse(
   }
   const s = await deps.admin.snapshot();
   return c.html(
-    page("Admin", ctxOf(c), adminView(s, { csrf, canWrite: true, issues: { kind, issues } })),
+    page(
+      "Admin",
+      ctxOf(c),
+      adminView(s, { csrf, canWrite: true, issues: { kind, issues, item }, models: deps.catalog.models }),
+    ),
     400,
   );
 }

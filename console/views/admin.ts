@@ -13,7 +13,34 @@ import { csrfField } from "./layout.ts";
 export interface AdminViewOptions {
   readonly csrf: string;
   readonly canWrite: boolean;
-  readonly issues?: { readonly kind: AdminKind; readonly issues: readonly AdminIssue[] } | undefined;
+  /** A refused add: its problems, and what was typed, shown again in its form so nothing is lost. */
+  readonly issues?:
+    | {
+        readonly kind: AdminKind;
+        readonly issues: readonly AdminIssue[];
+        readonly item?: Record<string, unknown>;
+      }
+    | undefined;
+  /** The model catalog's ids (the deployment config's `models`): an agent's model is chosen from them. */
+  readonly models: readonly string[];
+}
+
+/** What was typed into a refused add form of this kind, if that is the one refused. */
+const typed = (kind: AdminKind, o: AdminViewOptions): Record<string, unknown> | null =>
+  o.issues?.kind === kind ? (o.issues.item ?? null) : null;
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * The model as a choice from the catalog, not free text: a typo can no longer be typed. A stored model the
+ * catalog no longer holds stays selectable, marked, so saving an edit unchanged says why instead of silently
+ * switching the agent to another model.
+ */
+function modelChoice(models: readonly string[], current: string | undefined): Html {
+  const options = current && !models.includes(current) ? [...models, current] : models;
+  return html`<label>Model <select name="model" required>${current ? "" : html`<option value="">(choose a model)</option>`}${options.map(
+    (m) =>
+      html`<option value="${m}"${m === current ? html` selected` : ""}>${m}${models.includes(m) ? "" : " (not in the model catalog)"}</option>`,
+  )}</select></label>`;
 }
 
 /**
@@ -64,12 +91,18 @@ const issuesFor = (kind: AdminKind, o: AdminViewOptions): Html =>
     ? html`<div class="issues" role="alert"><p>Not saved. Fix:</p><ul>${o.issues.issues.map((i) => html`<li><code>${i.path}</code>: ${i.message}</li>`)}</ul></div>`
     : html``;
 
-export function agentForm(csrf: string, a: Partial<AgentItem> | null, mode: "create" | "edit"): Html {
-  const num = (v: number | undefined) => (v === undefined ? "" : String(v));
+export function agentForm(
+  csrf: string,
+  a: Partial<AgentItem> | null,
+  mode: "create" | "edit",
+  models: readonly string[],
+): Html {
+  // A refused form comes back with what was typed, which may not be a number: shown as typed.
+  const num = (v: unknown) => (v === undefined || v === null ? "" : String(v));
   return html`<form method="post" action="/admin/agents/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
-<label>Address ${mode === "edit" ? html`<input type="hidden" name="address" value="${a?.address ?? ""}"><code>${a?.address ?? ""}</code>` : html`<input type="text" name="address" required>`}</label>
+<label>Address ${mode === "edit" ? html`<input type="hidden" name="address" value="${a?.address ?? ""}"><code>${a?.address ?? ""}</code>` : html`<input type="text" name="address" value="${a?.address ?? ""}" required>`}</label>
 <label>Name <input type="text" name="name" value="${a?.name ?? ""}" required></label>
-<label>Model <input type="text" name="model" value="${a?.model ?? ""}" required></label>
+${modelChoice(models, a?.model)}
 <label>Instructions <textarea name="instructions" rows="4">${a?.instructions ?? ""}</textarea></label>
 <label>Max rounds <input type="text" name="maxRounds" value="${num(a?.maxRounds ?? a?.maxToolTurns)}" inputmode="numeric"></label>
 <label>Runs per day <input type="text" name="runsPerDay" value="${num(a?.runsPerDay)}" inputmode="numeric"></label>
@@ -85,7 +118,7 @@ ${check("continueAfterReply", "keep working after a reply (another model round; 
 
 export function toolkitForm(csrf: string, k: Partial<ToolkitItem> | null, mode: "create" | "edit"): Html {
   return html`<form method="post" action="/admin/toolkits/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
-<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${k?.id ?? ""}"><code>${k?.id ?? ""}</code>` : html`<input type="text" name="id" required>`}</label>
+<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${k?.id ?? ""}"><code>${k?.id ?? ""}</code>` : html`<input type="text" name="id" value="${k?.id ?? ""}" required>`}</label>
 <label>Name <input type="text" name="name" value="${k?.name ?? ""}"></label>
 <label>Tools (comma-separated) <input type="text" name="tools" value="${(k?.tools ?? []).join(", ")}"></label>
 <label>Agents (comma-separated) <input type="text" name="agents" value="${(k?.agents ?? []).join(", ")}"></label>
@@ -112,7 +145,7 @@ export function responsibilityForm(
   mode: "create" | "edit",
 ): Html {
   return html`<form method="post" action="/admin/responsibilities/${mode === "create" ? "add" : "edit"}">${csrfField(csrf)}
-<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${r?.id ?? ""}"><code>${r?.id ?? ""}</code>` : html`<input type="text" name="id" required>`}</label>
+<label>Id ${mode === "edit" ? html`<input type="hidden" name="id" value="${r?.id ?? ""}"><code>${r?.id ?? ""}</code>` : html`<input type="text" name="id" value="${r?.id ?? ""}" required>`}</label>
 <label>Agent <input type="text" name="agent" value="${r?.agent ?? ""}" required></label>
 <label>Schedule <input type="text" name="schedule" value="${r?.schedule ?? ""}" placeholder="rate(1 day) or cron(0 9 ? * MON-FRI *)" required></label>
 <label>Prompt <textarea name="prompt" rows="3">${r?.prompt ?? ""}</textarea></label>
@@ -129,6 +162,11 @@ ${choice(
 <button type="submit">${mode === "create" ? "Add responsibility" : "Save responsibility"}</button></form>`;
 }
 
+const agentOptions = (s: AdminSnapshot, current: string): Html =>
+  html`<select name="agent">${s.agents.map((a) => html`<option value="${a.address}"${a.address === current ? html` selected` : ""}>${a.address}</option>`)}</select>`;
+const effectOptions = (current: string): Html =>
+  html`<select name="effect">${["allow", "deny"].map((e) => html`<option value="${e}"${e === current ? html` selected` : ""}>${e}</option>`)}</select>`;
+
 export function adminView(s: AdminSnapshot, o: AdminViewOptions): Html {
   if (!o.canWrite)
     return html`<p>You are signed in as a viewer: the admin tables are shown on each agent's page; changing them needs the <code>admins</code> group.</p>`;
@@ -144,7 +182,7 @@ ${s.agents.map(
   ) => html`<tr><td>${a.address}</td><td>${a.name}</td><td>${a.model}</td><td>${a.enabled ? "yes" : "no"}</td>
 <td><a href="/admin/agents/edit?address=${seg(a.address)}">Edit</a> ${del(csrf, "agents", { address: a.address })}</td></tr>`,
 )}</tbody></table>
-<details><summary>Add an agent</summary>${agentForm(csrf, null, "create")}</details>
+<details${typed("agents", o) ? html` open` : ""}><summary>Add an agent</summary>${agentForm(csrf, typed("agents", o) as Partial<AgentItem> | null, "create", o.models)}</details>
 
 <h2 id="accessRules">Access rules</h2>
 ${issuesFor("accessRules", o)}
@@ -155,9 +193,9 @@ ${s.accessRules.map(
 )}</tbody></table>
 <form method="post" action="/admin/accessRules/add">${csrfField(csrf)}
 <fieldset><legend>Add a rule</legend>
-<label>Agent <select name="agent">${s.agents.map((a) => html`<option value="${a.address}">${a.address}</option>`)}</select></label>
-<label>Pattern <input type="text" name="pattern" placeholder="joe@example.com, *@example.com, *@**.example.com, *" required></label>
-<label>Effect <select name="effect"><option value="allow">allow</option><option value="deny">deny</option></select></label>
+<label>Agent ${agentOptions(s, str(typed("accessRules", o)?.agent))}</label>
+<label>Pattern <input type="text" name="pattern" value="${str(typed("accessRules", o)?.pattern)}" placeholder="joe@example.com, *@example.com, *@**.example.com, *" required></label>
+<label>Effect ${effectOptions(str(typed("accessRules", o)?.effect))}</label>
 <button type="submit">Add rule</button></fieldset></form>
 
 <h2 id="outboundRules">Outbound rules</h2>
@@ -170,9 +208,9 @@ ${s.outboundRules.map(
 )}</tbody></table>
 <form method="post" action="/admin/outboundRules/add">${csrfField(csrf)}
 <fieldset><legend>Add an outbound rule</legend>
-<label>Agent <select name="agent">${s.agents.map((a) => html`<option value="${a.address}">${a.address}</option>`)}</select></label>
-<label>Pattern <input type="text" name="pattern" placeholder="partner@example.com, *@example.com, *@**.example.com, *" required></label>
-<label>Effect <select name="effect"><option value="allow">allow</option><option value="deny">deny</option></select></label>
+<label>Agent ${agentOptions(s, str(typed("outboundRules", o)?.agent))}</label>
+<label>Pattern <input type="text" name="pattern" value="${str(typed("outboundRules", o)?.pattern)}" placeholder="partner@example.com, *@example.com, *@**.example.com, *" required></label>
+<label>Effect ${effectOptions(str(typed("outboundRules", o)?.effect))}</label>
 <button type="submit">Add outbound rule</button></fieldset></form>
 
 <h2 id="toolkits">Toolkits</h2>
@@ -184,7 +222,7 @@ ${s.toolkits.map(
   ) => html`<tr><td>${k.id}${k.system ? html` <span class="note">(system)</span>` : ""}</td><td>${k.tools.join(", ")}</td><td>${k.agents.join(", ")}</td>
 <td><a href="/admin/toolkits/edit?id=${seg(k.id)}">Edit</a> ${del(csrf, "toolkits", { id: k.id })}</td></tr>`,
 )}</tbody></table>
-<details><summary>Add a toolkit</summary>${toolkitForm(csrf, null, "create")}</details>
+<details${typed("toolkits", o) ? html` open` : ""}><summary>Add a toolkit</summary>${toolkitForm(csrf, typed("toolkits", o) as Partial<ToolkitItem> | null, "create")}</details>
 
 <h2 id="approvers">Approvers</h2>
 ${issuesFor("approvers", o)}
@@ -195,8 +233,8 @@ ${s.approvers.map(
 )}</tbody></table>
 <form method="post" action="/admin/approvers/add">${csrfField(csrf)}
 <fieldset><legend>Add an approver</legend>
-<label>Toolkit <select name="toolkit">${s.toolkits.map((k) => html`<option value="${k.id}">${k.id}</option>`)}</select></label>
-<label>Address <input type="text" name="address" required></label>
+<label>Toolkit <select name="toolkit">${s.toolkits.map((k) => html`<option value="${k.id}"${k.id === str(typed("approvers", o)?.toolkit) ? html` selected` : ""}>${k.id}</option>`)}</select></label>
+<label>Address <input type="text" name="address" value="${str(typed("approvers", o)?.address)}" required></label>
 <button type="submit">Add approver</button></fieldset></form>
 
 <h2 id="responsibilities">Responsibilities</h2>
@@ -208,7 +246,7 @@ ${s.responsibilities.map(
   ) => html`<tr><td>${r.id}</td><td>${r.agent}</td><td><code>${r.schedule}</code></td><td>${r.enabled ? "yes" : "no"}</td>
 <td><a href="/admin/responsibilities/edit?id=${seg(r.id)}">Edit</a> ${del(csrf, "responsibilities", { id: r.id })}</td></tr>`,
 )}</tbody></table>
-<details><summary>Add a responsibility</summary>${responsibilityForm(csrf, null, "create")}</details>
+<details${typed("responsibilities", o) ? html` open` : ""}><summary>Add a responsibility</summary>${responsibilityForm(csrf, typed("responsibilities", o) as Partial<ResponsibilityItem> | null, "create")}</details>
 ${mcpServersView(s.mcpServers ?? [])}`;
 }
 

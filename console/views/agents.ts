@@ -2,6 +2,7 @@ import type {
   AccessRuleItem,
   AgentItem,
   ApproverItem,
+  McpServerItem,
   OutboundRuleItem,
   ResponsibilityItem,
   ToolkitItem,
@@ -34,6 +35,16 @@ export function agentsTable(rows: readonly AgentRow[], config: DeploymentConfig)
   })}</tbody></table>`;
 }
 
+/**
+ * Outbound reach without an allow rule, as shared/gate/outbound-reach.ts decides it and docs/admin.md says it: the
+ * registered domains are a scheduled run's default only, never a mail-started run's (a steered run must not mail
+ * the operator's own staff from a trusted address).
+ */
+export const NO_ALLOW_RULE =
+  "a run started by mail writes only to its reply's own participants (the proven sender and the signed To/Cc of " +
+  "the mail it answers), not even to the registered domains; a scheduled run also to addresses at the registered " +
+  "domains, exactly (no subdomain). Deny rules only narrow this; allow rules replace it for every run.";
+
 export interface AgentDetail {
   readonly agent: AgentItem;
   readonly today: { runs: number; tokens: number };
@@ -46,6 +57,8 @@ export interface AgentDetail {
   readonly runs: Page<RunRecord>;
   /** The newest of SES's reports on this agent's sent mail. */
   readonly deliveryEvents: readonly DeliveryEvent[];
+  /** The snapshot's MCP servers: agent-step adopts their reviewed tools into the registry at each run. */
+  readonly mcpServers: readonly McpServerItem[];
 }
 
 export function agentView(d: AgentDetail, config: DeploymentConfig, registry: ToolRegistry): Html {
@@ -73,11 +86,7 @@ ${
         const approvers = d.approvers.filter((p) => p.toolkit === k.id);
         return html`<fieldset><legend><strong>${k.id}</strong>${k.name ? ` · ${k.name}` : ""}</legend>
 <table><thead><tr><th>Tool</th><th>Display name</th><th>What it does</th><th>Confirm</th></tr></thead><tbody>
-${k.tools.map((t) => {
-  const tool = registry.get(t);
-  const confirm = tool?.sideEffects.kind === "external" && tool.sideEffects.confirm;
-  return html`<tr><td><code>${t}</code></td><td>${tool?.displayName ?? "-"}</td><td>${tool ? tool.summary : html`<span class="issues">not registered in this deployment</span>`}</td><td>${confirm ? "needs an approver" : "-"}</td></tr>`;
-})}</tbody></table>
+${k.tools.map((t) => toolRow(t, registry, d.mcpServers))}</tbody></table>
 <p class="note">Sender gate: ${k.senderRules.length === 0 ? "every admitted sender" : k.senderRules.map((r) => `${r.effect} ${r.pattern}`).join(", ")};
 scheduled runs: ${k.allowScheduled ? "allowed" : "no"}; confirm card to: ${k.confirmBySender ? "the verified sender" : "approvers"}.
 Approvers: ${approvers.length === 0 ? "none" : approvers.map((p) => p.address).join(", ")}</p></fieldset>`;
@@ -95,9 +104,10 @@ ${
 }
 
 <h2>Outbound rules</h2>
+${d.outboundRules.some((r) => r.effect === "allow") ? "" : html`<p>${d.outboundRules.length === 0 ? "No rules" : "No allow rule"}: ${NO_ALLOW_RULE}</p>`}
 ${
   d.outboundRules.length === 0
-    ? html`<p>No rules: beyond a reply's own participants, mail goes only to addresses at the registered domains.</p>`
+    ? ""
     : html`<table><thead><tr><th>Effect</th><th>Pattern</th><th></th></tr></thead><tbody>${d.outboundRules.map(
         (r) =>
           html`<tr><td>${r.effect}</td><td><code>${r.pattern}</code></td><td>${"failClosedFor" in r ? html`<span class="issues">fail-closed: an invalid stored rule</span>` : ""}</td></tr>`,
@@ -124,6 +134,25 @@ ${pager(`${base}/runs`, d.runs.next)}
 
 <h2>Delivery problems</h2>
 ${deliveryEventsTable(d.deliveryEvents)}`;
+}
+
+/**
+ * One granted tool. A reviewed MCP tool is not in the console's registry (agent-step adopts it from the snapshot
+ * at each run), so it is looked up in the snapshot's servers: calling it unregistered would be false.
+ */
+function toolRow(name: string, registry: ToolRegistry, servers: readonly McpServerItem[]): Html {
+  const tool = registry.get(name);
+  if (tool) {
+    const confirm = tool.sideEffects.kind === "external" && tool.sideEffects.confirm;
+    return html`<tr><td><code>${name}</code></td><td>${tool.displayName}</td><td>${tool.summary}</td><td>${confirm ? "needs an approver" : "-"}</td></tr>`;
+  }
+  const server = servers.find((s) => s.tools.some((p) => p.exposedAs === name));
+  const pin = server?.tools.find((p) => p.exposedAs === name);
+  if (!server || !pin)
+    return html`<tr><td><code>${name}</code></td><td>-</td><td><span class="issues">not registered in this deployment</span></td><td>-</td></tr>`;
+  // The description is the server's text, reviewed but not ours: plain text, cut.
+  const what = html`reviewed MCP tool of server <code>${server.id}</code> (${pin.class}): ${untrusted(pin.description || "(no description)", { inline: true, max: 200, by: { kind: "server", name: server.id, what: "the tool's description" } })}`;
+  return html`<tr><td><code>${name}</code></td><td>${pin.name}</td><td>${what}${server.enabled ? "" : html` <span class="issues">server disabled: not offered</span>`}</td><td>${pin.class === "act" ? "needs an approver" : "-"}</td></tr>`;
 }
 
 const KIND: Record<DeliveryEvent["kind"], string> = {

@@ -2,7 +2,8 @@ import type { AuditEntry, Page } from "../../shared/ports/index.ts";
 import { type Html, html, pager, time } from "./html.ts";
 
 export function auditView(page: Page<AuditEntry>): Html {
-  if (page.items.length === 0) return html`<p>No change has been made in the console yet.</p>`;
+  if (page.items.length === 0)
+    return html`<p>No admin change has been made yet, in the console or with the CLI.</p>`;
   const json = (v: unknown) => (v === null || v === undefined ? "(none)" : JSON.stringify(v, null, 2));
   return html`<table><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Table</th><th>Key</th><th>Outcome</th><th>Before → after</th></tr></thead><tbody>
 ${page.items.map(

@@ -33,6 +33,9 @@ label { display:block; margin:.3rem 0; } input[type=text], textarea, select { wi
 button { cursor: pointer; }
 button.danger { color: var(--bad); border:1px solid var(--bad); }
 td, th { overflow-wrap: anywhere; }
+/* A label breaks between words, never inside one: with "anywhere", a row label beside long content (the agent
+   page's instructions at 390 px) shrank to one letter a line. Its longest word sets its width. */
+th, label, legend { overflow-wrap: normal; word-break: normal; }
 .scroll { overflow-x: auto; }
 time .ago, .ago { color: var(--muted); }
 .kind { font-size: 12px; padding: 0 .35rem; border-radius: 3px; border:1px solid var(--line); white-space: nowrap; }

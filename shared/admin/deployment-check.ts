@@ -1,5 +1,5 @@
 import { parseAddrSpec, routingKey } from "../mail/index.ts";
-import type { AdminCatalog } from "./catalog.ts";
+import { type AdminCatalog, catalogCite } from "./catalog.ts";
 import type { AdminIssue } from "./issues.ts";
 import type { AdminDocument, AdminSnapshot } from "./schema.ts";
 
@@ -49,7 +49,7 @@ export function deploymentIssues(
   replace: boolean,
 ): AdminIssue[] {
   return [
-    ...agentIssues(doc, catalog),
+    ...agentIssues(doc.agents, catalog),
     ...toolkitIssues(doc, catalog, replace ? EMPTY : stored),
     ...mcpIssues(doc, catalog, replace ? EMPTY : stored),
     ...approverIssues(doc, catalog, replace ? EMPTY : stored),
@@ -65,21 +65,45 @@ const EMPTY: AdminSnapshot = {
   approvers: [],
 };
 
-function agentIssues(doc: AdminDocument, catalog: AdminCatalog): AdminIssue[] {
+/**
+ * The deployment's checks on the agents of a document the schema refused, read from the raw items wherever the
+ * address and model are strings: a refused form names every problem at once (a wrong model beside a bad number),
+ * not one per submit.
+ */
+export function looseDeploymentIssues(input: unknown, catalog: AdminCatalog): AdminIssue[] {
+  const agents = (input as { agents?: unknown } | null)?.agents;
+  if (!Array.isArray(agents)) return [];
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  return agentIssues(
+    agents.map((a: { address?: unknown; model?: unknown } | null) => ({
+      address: str(a?.address),
+      model: str(a?.model),
+    })),
+    catalog,
+  );
+}
+
+function agentIssues(
+  agents: readonly { readonly address?: string | undefined; readonly model?: string | undefined }[],
+  catalog: AdminCatalog,
+): AdminIssue[] {
   const issues: AdminIssue[] = [];
-  doc.agents.forEach((a, i) => {
-    const domain = a.address.slice(a.address.lastIndexOf("@") + 1);
-    // G1: mail is routed only for registered domains, and the outbound never sends From any other (domain-unregistered).
-    if (!catalog.domains.includes(domain))
-      issues.push({
-        path: `agents[${i}].address`,
-        message: `domain ${q(domain)} is not registered; an agent's address must be at one of: ${listed(catalog.domains)} ("domains" in postern.config.json)`,
-      });
+  agents.forEach((a, i) => {
+    // A raw item whose address the schema refused is the schema's to name; its domain is not checked here.
+    if (a.address !== undefined && a.address.includes("@")) {
+      const domain = a.address.slice(a.address.lastIndexOf("@") + 1);
+      // G1: mail is routed only for registered domains, and the outbound never sends From any other (domain-unregistered).
+      if (!catalog.domains.includes(domain))
+        issues.push({
+          path: `agents[${i}].address`,
+          message: `domain ${q(domain)} is not registered; an agent's address must be at one of: ${listed(catalog.domains)} (${catalogCite(catalog, "domains")})`,
+        });
+    }
     // A run of an agent whose model is not in the catalog fails before its first round (model-unknown).
-    if (!catalog.models.includes(a.model))
+    if (a.model !== undefined && !catalog.models.includes(a.model))
       issues.push({
         path: `agents[${i}].model`,
-        message: `no model ${q(a.model)} in the catalog; one of: ${listed(catalog.models)} ("models" in postern.config.json)`,
+        message: `no model ${q(a.model)} in the catalog; one of: ${listed(catalog.models)} (${catalogCite(catalog, "models")})`,
       });
   });
   return issues;
@@ -147,7 +171,7 @@ function approverIssues(doc: AdminDocument, catalog: AdminCatalog, stored: Admin
       over.add(a.toolkit);
       issues.push({
         path,
-        message: `toolkit ${q(a.toolkit)} would have ${n} approvers; a confirm card goes to at most ${catalog.maxRecipients} ("outbound.maxRecipients" in postern.config.json)`,
+        message: `toolkit ${q(a.toolkit)} would have ${n} approvers; a confirm card goes to at most ${catalog.maxRecipients} (${catalogCite(catalog, "outbound.maxRecipients")})`,
       });
     }
   });

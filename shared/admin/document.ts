@@ -1,6 +1,6 @@
 import { type Fail, failWith } from "../result.ts";
 import type { AdminCatalog } from "./catalog.ts";
-import { deploymentIssues } from "./deployment-check.ts";
+import { deploymentIssues, looseDeploymentIssues } from "./deployment-check.ts";
 import { type AdminIssue, zodIssues } from "./issues.ts";
 import { unknownKeys, upperCaseNames } from "./raw-input.ts";
 import { type AdminDocument, type AdminSnapshot, adminDocument } from "./schema.ts";
@@ -36,6 +36,9 @@ export function checkDocument(input: unknown, ctx: WriteContext): DocumentCheck 
   const parsed = adminDocument.safeParse(input);
   if (!parsed.success) {
     const issues = [...raw, ...zodIssues(parsed.error).filter((i) => !said.has(i.path))];
+    // Every problem at once: what the deployment would refuse too, where the schema did not already say it.
+    const named = new Set(issues.map((i) => i.path));
+    issues.push(...looseDeploymentIssues(input, ctx.catalog).filter((i) => !named.has(i.path)));
     return failWith("invalid-document", { issues });
   }
   const doc = parsed.data;

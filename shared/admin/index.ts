@@ -3,7 +3,7 @@
 
 // The event types are the events' port's (ports/events.ts); re-exported for the admin schema's readers.
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../ports/index.ts";
-export { type AdminCatalog, adminCatalog } from "./catalog.ts";
+export { type AdminCatalog, adminCatalog, runningConfigCite } from "./catalog.ts";
 export { type AdminIssue, zodIssues } from "./issues.ts";
 export {
   exposedName,

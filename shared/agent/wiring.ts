@@ -45,6 +45,7 @@ import { budgetNoticeRequest } from "./runs/budget-notice.ts";
 import { createBudgetGate } from "./runs/budgets.ts";
 import { continueRun } from "./runs/continue-run.ts";
 import { loadRun } from "./runs/load-run.ts";
+import { oncePerRun } from "./runs/once-per-run.ts";
 import { createRunEventSink } from "./runs/run-event-sink.ts";
 import { runFailures } from "./runs/run-failure.ts";
 import { startDueRuns } from "./runs/start-scheduled.ts";
@@ -368,7 +369,21 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
       },
     }),
     checks: runCallChecks({ config, registry: opts.registry, channel }),
-    offer: (tools, run, record) => w.mcp.offer(tools, run, record),
+    // One `mcp-unreviewed` per run and server's set of unreviewed tools, not one per round (each round lists again).
+    offer: (tools, run, record) =>
+      w.mcp.offer(
+        tools,
+        run,
+        oncePerRun(
+          stores.state,
+          run.runId,
+          (e) =>
+            e.type === "mcp-unreviewed"
+              ? `mcp-unreviewed#${String(e.data.server)}#${Array.isArray(e.data.tools) ? e.data.tools.join(",") : ""}`
+              : null,
+          record,
+        ),
+      ),
     logger,
     runFailures: failures,
     leaseMs: opts.leaseMs ?? ROUND_LEASE_MS,

@@ -1,6 +1,7 @@
 // Front door of shared/config: the deployment config, the resources from the environment, the table and key
 // lists. Outside this folder, import this file only (docs/architecture.md).
 
+export { changedConfigFiles } from "./config-drift.ts";
 export { ConfigError, formatIssues, type LoadedConfig, loadConfigFile } from "./load.ts";
 export { ENV, type Resources, resourcesFromEnv, tableEnvName } from "./resources.ts";
 export { CONFIG_ENV, loadRuntimeConfig } from "./runtime.ts";

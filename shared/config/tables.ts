@@ -11,7 +11,7 @@ export interface TableSpec {
   readonly ttlAttribute?: string;
   /**
    * Admin tables are operator-edited configuration; runtime tables are engine state; the audit table is the
-   * console's record of admin changes (no pipeline function reads or writes it).
+   * record of admin changes, the console's and the CLI's (no pipeline function reads or writes it).
    */
   readonly kind: "admin" | "runtime" | "audit";
   /**
@@ -150,6 +150,8 @@ export const STATE_KEYS = {
   budgetNotice: (senderKey: string): string => `budget-notice#${senderKey}`,
   /** A run's calls to each MCP server (sk = the server id): the per-run call budget. */
   mcpCalls: (runId: string): string => `mcpcalls#${runId}`,
+  /** Trace events a run records once however many rounds see the same thing (sk = what was seen). */
+  runOnce: (runId: string): string => `runonce#${runId}`,
   /**
    * Signed events' worker state; every family starts `webhook-`, the only prefix its IAM grant allows
    * (infra/constructs/webhooks.ts): an endpoint's deliveries record, its attempt counters, and (one partition,

@@ -7,6 +7,7 @@ import {
 } from "../admin/index.ts";
 import { toEvent } from "../ports/index.ts";
 import { type Fail, fail, failWith, type Ok } from "../result.ts";
+import { type EndpointReachOptions, endpointReach } from "./endpoint-reach.ts";
 import type { EventsMessage } from "./ports.ts";
 import { rotated, type SecretStore } from "./secrets.ts";
 import { newSecret } from "./signing.ts";
@@ -70,10 +71,20 @@ export function endpointItem(a: EndpointInput, allTypes: readonly string[]): Rec
 export async function addEndpoint(
   p: EndpointPorts,
   item: Record<string, unknown>,
-  opts: { readonly catalog: AdminCatalog; readonly beforeStore?: (secret: string) => void | Promise<void> },
+  opts: {
+    readonly catalog: AdminCatalog;
+    /** Where its deliveries may go: an endpoint none could reach is refused here, not at every event. */
+    readonly reach: EndpointReachOptions;
+    readonly beforeStore?: (secret: string) => void | Promise<void>;
+  },
 ): Promise<Ok<{ readonly secret: string }> | EndpointWriteFailure> {
   const check = await checkAdminWrite(p.repo, { webhooks: [item] }, { catalog: opts.catalog });
   if (!check.ok) return failWith("invalid", { issues: check.issues });
+  const reach = await endpointReach(String(item.url), opts.reach);
+  if (!reach.ok) {
+    p.repo.logger.warn("webhook endpoint refused", { id: String(item.id), reason: reach.reason });
+    return failWith("invalid", { issues: [{ path: "webhooks[0].url", message: reach.detail }] });
+  }
   const id = String(item.id);
   if (SUFFIX_LIKE.test(id))
     return failWith("invalid", { issues: [{ path: "webhooks[0].id", message: SUFFIX_MESSAGE }] });

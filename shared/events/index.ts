@@ -25,6 +25,11 @@ export {
 export { DELIVERY_RECORD_DAYS, dynamoEventState } from "./dynamo-state.ts";
 export { queueEventSink } from "./emitter.ts";
 export {
+  type EndpointReachOptions,
+  endpointReach,
+  LOOPBACK_SWITCH,
+} from "./endpoint-reach.ts";
+export {
   addEndpoint,
   type EndpointInput,
   type EndpointPorts,

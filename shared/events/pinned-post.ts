@@ -2,7 +2,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import type { HostResolver } from "../net/index.ts";
-import { isPublicAddress, pinnedLookup, vetTarget } from "../net/index.ts";
+import { pinnedLookup, vetTarget } from "../net/index.ts";
+import { endpointAddressAllowed, isLoopback } from "./endpoint-reach.ts";
 import type { Post } from "./ports.ts";
 
 /** A receiver's answer is read only to its status; at most this much of the body is drained. */
@@ -21,7 +22,7 @@ export function pinnedPost(opts: { readonly resolve: HostResolver; readonly allo
   return async (raw, headers, body, timeoutMs) => {
     const vetted = await vetTarget(raw, {
       resolve: opts.resolve,
-      ...(allowLoopback ? { allow: isLoopbackOrPublic } : {}),
+      ...(allowLoopback ? { allow: endpointAddressAllowed(true) } : {}),
     });
     if (!vetted.ok) return { ok: false, reason: vetted.reason, detail: vetted.detail };
     const { url, host } = vetted.target;
@@ -66,13 +67,4 @@ export function pinnedPost(opts: { readonly resolve: HostResolver; readonly allo
       req.end(body);
     });
   };
-}
-
-function isLoopback(address: string): boolean {
-  return address === "::1" || /^127\./.test(address) || /^::ffff:127\./.test(address);
-}
-
-/** The local-only widening: loopback besides public addresses. Private ranges and metadata stay refused. */
-function isLoopbackOrPublic(address: string): boolean {
-  return isLoopback(address) || isPublicAddress(address);
 }

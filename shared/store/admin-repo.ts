@@ -44,10 +44,10 @@ import {
   webhookItem,
   zodIssues,
 } from "../admin/index.ts";
-import type { Resources } from "../config/index.ts";
+import { type Resources, TABLES, type TableSpec } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Item } from "../ports/index.ts";
+import type { AuditLog, Item } from "../ports/index.ts";
 import { fail, failWith } from "../result.ts";
 import { isConditionFailed, queryAll, scanAll } from "./dynamo-util.ts";
 
@@ -57,6 +57,12 @@ export interface AdminRepoDeps {
   readonly logger: Logger;
   /** For the snapshot cache's age (tests move it). */
   readonly now?: () => Date;
+  /**
+   * Every item written or deleted is recorded in this audit log before the write and settled after it, as the
+   * console records its own edits: the CLI passes it, so one log holds every admin change whoever made it. The
+   * console records at its own level (one entry per form) and passes none; the pipeline never writes.
+   */
+  readonly audit?: { readonly log: AuditLog; readonly actor: string };
 }
 
 /**
@@ -91,12 +97,14 @@ export class AdminRepo implements AdminEditor {
   readonly #tables: Resources["tables"];
   readonly logger: Logger;
   readonly #now: () => number;
+  readonly #audit: AdminRepoDeps["audit"];
   #cached: { readonly version: number; readonly at: number; readonly snapshot: AdminSnapshot } | null = null;
 
   constructor(deps: AdminRepoDeps) {
     this.#dynamo = deps.dynamo;
     this.#tables = deps.tables;
     this.logger = deps.logger;
+    this.#audit = deps.audit;
     const now = deps.now ?? (() => new Date());
     this.#now = () => now().getTime();
   }
@@ -424,6 +432,10 @@ export class AdminRepo implements AdminEditor {
 
   /** Put; with `ifAbsentOn` (the partition key name) only when no item has that key. → created? | duplicate */
   async rawPut(table: AdminTable, item: Item, ifAbsentOn?: string): Promise<boolean | "duplicate"> {
+    return this.#audited("put", table, item, item, async () => this.#put(table, item, ifAbsentOn));
+  }
+
+  async #put(table: AdminTable, item: Item, ifAbsentOn?: string): Promise<boolean | "duplicate"> {
     try {
       const r = await this.#dynamo.send(
         new PutCommand({
@@ -447,11 +459,53 @@ export class AdminRepo implements AdminEditor {
   }
 
   async rawDelete(table: AdminTable, key: Item): Promise<boolean> {
+    return this.#audited("delete", table, key, null, async () => this.#delete(table, key));
+  }
+
+  async #delete(table: AdminTable, key: Item): Promise<boolean> {
     const r = await this.#dynamo.send(
       new DeleteCommand({ TableName: this.#tables[table], Key: key, ReturnValues: "ALL_OLD" }),
     );
     if (r.Attributes !== undefined) await this.#bumpVersion();
     return r.Attributes !== undefined;
+  }
+
+  /** Recorded before, settled after (a refused conditional put or a missing item settles `failed`). */
+  async #audited<R extends boolean | "duplicate">(
+    action: "put" | "delete",
+    table: AdminTable,
+    item: Item,
+    after: Item | null,
+    write: () => Promise<R>,
+  ): Promise<R> {
+    const audit = this.#audit;
+    if (!audit) return write();
+    const spec: TableSpec = TABLES[table];
+    const names = spec.sortKey ? [spec.partitionKey, spec.sortKey] : [spec.partitionKey];
+    const key = Object.fromEntries(names.map((n) => [n, item[n]]));
+    const before = await this.rawGet(table, key);
+    const entry = await audit.log.record({
+      actor: audit.actor,
+      action,
+      table,
+      key: names.map((n) => `${n}=${JSON.stringify(item[n])}`).join(" "),
+      before,
+      after,
+    });
+    let r: R;
+    try {
+      r = await write();
+    } catch (err) {
+      await audit.log.settle(entry, "failed", String((err as Error)?.message ?? err));
+      throw err;
+    }
+    const done = action === "put" ? r !== "duplicate" : r === true;
+    await audit.log.settle(
+      entry,
+      done ? "applied" : "failed",
+      done ? undefined : action === "put" ? "exists" : "not found",
+    );
+    return r;
   }
 
   private async write<T extends Item>(

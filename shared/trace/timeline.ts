@@ -163,9 +163,13 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
             text: `plan: FAILED (${s(d.reason)}): ${s(d.succeeded)} of ${s(d.operations)} operation(s) succeeded`,
           };
     default:
-      return { status: "info", text: `${e.type} ${JSON.stringify(d).slice(0, 200)}` };
+      return { status: "info", text: `${e.type} ${clipped(JSON.stringify(d), 200)}` };
   }
 }
+
+/** At most `max` characters; a cut one ends in `…`, so a reader never takes part of the data for all of it. */
+const clipped = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
 const FAILURE_WHAT: Record<string, string> = {
   "send-failed": "mail NOT sent",

@@ -66,8 +66,9 @@ const RESPONSIBILITY = responsibilityItem.parse({
   archiveScope: "agent",
 });
 
+const MODELS = ["claude", "demo"];
 const EDIT_FORMS = [
-  ["agents", agentItem, AGENT, (item: typeof AGENT) => agentForm("t", item, "edit")],
+  ["agents", agentItem, AGENT, (item: typeof AGENT) => agentForm("t", item, "edit", MODELS)],
   ["toolkits", toolkitItem, TOOLKIT, (item: typeof TOOLKIT) => toolkitForm("t", item, "edit")],
   [
     "responsibilities",
@@ -83,8 +84,12 @@ describe.each(EDIT_FORMS)("the %s form", (kind, schema, item, render) => {
   });
 
   it("has an input for every field of the schema, when adding and when editing", () => {
-    const add = { agents: agentForm, toolkits: toolkitForm, responsibilities: responsibilityForm }[kind];
-    for (const markup of [String(render(item as never)), String(add("t", null, "create"))])
+    const add = {
+      agents: (csrf: string) => agentForm(csrf, null, "create", MODELS),
+      toolkits: (csrf: string) => toolkitForm(csrf, null, "create"),
+      responsibilities: (csrf: string) => responsibilityForm(csrf, null, "create"),
+    }[kind];
+    for (const markup of [String(render(item as never)), String(add("t"))])
       expect([...controlNames(markup)].filter((n) => n !== "_csrf").sort()).toEqual(fields(schema));
   });
 
@@ -103,7 +108,7 @@ describe("the add-only forms (rules, approvers)", () => {
     responsibilities: [],
     approvers: [],
   };
-  const page = String(adminView(snapshot, { csrf: "t", canWrite: true }));
+  const page = String(adminView(snapshot, { csrf: "t", canWrite: true, models: MODELS }));
   const formOf = (kind: AdminKind) => {
     const m = new RegExp(`<form method="post" action="/admin/${kind}/add">[\\s\\S]*?</form>`).exec(page);
     if (!m) throw new Error(`no add form for ${kind}`);
@@ -147,7 +152,7 @@ describe("the MCP servers section (read-only)", () => {
       approvers: [],
       mcpServers: [server],
     };
-    const page = String(adminView(snapshot, { csrf: "t", canWrite: true }));
+    const page = String(adminView(snapshot, { csrf: "t", canWrite: true, models: MODELS }));
     const section = page.slice(page.indexOf('<h2 id="mcpServers">'));
     expect(section).toContain(
       "<td>cancelOrder</td><td>act</td><td>orders_cancel_order</td><td>2026-12-01T00:00:00.000Z</td>",
@@ -155,5 +160,62 @@ describe("the MCP servers section (read-only)", () => {
     expect(section).toContain("<td>bearer</td>");
     expect(section).not.toContain("postern/mcp/orders");
     expect(section).not.toContain("<form");
+  });
+});
+
+describe("a refused form and the model (issue 31 item 7, finding 5)", () => {
+  const snapshot: AdminSnapshot = {
+    agents: [AGENT],
+    accessRules: [],
+    outboundRules: [],
+    toolkits: [TOOLKIT],
+    responsibilities: [],
+    approvers: [],
+  };
+
+  it("picks the model from the catalog; a stored model the catalog lost stays selected and marked", () => {
+    const add = String(agentForm("t", null, "create", MODELS));
+    expect(add).toMatch(
+      /<select name="model" required><option value="">\(choose a model\)<\/option><option value="claude">claude<\/option><option value="demo">demo<\/option><\/select>/,
+    );
+    expect(add).not.toMatch(/<input[^>]*name="model"/);
+    const stale = String(agentForm("t", { ...AGENT, model: "gone" }, "edit", MODELS));
+    expect(stale).toContain('<option value="gone" selected>gone (not in the model catalog)</option>');
+    expect(submittedFields(stale).model).toBe("gone");
+  });
+
+  it("shows a refused add again with what was typed, open, beside every problem", () => {
+    const typed = { address: "new@elsewhere.example", name: "New desk", model: "demo", maxRounds: "many" };
+    const issues = [
+      { path: "maxRounds", message: "expected number" },
+      { path: "address", message: 'domain "elsewhere.example" is not registered' },
+    ];
+    const page = String(
+      adminView(snapshot, {
+        csrf: "t",
+        canWrite: true,
+        models: MODELS,
+        issues: { kind: "agents", issues, item: typed },
+      }),
+    );
+    const form = /<details open><summary>Add an agent<\/summary>([\s\S]*?)<\/details>/.exec(page)?.[1] ?? "";
+    expect(submittedFields(form)).toMatchObject({ ...typed, _csrf: "t" });
+    for (const i of issues)
+      expect(page).toContain(`<li><code>${i.path}</code>: ${i.message.replace(/"/g, "&quot;")}</li>`);
+    const rule = String(
+      adminView(snapshot, {
+        csrf: "t",
+        canWrite: true,
+        models: MODELS,
+        issues: {
+          kind: "outboundRules",
+          issues,
+          item: { agent: AGENT.address, pattern: "*@Partner.example", effect: "deny" },
+        },
+      }),
+    );
+    const ruleForm =
+      /<form method="post" action="\/admin\/outboundRules\/add">[\s\S]*?<\/form>/.exec(rule)?.[0] ?? "";
+    expect(submittedFields(ruleForm)).toMatchObject({ pattern: "*@Partner.example", effect: "deny" });
   });
 });

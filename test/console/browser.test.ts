@@ -215,6 +215,9 @@ describe.runIf(executablePath)("the console in Chromium", () => {
     const stale = await context.newPage();
     await stale.goto(page.url());
     await page.click('button:text("Apply")');
+    // Apply asks first; only its confirmation decides.
+    expect(await page.locator("main").textContent()).toContain("cannot be undone");
+    await page.click('button:text("Yes, apply")');
     expect(await page.locator(".flash").textContent()).toContain("Decision sent");
     await waitFor("the plan applied", async () =>
       (await s.stores.state.get(`plan#${runId}`, "plan"))?.state === "applied" ? true : undefined,
@@ -329,6 +332,38 @@ describe.runIf(executablePath)("the console in Chromium", () => {
           return g.document.documentElement.scrollWidth - g.innerWidth;
         });
         expect(overflow, `${name} at ${width} px is ${overflow} px too wide`).toBeLessThanOrEqual(0);
+        // Labels wrap between words, never inside one (the agent page's row labels went one letter a line at 390 px):
+        // a word of a th, label or legend laid out on more than one line has more than one client rect.
+        const broken = await page.evaluate(() => {
+          type Rects = { getClientRects(): { length: number } };
+          type Text = { textContent: string | null };
+          const d = (
+            globalThis as unknown as {
+              document: {
+                querySelectorAll(s: string): Iterable<unknown>;
+                createTreeWalker(root: unknown, what: number): { nextNode(): Text | null };
+                createRange(): Rects & {
+                  setStart(n: Text, o: number): void;
+                  setEnd(n: Text, o: number): void;
+                };
+              };
+            }
+          ).document;
+          const found: string[] = [];
+          for (const el of d.querySelectorAll("th, label, legend")) {
+            const walker = d.createTreeWalker(el, 4);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              for (const m of (node.textContent ?? "").matchAll(/\S+/g)) {
+                const range = d.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                if (range.getClientRects().length > 1) found.push(m[0]);
+              }
+            }
+          }
+          return found;
+        });
+        expect(broken, `${name} at ${width} px breaks labels inside words`).toEqual([]);
         if (refresh) {
           const shot = await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
           // PNG's signature: the page rendered to an image, not an empty capture.

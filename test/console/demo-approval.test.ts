@@ -134,6 +134,7 @@ describe.runIf(executablePath)("the demo approval flow in Chromium", () => {
     expect(await page.locator("pre.untrusted").first().textContent()).toContain("Please refund order A-1001");
     expect(await page.locator("li pre.untrusted").first().textContent()).toContain('"order": "A-1001"');
     await page.click('button:text("Apply")');
+    await page.click('button:text("Yes, apply")');
     expect(await page.locator(".flash").textContent()).toContain("Decision sent");
 
     await waitFor("the plan applied", async () =>

@@ -256,7 +256,9 @@ describe("G19: every failure ends somewhere a person looks", () => {
     expect(await cliText((f, io) => runsShow(run.runId, f, io))).toContain(
       "FAILURE send-failed: ses-rejected:MessageRejected",
     );
-    expect(await cliText(runsFailures)).toMatch(/send-failed\s+ses-rejected:MessageRejected\s+helpdesk@/);
+    expect(await cliText(runsFailures)).toMatch(
+      /send-failed {2}ses-rejected:MessageRejected\n {2}agent helpdesk@/,
+    );
     // Nothing reached the outbox for the refused address (the capture refused it as SES would).
     expect(await outboxTo(sender)).toEqual([]);
   });
@@ -292,7 +294,7 @@ describe("G19: every failure ends somewhere a person looks", () => {
       "FAILURE: run failed, the sender got no answer (model-unknown); the sender was already told today",
     );
     expect(await cliText(runsFailures)).toMatch(
-      /run-failed\s+model-unknown\s+lost@\S+\s+\S+\s+already-today/,
+      /run-failed {2}model-unknown\n {2}agent lost@\S+ {2}sender told: already-today\n {2}run \S+/,
     );
   });
 
@@ -352,9 +354,10 @@ describe("G19: every failure ends somewhere a person looks", () => {
     });
     const runId = pending.runId;
     const csrf = await client.csrf(`/plans/${runId}`);
-    expect((await client.post(`/plans/${runId}/apply`, { _csrf: csrf, decision: "approve" })).status).toBe(
-      303,
-    );
+    expect(
+      (await client.post(`/plans/${runId}/apply`, { _csrf: csrf, decision: "approve", confirm: "yes" }))
+        .status,
+    ).toBe(303);
     const run = await failedRun(DESK, "plan-failed");
     expect(run.runId).toBe(runId);
     expect(await stores.state.get(`plan#${runId}`, "plan")).toMatchObject({
@@ -379,7 +382,7 @@ describe("G19: every failure ends somewhere a person looks", () => {
     const show = await cliText((f, io) => runsShow(runId, f, io));
     expect(show).toContain("plan failed (order-not-found)  decided by admin@operators.example");
     expect(show).toContain("1. issue_refund  FAILED (order-not-found): no order A-1002 for this sender");
-    expect(await cliText(runsFailures)).toMatch(/plan-failed\s+order-not-found\s+desk@/);
+    expect(await cliText(runsFailures)).toMatch(/plan-failed {2}order-not-found\n {2}agent desk@/);
     // The approver is told what ran and what failed.
     const told = await waitFor("the approver's outcome mail", async () =>
       (await outboxTo(OPERATOR)).find((m) =>

@@ -107,6 +107,7 @@ export async function startConsoleStack(
     registry,
     webhookSecrets: opts.webhookSecrets ?? fileSecretStore(localSecretsFile(stack.dir)),
     ...(opts.mcpSecrets ? { mcpSecrets: opts.mcpSecrets } : {}),
+    webhookLoopback: opts.webhookLoopback === true,
   });
   return { stack, dir, console, stores };
 }

@@ -142,7 +142,16 @@ describe("a plan after Apply", () => {
     const approver = new ConsoleClient(s.console.url);
     await approver.signIn(s.console.link({ email: APPROVER, groups: [GROUPS.viewers] }));
     const csrf = await approver.csrf(`/plans/${run.runId}`);
-    const applied = await approver.post(`/plans/${run.runId}/apply`, { _csrf: csrf });
+    // Apply asks first: the plan page's button leads to a confirmation, and decides nothing.
+    const asked = await approver.post(`/plans/${run.runId}/apply`, { _csrf: csrf });
+    expect(asked.status).toBe(200);
+    const question = await asked.text();
+    expect(question).toContain("cannot be undone");
+    expect(question).toContain('name="confirm" value="yes"');
+    expect(question).toContain("<code>issue_refund</code>");
+    expect(await s.stores.state.get(`consoledecision#${run.runId}`, "decision")).toBeNull();
+    expect((await s.stores.state.get(`plan#${run.runId}`, "plan"))?.state).toBe("pending");
+    const applied = await approver.post(`/plans/${run.runId}/apply`, { _csrf: csrf, confirm: "yes" });
     const after = await (await approver.get(applied.headers.get("location") ?? "")).text();
     // Either agent-step has not acted yet (the decision shows) or it has (applied): never Apply again.
     expect(after).toMatch(/being applied|<strong>applying<\/strong>|<strong>applied<\/strong>/);

@@ -173,6 +173,28 @@ describe("registering a webhook endpoint from the console", () => {
     expect(await s.stores.admin.getWebhook("noevents")).toBeNull();
     expect(await secrets().read("noevents")).toBeNull();
   });
+
+  it("the metadata address is refused on add and on edit through the core the CLI uses, switch on or not", async () => {
+    const r = await admin.post("/webhooks/add", {
+      _csrf: csrf,
+      id: "metadata",
+      url: "http://169.254.169.254/latest/meta-data/",
+      allEvents: "on",
+    });
+    expect(r.status).toBe(400);
+    expect(await r.text()).toContain("every delivery would fail address-not-public");
+    expect(await s.stores.admin.getWebhook("metadata")).toBeNull();
+    expect(await secrets().read("metadata")).toBeNull();
+    await addEndpoint("moved");
+    const edit = await admin.post("/webhooks/moved/edit", {
+      _csrf: csrf,
+      url: "https://169.254.169.254/",
+      allEvents: "on",
+    });
+    expect(edit.status).toBe(400);
+    expect(await edit.text()).toContain("every delivery would fail address-not-public");
+    expect((await s.stores.admin.getWebhook("moved"))?.url).toContain(base);
+  });
 });
 
 describe("who may change endpoints", () => {

@@ -180,7 +180,8 @@ async function drive(cs: ConsoleStack): Promise<void> {
   const approver = new ConsoleClient(cs.console.url);
   await approver.signIn(cs.console.link({ email: APPROVER, groups: [GROUPS.viewers] }));
   const c2 = await approver.csrf(`/plans/${runId}`);
-  const applied = await approver.post(`/plans/${runId}/apply`, { _csrf: c2 });
+  // Apply asks first; its confirmation page posts confirm=yes.
+  const applied = await approver.post(`/plans/${runId}/apply`, { _csrf: c2, confirm: "yes" });
   if (applied.status !== 303) throw new Error(`apply: ${applied.status}`);
 }
 

@@ -475,3 +475,27 @@ describe("openTarget", () => {
     );
   });
 });
+
+describe("the audit log holds CLI writes beside the console's (issue 31 item 7, finding 15)", () => {
+  it("records each item a command writes or removes, who ran it, before and after, and the outcome", async () => {
+    const { AuditRepo } = await import("../../shared/store/audit-repo.ts");
+    const audit = new AuditRepo({ dynamo: clients.dynamo, tables: em.resources.tables });
+    const since = new Date().toISOString();
+    expect((await cli("agents", "add", "--address", SUZIE, "--name", "Suzie", "--model", "demo")).code).toBe(
+      0,
+    );
+    expect((await cli("agents", "remove", SUZIE)).code).toBe(0);
+    const mine = (await audit.list({ limit: 50 })).items.filter(
+      (e) => e.at >= since && e.table === "agents" && e.key === `address="${SUZIE}"`,
+    );
+    // Newest first: the removal, then the add.
+    expect(mine.map((e) => [e.action, e.outcome])).toEqual([
+      ["delete", "applied"],
+      ["put", "applied"],
+    ]);
+    for (const e of mine) expect(e.actor).toMatch(/^cli:.+@.+/);
+    expect(mine[1]?.before).toBeNull();
+    expect(mine[1]?.after).toMatchObject({ address: SUZIE, name: "Suzie" });
+    expect(mine[0]?.before).toMatchObject({ address: SUZIE });
+  });
+});

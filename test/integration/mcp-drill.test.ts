@@ -118,7 +118,10 @@ describe("an obedient model steered through an MCP result", () => {
     // The tool added after review was never offered; the reviewed ones were.
     const offered = events.find((e) => e.type === "model-request")?.data.tools;
     expect(offered).toEqual(["orders_lookup_order", "orders_order_status", "send_email"]);
-    expect(events.some((e) => e.type === "mcp-unreviewed")).toBe(true);
+    // Said once for the run, not once per round (issue 31 item 7, finding 9), though every round listed the server.
+    const rounds = new Set(events.filter((e) => e.type === "model-request").map((e) => e.round));
+    expect(rounds.size).toBeGreaterThan(1);
+    expect(events.filter((e) => e.type === "mcp-unreviewed")).toHaveLength(1);
 
     // Nothing left: the server saw only the sender's own lookup; no send request was queued at all.
     expect(hostile.calls.map((c) => c.name)).toEqual(["lookup_order"]);

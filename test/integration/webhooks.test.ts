@@ -18,6 +18,7 @@ import type { LocalStack } from "../../cli/local/stack.ts";
 import { startLocalConsole } from "../../console/server.ts";
 import { adminCatalog } from "../../shared/admin/catalog.ts";
 import { dynamoEventState, fileSecretStore } from "../../shared/events/index.ts";
+import { systemResolver } from "../../shared/net/index.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { ConsoleClient } from "../console/harness.ts";
@@ -85,6 +86,7 @@ beforeAll(async () => {
     log: state.log,
     breaker: (id) => state.breaker.get(id),
     enqueue: sqsEnqueue(stack.clients.sqs, stack.resources.queues.events),
+    reach: { resolve: systemResolver, allowLoopback: true, local: true },
   };
   const catalog = adminCatalog(stack.config.config, grantableNames());
   const add = (id: string, path: string, events: string, includeMailText = false) =>
@@ -97,18 +99,20 @@ beforeAll(async () => {
   await add("crm", "/crm", "all");
   await add("archive", "/archive", "mail.accepted", true);
   await add("down", "/down", "mail.accepted");
-  // The instance metadata address: vetted and refused before any socket opens, even with the local-only setting.
-  await webhooksAdd(
-    ports,
-    io,
-    {
-      id: "metadata",
-      url: "http://169.254.169.254/latest/meta-data/",
-      events: "mail.accepted",
-      secretOut: secretFile("metadata"),
-    },
-    catalog,
+  // The instance metadata address: `webhooks add` refuses it, so it is written as `admin import` can write it (with
+  // a secret, as rotate would give it), to show delivery vets and refuses it before any socket opens too.
+  const metadata = {
+    id: "metadata",
+    url: "http://169.254.169.254/latest/meta-data/",
+    events: "mail.accepted",
+  };
+  await expect(
+    webhooksAdd(ports, io, { ...metadata, secretOut: secretFile("metadata") }, catalog),
+  ).rejects.toThrow(
+    /--url: 169\.254\.169\.254 resolves to a non-public address \(ipv4-linkLocal\): every delivery would fail address-not-public/,
   );
+  await ports.repo.importDocument({ webhooks: [{ ...metadata, events: ["mail.accepted"] }] }, { catalog });
+  await ports.secrets.write("metadata", { current: "whsec_dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0dGVzdHRlc3Q=" });
 }, 60_000);
 
 afterAll(async () => {

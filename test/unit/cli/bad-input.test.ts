@@ -163,6 +163,8 @@ describe("the top-level handler", () => {
     const version = await cli(["--version"]);
     expect(version).toMatchObject({ code: 0, err: "" });
     expect(version.out).toMatch(/^\d+\.\d+\.\d+\n$/);
+    // -v and -V say the same (issue 31 item 7, finding 16: `-v` was an unknown option).
+    for (const flag of ["-v", "-V"]) expect(await cli([flag]), flag).toEqual(version);
     const help = await cli(["runs", "list", "--help"]);
     expect(help.code).toBe(0);
     expect(help.out).toContain("Usage: postern runs list [options]");

@@ -42,7 +42,14 @@ async function check(raw: Buffer, extra: Record<string, unknown> = {}) {
   let err = "";
   const code = await runCheck(
     eml,
-    { rcpt: "suzie@shopping.example.net", ...files, now: "2026-11-29T12:00:00Z", show: true, ...extra },
+    {
+      rcpt: "suzie@shopping.example.net",
+      ...files,
+      now: "2026-11-29T12:00:00Z",
+      show: true,
+      json: true,
+      ...extra,
+    },
     {
       out: (t) => {
         out += t;
@@ -52,7 +59,7 @@ async function check(raw: Buffer, extra: Record<string, unknown> = {}) {
       },
     },
   );
-  return { code, json: out ? JSON.parse(out) : null, err };
+  return { code, out, json: out && extra.json !== false ? JSON.parse(out) : null, err };
 }
 
 const signed = (from: string, domain: string, parts: Parameters<typeof buildMessage>[0] = {}) =>
@@ -133,5 +140,35 @@ describe("postern check", () => {
     const r = await check(Buffer.from("x"), { config: bad });
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/domains: list at least one registered domain/);
+  });
+});
+
+describe("postern check --show for a person (issue 31 item 7, finding 6)", () => {
+  it("prints the verdict as lines and the fenced text as it is, not as an escaped JSON string", async () => {
+    const r = await check(
+      await signed("Joe <joe@football.example.com>", "football.example.com", { subject: 'Say "hi"' }),
+      { json: false },
+    );
+    expect(r.code).toBe(0);
+    const [head = "", shown = ""] = r.out.split("\n\n--- what the model would be given, exactly ---\n");
+    expect(head.split("\n")).toEqual([
+      "verdict:  accept",
+      "reason:   accepted",
+      "sender:   joe@football.example.com",
+      "agent:    suzie@shopping.example.net",
+      "notify:   no",
+      expect.stringMatching(/^signed: {3}.*from/),
+    ]);
+    // The text itself, one line per line, quotes as typed: not `\n` and `\"` inside a JSON string.
+    expect(shown.split("\n").length).toBeGreaterThan(3);
+    expect(shown).toContain('Subject: Say "hi"');
+    expect(r.out).not.toContain("\\n");
+    expect(r.out.trimEnd().endsWith("--- end (--json for the JSON object) ---")).toBe(true);
+    const refused = await check(await signed("Eve <eve@attacker.example>", "attacker.example"), {
+      json: false,
+    });
+    expect(refused.out).toContain(
+      "--- the refusal line, as logged and shown ---\nrefused: access-denied-global",
+    );
   });
 });

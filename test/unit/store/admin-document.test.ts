@@ -62,6 +62,20 @@ describe("checkDocument", () => {
   });
 });
 
+describe("checkDocument names every problem at once (issue 31 item 7, finding 5)", () => {
+  it("a field the schema refuses does not hide the agent's unregistered domain and unknown model", () => {
+    const r = checkDocument(
+      { agents: [{ ...suzie, address: "bad@other.com", model: "gpt5", maxRounds: "many" }] },
+      none,
+    );
+    expect(issuesOf(r).map((i) => i.path)).toEqual([
+      "agents[0].maxRounds",
+      "agents[0].address",
+      "agents[0].model",
+    ]);
+  });
+});
+
 describe("checkDocument against the deployment", () => {
   it("refuses an agent at a domain that is not registered, naming the registered ones", () => {
     const r = checkDocument({ agents: [{ ...suzie, address: "bad@other.com" }] }, none);
