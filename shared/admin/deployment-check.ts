@@ -90,7 +90,7 @@ function agentIssues(
   const issues: AdminIssue[] = [];
   agents.forEach((a, i) => {
     // A raw item whose address the schema refused is the schema's to name; its domain is not checked here.
-    if (a.address !== undefined && a.address.includes("@")) {
+    if (a.address?.includes("@")) {
       const domain = a.address.slice(a.address.lastIndexOf("@") + 1);
       // G1: mail is routed only for registered domains, and the outbound never sends From any other (domain-unregistered).
       if (!catalog.domains.includes(domain))
