@@ -174,6 +174,15 @@ export const senderProofOptions = z
     maxSignatures: z.number().int().min(1).max(5).default(3),
     /** Each key lookup's deadline; lookups run together, so this is also the most one message waits on DNS. */
     keyLookupTimeoutMs: z.number().int().min(100).max(10_000).default(2000),
+    /**
+     * ARC sealers (RFC 8617) whose seals may stand in for an author signature that a list or forwarder broke:
+     * the seal's d=, exact (no subdomain matches), lower-case A-label. None by default: ARC is then never evaluated.
+     * Every sealer in a chain must be listed (shared/gate/arc-proof.ts says why).
+     */
+    trustedArcSealers: z
+      .array(domainName)
+      .default([])
+      .refine((list) => new Set(list).size === list.length, "lists a sealer twice"),
   })
   .strict()
   .prefault({});

@@ -155,6 +155,7 @@ function proofOptions(input: GateInput): ProveSenderOptions {
     allowNonAsciiLocalParts: senderProof.allowNonAsciiLocalParts,
     maxSignatures: senderProof.maxSignatures,
     keyLookupTimeoutMs: senderProof.keyLookupTimeoutMs,
+    trustedArcSealers: senderProof.trustedArcSealers,
   };
 }
 

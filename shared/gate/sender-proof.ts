@@ -10,10 +10,15 @@
 // (aligned d=, an accepted algorithm, no l=, From signed, t= not in the future) are evaluated, at
 // most `maxSignatures` of them, the topmost first (a relay adds its signature above the author's);
 // their keys are looked up together, each within `keyLookupTimeoutMs`, at most one per signature.
+//
+// Only when the author's own signature fails, and the operator trusts at least one ARC sealer, is the ARC chain
+// evaluated (arc-proof.ts): what a trusted list or forwarder recorded may stand in for the signature it broke. It
+// proves the author, never whom the author addressed (signedRecipients is empty), and says so in `via`.
 
 import type { DKIMResult, DKIMVerifyResult, DNSResolver } from "mailauth";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
+import { type ArcRefusal, proveByArc } from "./arc-proof.ts";
 import { boundedResolver } from "./bounded-resolver.ts";
 import { type BoundedVerify, boundedDkimVerify } from "./dkim-bounded-verify.ts";
 import {
@@ -36,7 +41,13 @@ export type SenderRefusal =
   | "from-not-utf8"
   | AddressRefusal
   | DkimRefusal
+  | ArcRefusal
   | "sender-proof-error"; // an exception inside verification: fail closed
+
+/** What proved the author: the author's own DKIM signature, or an ARC chain of trusted sealers (arc-proof.ts). */
+export type ProofVia =
+  | { readonly kind: "dkim" }
+  | { readonly kind: "arc"; readonly sealer: string; readonly instances: number };
 
 export type SenderProof =
   | Ok<{
@@ -45,8 +56,9 @@ export type SenderProof =
       domain: string;
       displayName: string;
       signature: ProvenSignature;
-      /** The To and Cc addresses the proven signature covers (who the signer addressed). */
+      /** The To and Cc addresses the proven signature covers (who the signer addressed); empty for ARC. */
       signedRecipients: SignedRecipients;
+      via: ProofVia;
     }>
   /** `address`: the From address reduced to address characters, for the refusal line (G4), or null. */
   | Fail<SenderRefusal, { address: string | null }>;
@@ -62,6 +74,8 @@ export type ProveSenderOptions = {
   keyLookupTimeoutMs?: number;
   /** the DKIM verifier; mailauth's unless a test needs to see how disagreement with it is handled */
   verify?: BoundedVerify;
+  /** ARC sealers whose word may stand in for a broken author signature (none: ARC is never evaluated). */
+  trustedArcSealers?: readonly string[];
 };
 
 export const DEFAULT_MAX_SIGNATURES = 3;
@@ -88,34 +102,70 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     const { mailbox } = parsed;
     address = reduceToAddressChars(mailbox.address);
 
-    const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
-    if (signatureFields.length === 0) return refuse("dkim-none");
-    const candidates = chooseSignatures(signatureFields, mailbox.domain, opts);
-    if (candidates.chosen.length === 0) return refuse(nearestMiss(candidates.reasons));
-
-    const verified = await verifyChosen(raw, candidates.chosen, opts);
-    const { verification } = verified;
-    if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
-    // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
-    if (verification.results.length !== candidates.chosen.length) return refuse("dkim-error");
-
-    const proving = firstProvingSignature(candidates, signatureFields, verified, mailbox.domain, opts);
-    if (!proving.ok) return refuse(proving.reason);
-    return {
-      ok: true,
+    const proven = {
       address: mailbox.address,
       routingKey: routingKey(mailbox.address),
       domain: mailbox.domain,
       displayName: mailbox.displayName,
-      signature: proving.signature,
-      signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
-        allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
-      }),
+    };
+
+    const proving = await proveByDkim(raw, block.fields, mailbox.domain, opts);
+    if (proving.ok)
+      return {
+        ok: true,
+        ...proven,
+        signature: proving.signature,
+        signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
+          allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
+        }),
+        via: { kind: "dkim" },
+      };
+    const trustedSealers = opts.trustedArcSealers ?? [];
+    if (proving.reason === "header-ambiguous" || trustedSealers.length === 0) return refuse(proving.reason);
+
+    const byArc = await proveByArc(raw, block.fields, mailbox.domain, {
+      resolver: opts.resolver,
+      now: opts.now,
+      minRsaKeyBits: opts.minRsaKeyBits,
+      trustedSealers,
+      keyLookupTimeoutMs: opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS,
+    });
+    // no ARC field at all: the author's own refusal stands
+    if (byArc === null) return refuse(proving.reason);
+    if (!byArc.ok) return refuse(byArc.reason, byArc.detail);
+    return {
+      ok: true,
+      ...proven,
+      signature: byArc.signature,
+      // the seal proves who wrote the mail, not whom they wrote to: the forwarder's delivery addressed the agent
+      signedRecipients: { to: [], cc: [], refused: [] },
+      via: { kind: "arc", sealer: byArc.sealer, instances: byArc.instances },
     };
   } catch {
     // a verifier that throws has proven nothing
     return refuse("sender-proof-error");
   }
+}
+
+/** The author's own DKIM signature: the first chosen signature that passes our policy, or the nearest miss. */
+async function proveByDkim(
+  raw: Buffer,
+  fields: readonly HeaderField[],
+  fromDomain: string,
+  opts: ProveSenderOptions,
+): Promise<Ok<{ signature: ProvenSignature; result: DKIMResult }> | Fail<DkimRefusal | "header-ambiguous">> {
+  const signatureFields = fields.filter((f) => f.name === "dkim-signature");
+  if (signatureFields.length === 0) return fail("dkim-none");
+  const candidates = chooseSignatures(signatureFields, fromDomain, opts);
+  if (candidates.chosen.length === 0) return fail(nearestMiss(candidates.reasons));
+
+  const verified = await verifyChosen(raw, candidates.chosen, opts);
+  const { verification } = verified;
+  if (!sameFields(fields, verification.headers?.parsed)) return fail("header-ambiguous");
+  // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
+  if (verification.results.length !== candidates.chosen.length) return fail("dkim-error");
+
+  return firstProvingSignature(candidates, signatureFields, verified, fromDomain, opts);
 }
 
 /**

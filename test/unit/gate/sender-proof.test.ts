@@ -59,6 +59,7 @@ describe("accepted senders", () => {
         signedHeaders: expect.arrayContaining(["from"]),
       },
       signedRecipients: { to: ["helpdesk@agents.example.net"], cc: [], refused: [] },
+      via: { kind: "dkim" },
     });
   });
 
