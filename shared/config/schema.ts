@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { DELEGATION_REFUSAL_TEXT, delegationRefusal } from "./delegated-signer.ts";
 
 /**
  * The deployment config (`postern.config.json`): what must not change at run time. It is committed, validated at
@@ -183,6 +184,25 @@ export const senderProofOptions = z
       .array(domainName)
       .default([])
       .refine((list) => new Set(list).size === list.length, "lists a sealer twice"),
+    /**
+     * Per From domain, the one signer domain the operator vouches for (`{"contoso.com": "contoso.onmicrosoft.com"}`):
+     * a signature by it proves that From domain, under every other DKIM check. None by default; a shared signer (a
+     * provider's own domain) is refused (delegated-signer.ts says which names can be vouched for).
+     */
+    delegatedSigners: z
+      .record(domainName, domainName)
+      .default({})
+      .superRefine((map, ctx) => {
+        for (const [fromDomain, signer] of Object.entries(map)) {
+          const refused = delegationRefusal(fromDomain, signer);
+          if (refused !== null)
+            ctx.addIssue({
+              code: "custom",
+              path: [fromDomain],
+              message: `${signer} ${DELEGATION_REFUSAL_TEXT[refused]}`,
+            });
+        }
+      }),
   })
   .strict()
   .prefault({});

@@ -156,6 +156,7 @@ function proofOptions(input: GateInput): ProveSenderOptions {
     maxSignatures: senderProof.maxSignatures,
     keyLookupTimeoutMs: senderProof.keyLookupTimeoutMs,
     trustedArcSealers: senderProof.trustedArcSealers,
+    delegatedSigners: senderProof.delegatedSigners,
   };
 }
 

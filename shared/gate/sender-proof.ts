@@ -30,6 +30,7 @@ import {
   tagRefusal,
 } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8, readHeaderBlock, sameFields } from "./header-block.ts";
+import { misalignedDetail } from "./misaligned-detail.ts";
 import { type SignedRecipients, signedRecipients } from "./signed-recipients.ts";
 import { duplicatedField } from "./single-instance.ts";
 
@@ -46,7 +47,8 @@ export type SenderRefusal =
 
 /** What proved the author: the author's own DKIM signature, or an ARC chain of trusted sealers (arc-proof.ts). */
 export type ProofVia =
-  | { readonly kind: "dkim" }
+  /** `delegated`: the signer domain the operator vouches for this From domain (senderProof.delegatedSigners). */
+  | { readonly kind: "dkim"; readonly delegated?: string }
   | { readonly kind: "arc"; readonly sealer: string; readonly instances: number };
 
 export type SenderProof =
@@ -76,6 +78,8 @@ export type ProveSenderOptions = {
   verify?: BoundedVerify;
   /** ARC sealers whose word may stand in for a broken author signature (none: ARC is never evaluated). */
   trustedArcSealers?: readonly string[];
+  /** Per From domain, the one signer domain the operator vouches for (validated by the config schema). */
+  delegatedSigners?: Readonly<Record<string, string>>;
 };
 
 export const DEFAULT_MAX_SIGNATURES = 3;
@@ -118,10 +122,14 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
         signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
           allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
         }),
-        via: { kind: "dkim" },
+        via:
+          proving.signature.domain === mailbox.domain
+            ? { kind: "dkim" }
+            : { kind: "dkim", delegated: proving.signature.domain },
       };
     const trustedSealers = opts.trustedArcSealers ?? [];
-    if (proving.reason === "header-ambiguous" || trustedSealers.length === 0) return refuse(proving.reason);
+    if (proving.reason === "header-ambiguous" || trustedSealers.length === 0)
+      return refuse(proving.reason, proving.detail);
 
     const byArc = await proveByArc(raw, block.fields, mailbox.domain, {
       resolver: opts.resolver,
@@ -131,7 +139,7 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
       keyLookupTimeoutMs: opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS,
     });
     // no ARC field at all: the author's own refusal stands
-    if (byArc === null) return refuse(proving.reason);
+    if (byArc === null) return refuse(proving.reason, proving.detail);
     if (!byArc.ok) return refuse(byArc.reason, byArc.detail);
     return {
       ok: true,
@@ -157,7 +165,11 @@ async function proveByDkim(
   const signatureFields = fields.filter((f) => f.name === "dkim-signature");
   if (signatureFields.length === 0) return fail("dkim-none");
   const candidates = chooseSignatures(signatureFields, fromDomain, opts);
-  if (candidates.chosen.length === 0) return fail(nearestMiss(candidates.reasons));
+  const refused = (reason: DkimRefusal): Fail<DkimRefusal> =>
+    reason === "dkim-misaligned" && candidates.misalignedSigner !== null
+      ? fail(reason, misalignedDetail(candidates.misalignedSigner, fromDomain))
+      : fail(reason);
+  if (candidates.chosen.length === 0) return refused(nearestMiss(candidates.reasons));
 
   const verified = await verifyChosen(raw, candidates.chosen, opts);
   const { verification } = verified;
@@ -165,7 +177,8 @@ async function proveByDkim(
   // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
   if (verification.results.length !== candidates.chosen.length) return fail("dkim-error");
 
-  return firstProvingSignature(candidates, signatureFields, verified, fromDomain, opts);
+  const proving = firstProvingSignature(candidates, signatureFields, verified, fromDomain, opts);
+  return proving.ok ? proving : refused(proving.reason);
 }
 
 /**
@@ -186,6 +199,8 @@ function singleFrom(
 interface Candidates {
   readonly chosen: readonly number[];
   readonly reasons: readonly DkimRefusal[];
+  /** The d= of the topmost signature refused as misaligned, to name in the refusal; null when none was. */
+  readonly misalignedSigner: string | null;
 }
 
 /**
@@ -199,13 +214,17 @@ function chooseSignatures(
 ): Candidates {
   const reasons: DkimRefusal[] = [];
   const chosen: number[] = [];
+  let misalignedSigner: string | null = null;
   const maxSignatures = opts.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
+  const delegated = delegatedSigner(opts.delegatedSigners, fromDomain);
   for (const [i, field] of signatureFields.entries()) {
-    const byTags = tagRefusal(parseTagList(field.value), fromDomain, opts.now);
+    const tags = parseTagList(field.value);
+    const byTags = tagRefusal(tags, fromDomain, opts.now, delegated);
+    if (byTags === "dkim-misaligned") misalignedSigner ??= tags.get("d") ?? null;
     if (byTags !== null) reasons.push(byTags);
     else if (chosen.length < maxSignatures) chosen.push(i);
   }
-  return { chosen, reasons };
+  return { chosen, reasons, misalignedSigner };
 }
 
 /**
@@ -272,12 +291,21 @@ function firstProvingSignature(
       fromDomain,
       opts.minRsaKeyBits,
       opts.now,
+      delegatedSigner(opts.delegatedSigners, fromDomain),
     );
     if (verdict.ok) return { ok: true, signature: verdict.signature, result };
     reasons.push(verdict.reason);
   }
   return fail(nearestMiss(reasons));
 }
+/** The signer vouched for this From domain, if any (own keys only: a From domain named `constructor` is no key). */
+function delegatedSigner(
+  map: Readonly<Record<string, string>> | undefined,
+  fromDomain: string,
+): string | undefined {
+  return map !== undefined && Object.hasOwn(map, fromDomain) ? map[fromDomain] : undefined;
+}
+
 const keyName = (r: DKIMResult) =>
   `${r.selector}._domainkey.${r.signingDomain}`.toLowerCase().replace(/\.$/, "");
 
