@@ -2,7 +2,13 @@ import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../shared/admin/index.ts";
 import type { DeploymentConfig } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
-import { type Decision, gateMessage, renderMessage, renderRefusal } from "../shared/gate/index.ts";
+import {
+  type Decision,
+  gateMessage,
+  type ProofVia,
+  renderMessage,
+  renderRefusal,
+} from "../shared/gate/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
 export interface CheckResult {
@@ -19,6 +25,11 @@ export interface CheckResult {
    * an unsigned To/Cc addresses no one, unsigned threading fields start a new thread (docs/gate.md).
    */
   readonly signedHeaders?: readonly string[];
+  /**
+   * Accepted mail: what proved the sender. `{kind: "dkim"}` (with `delegated`: the signer the operator vouches for
+   * the From domain) or `{kind: "arc", sealer, instances}`: a chain of trusted sealers (docs/gate.md).
+   */
+  readonly provenBy?: ProofVia;
   /** With --show: exactly what the model would be given (accept), or the refusal line (refuse/drop). */
   readonly shown?: string;
 }
@@ -84,6 +95,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
       sender: decision.sender.routingKey,
       notify: false,
       signedHeaders: decision.sender.signedHeaders,
+      ...(result.proof?.ok ? { provenBy: result.proof.via } : {}),
       ...(input.show ? { shown } : {}),
     };
   }

@@ -16,3 +16,4 @@ export {
 } from "./fence.ts";
 export { type Decision, gateMessage } from "./gate.ts";
 export { checkOutboundReach, type OutboundReachReason } from "./outbound-reach.ts";
+export type { ProofVia } from "./sender-proof.ts";
