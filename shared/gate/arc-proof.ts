@@ -5,7 +5,8 @@
 // ARC-Authentication-Results) and signs it with the message (ARC-Message-Signature) and the chain so far
 // (ARC-Seal). A seal proves only who sealed and that nothing changed since; what the AAR says is the sealer's word.
 // So a chain proves the author only when the operator trusts the word of EVERY sealer in it, not just the newest:
-// - the From domain's pass is read from the first set's AAR (arc.i=1), written by the first sealer;
+// - the From domain's pass is read from the first set's AAR (arc.i=1), written by the first sealer, and must be
+//   about an author signature still in the mail that our own policy accepts by its tags (no l=, no rsa-sha1, ...);
 // - RFC 8617 §5.2 verifies only the newest ARC-Message-Signature. An untrusted sealer in the middle may rewrite
 //   the mail, sign its version and seal cv=pass; a trusted sealer after it then truthfully reports a valid chain.
 // Anything short of that refuses, naming the newest sealer whose word we would have needed (proven: every seal
@@ -21,7 +22,7 @@ import { arc } from "mailauth/lib/arc/index.js";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { boundedResolver, KEY_RECORDS_AMBIGUOUS } from "./bounded-resolver.ts";
 import { type BoundedArcVerify, boundedArcVerify } from "./dkim-bounded-verify.ts";
-import { type ProvenSignature, parseTagList, signedHeaderNames } from "./dkim-checks.ts";
+import { type ProvenSignature, parseTagList, signedHeaderNames, tagRefusal } from "./dkim-checks.ts";
 import { type HeaderField, sameFields } from "./header-block.ts";
 
 export type ArcRefusal =
@@ -105,7 +106,11 @@ export async function proveByArc(
     return fail("arc-fail");
 
   // read before arc() runs: it rewrites the newest set's parsed AAR in place (for a one-set chain, this one)
-  const authorPassed = firstHopPassed(chain[0]?.["arc-authentication-results"]?.parsed, fromDomain);
+  const authorPassed = firstHopPassed(
+    chain[0]?.["arc-authentication-results"]?.parsed,
+    fromDomain,
+    authorSignatures(fields, fromDomain, opts.now),
+  );
   const sealers = chain.map((set) => sealerOf(set["arc-seal"]?.parsed));
 
   const result = await arc(verification.arc, {
@@ -183,16 +188,30 @@ function sealerOf(parsed: Parsed): string | null {
   return /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null;
 }
 
+/** The author's DKIM-Signature fields our policy would accept by their tags (dkim-checks.ts `tagRefusal`). */
+export interface AuthorSignature {
+  readonly selector: string;
+  /** b= without white space */
+  readonly b: string;
+}
+
 /**
- * Whether the first sealer recorded a DKIM pass whose signing domain IS the From domain: `header.d`, or the domain
- * of `header.i` when there is no `header.d` (RFC 8601 §2.7.1 lets a verifier report either).
+ * Whether the first sealer recorded a DKIM pass whose signing domain IS the From domain (`header.d`, or the domain
+ * of `header.i` when there is no `header.d`: RFC 8601 §2.7.1 lets a verifier report either), for a signature still
+ * in the mail that our own policy accepts by its tags: a sealer's verifier may pass `l=`, rsa-sha1 or a testing
+ * key, which our policy refuses. The result names its signature by `header.s` and `header.b` (a prefix of b=) when
+ * it gives them; given, they must match.
  */
-export function firstHopPassed(parsed: Parsed, fromDomain: string): boolean {
+export function firstHopPassed(
+  parsed: Parsed,
+  fromDomain: string,
+  author: readonly AuthorSignature[],
+): boolean {
   const dkim = parsed?.dkim;
   if (!Array.isArray(dkim)) return false;
   return dkim.some((entry: unknown) => {
     if (typeof entry !== "object" || entry === null) return false;
-    const e = entry as { value?: unknown; header?: { d?: unknown; i?: unknown } };
+    const e = entry as { value?: unknown; header?: { d?: unknown; i?: unknown; s?: unknown; b?: unknown } };
     if (typeof e.value !== "string" || e.value.toLowerCase() !== "pass") return false;
     const d = e.header?.d;
     const i = e.header?.i;
@@ -202,8 +221,30 @@ export function firstHopPassed(parsed: Parsed, fromDomain: string): boolean {
         : typeof i === "string" && i.includes("@")
           ? i.slice(i.lastIndexOf("@") + 1)
           : null;
-    return domain !== null && domain.trim().toLowerCase() === fromDomain;
+    if (domain === null || domain.trim().toLowerCase() !== fromDomain) return false;
+    const s = e.header?.s;
+    const b = e.header?.b;
+    return author.some(
+      (sig) =>
+        (s === undefined ||
+          (typeof s === "string" && s.trim().toLowerCase() === sig.selector.toLowerCase())) &&
+        (b === undefined || (typeof b === "string" && b.trim() !== "" && sig.b.startsWith(b.trim()))),
+    );
   });
+}
+
+/** The author's signatures our policy accepts by their tags alone: aligned d=, sha256, no l=, From signed, t=. */
+function authorSignatures(fields: readonly HeaderField[], fromDomain: string, now: Date): AuthorSignature[] {
+  const found: AuthorSignature[] = [];
+  for (const f of fields) {
+    if (f.name !== "dkim-signature") continue;
+    const tags = parseTagList(f.value);
+    if (tagRefusal(tags, fromDomain, now) !== null) continue;
+    found.push({ selector: withoutSpace(tags.get("s") ?? ""), b: withoutSpace(tags.get("b") ?? "") });
+    // a flood of them costs a tag parse each, like DKIM's own choice; a few are enough to match the result
+    if (found.length >= MAX_ARC_SETS) break;
+  }
+  return found;
 }
 
 const tagValue = (tag: unknown): unknown =>

@@ -263,8 +263,58 @@ describe("the first hop's recorded DKIM pass", () => {
     [{ dkim: [{ value: "pass", header: { i: { x: "1" } } }] }, false],
     [{ dkim: "pass" }, false],
     [undefined, false],
+    // the result names the signature it passed: it must be one our policy accepts (below, s=r2048, b=AbCdEf...)
+    [{ dkim: [{ value: "pass", header: { d: "example.com", s: "R2048", b: "AbCd" } }] }, true],
+    [{ dkim: [{ value: "pass", header: { d: "example.com", s: "other" } }] }, false],
+    [{ dkim: [{ value: "pass", header: { d: "example.com", b: "ZZZZ" } }] }, false],
+    [{ dkim: [{ value: "pass", header: { d: "example.com", b: "" } }] }, false],
   ])("%j → %s", (parsed, expected) => {
-    expect(firstHopPassed(parsed as Record<string, unknown> | undefined, "example.com")).toBe(expected);
+    const author = [{ selector: "r2048", b: "AbCdEfGh0123" }];
+    expect(firstHopPassed(parsed as Record<string, unknown> | undefined, "example.com", author)).toBe(
+      expected,
+    );
+  });
+
+  it("is no pass when no author signature our policy accepts is left in the mail", () => {
+    const parsed = { dkim: [{ value: "pass", header: { d: "example.com" } }] };
+    expect(firstHopPassed(parsed, "example.com", [])).toBe(false);
+  });
+});
+
+describe("the first sealer's pass must be about a signature our own policy accepts", () => {
+  /** alice's mail signed as `extra` says, through the list, whose verifier recorded a pass. */
+  async function listMailSigned(extra: Record<string, unknown>, key: keyof TestKeys = "rsa2048") {
+    const signed = await signWith(keys, key, buildMessage({ to: "team@lists.example.org" }), {
+      domain: "example.com",
+      ...extra,
+    });
+    return seal(keys, asListRewrites(signed), {
+      domain: LIST,
+      authResults: `${LIST}; dkim=pass header.d=example.com`,
+    });
+  }
+
+  it("accepts the author's ordinary signature", async () => {
+    expect(await verdict(await listMailSigned({}))).toBe("accepted via arc");
+  });
+
+  it.each([
+    ["l= (a body could be appended)", { bodyLength: 10 }],
+    ["rsa-sha1", { algorithm: "rsa-sha1" }],
+  ])("refuses a pass the sealer recorded for a signature with %s", async (_, extra) => {
+    expect(await verdict(await listMailSigned(extra))).toBe("arc-no-author-pass");
+  });
+
+  it("refuses when the list stripped the author's signature", async () => {
+    const raw = await seal(
+      keys,
+      asListRewrites(Buffer.from(buildMessage({ to: "team@lists.example.org" }))),
+      {
+        domain: LIST,
+        authResults: AUTHOR_PASS,
+      },
+    );
+    expect(await verdict(raw)).toBe("arc-no-author-pass");
   });
 });
 
