@@ -126,14 +126,8 @@ export async function proveByArc(
   if (untrusted !== undefined)
     return untrusted === null ? fail("arc-fail") : fail("arc-untrusted-sealer", untrusted);
 
-  const newest = chain.at(-1);
   const ams = newestMessageSignature(fields, chain.length);
-  if (
-    newest === undefined ||
-    ams === undefined ||
-    result.signature === false ||
-    result.signature === undefined
-  )
+  if (ams === undefined || result.signature === false || result.signature === undefined)
     return fail("arc-fail");
   const tags = parseTagList(ams.value);
   // the verdict must be about this very field: its b= is the one we read
