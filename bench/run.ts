@@ -86,6 +86,7 @@ const admin = {
       acceptAutoSubmitted: false,
       acceptListMail: false,
       acceptBcc: false,
+      requireSignedAddressing: false,
       enabled: true,
     },
   ],
@@ -106,6 +107,7 @@ async function gate(raw: Buffer): Promise<void> {
     admin,
     resolver,
     now,
+    sentMail: async () => [],
   });
   if (r.decisions[0]?.verdict !== "accept")
     throw new Error(`bench message not accepted: ${r.decisions[0]?.reason}`);
@@ -172,6 +174,7 @@ async function judge(raw: Buffer, cfg: typeof config, expect: string): Promise<v
     admin,
     resolver,
     now,
+    sentMail: async () => [],
   });
   if (r.decisions[0]?.reason !== expect)
     throw new Error(`flood row: ${r.decisions[0]?.reason}, expected ${expect}`);

@@ -9,6 +9,7 @@ import {
   renderMessage,
   renderRefusal,
 } from "../shared/gate/index.ts";
+import type { AddressingKind } from "../shared/ports/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
 export interface CheckResult {
@@ -30,6 +31,13 @@ export interface CheckResult {
    * the From domain) or `{kind: "arc", sealer, instances}`: a chain of trusted sealers (docs/gate.md).
    */
   readonly provenBy?: ProofVia;
+  /**
+   * Accepted mail: how it was addressed to the agent (docs/gate.md): `signed` (a signed To/Cc names it),
+   * `envelope` (named only in an unsigned To/Cc, signed Date fresh: the run writes to its sender only), `bcc`
+   * (the agent accepts Bcc). `check` reads no sent mail, so a reply to the agent's own mail that the stack would
+   * match (`reply`) shows here as `envelope` or `not-addressed`.
+   */
+  readonly addressing?: AddressingKind;
   /** With --show: exactly what the model would be given (accept), or the refusal line (refuse/drop). */
   readonly shown?: string;
 }
@@ -56,6 +64,8 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
     admin: input.admin,
     resolver: input.resolver,
     now: input.now,
+    // No stack's sent mail here (see CheckResult.addressing).
+    sentMail: async () => [],
   });
   const decision: Decision = result.decisions[0] ?? {
     verdict: "drop",
@@ -95,6 +105,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
       sender: decision.sender.routingKey,
       notify: false,
       signedHeaders: decision.sender.signedHeaders,
+      addressing: decision.addressing.kind,
       ...(result.proof?.ok ? { provenBy: result.proof.via } : {}),
       ...(input.show ? { shown } : {}),
     };

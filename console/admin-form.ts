@@ -43,6 +43,7 @@ export function itemFromForm(kind: AdminKind, f: Form): Record<string, unknown> 
         acceptAutoSubmitted: flag(f, "acceptAutoSubmitted"),
         acceptListMail: flag(f, "acceptListMail"),
         acceptBcc: flag(f, "acceptBcc"),
+        requireSignedAddressing: flag(f, "requireSignedAddressing"),
         continueAfterReply: flag(f, "continueAfterReply"),
       });
     case "accessRules":

@@ -160,17 +160,17 @@ function listen(server: Server, port: number): Promise<void> {
 }
 
 /**
- * Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly), with
- * its indexes. A persisted table created before an index existed is rebuilt with it (dynalite cannot add an index
- * to an existing table): its items are read, kept in `<backupDir>/<table>.migrating.json` until the copy is back.
- */
-/**
  * The SDK's table waiters for dynalite: it makes a table ACTIVE on its next tick (createTableMs 0), but the waiter's
  * first check can still see CREATING and then sleeps its minimum delay, 1 s and more with jitter (measured: a start
  * took 50 ms or 1 to 4 s at random, a large share of the test suite's wall time). Poll every 10 to 100 ms instead.
  */
 const localWaiter = (client: DynamoDBClient) => ({ client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.1 });
 
+/**
+ * Create every table of TABLES that does not exist yet (idempotent, so a persisted stack restarts cleanly), with
+ * its indexes. A persisted table created before an index existed is rebuilt with it (dynalite cannot add an index
+ * to an existing table): its items are read, kept in `<backupDir>/<table>.migrating.json` until the copy is back.
+ */
 export async function createTables(endpoint: string, region: string, backupDir?: string): Promise<void> {
   const client = new DynamoDBClient({
     region,

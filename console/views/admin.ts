@@ -78,6 +78,7 @@ ${check("enabled", "enabled", a?.enabled ?? true)}
 ${check("acceptAutoSubmitted", "accept auto-submitted mail", a?.acceptAutoSubmitted ?? false)}
 ${check("acceptListMail", "accept mailing-list mail", a?.acceptListMail ?? false)}
 ${check("acceptBcc", "accept Bcc (mail that does not name the agent in a signed To/Cc)", a?.acceptBcc ?? false)}
+${check("requireSignedAddressing", "require signed addressing (refuse mail whose signature covers no To/Cc naming the agent: Outlook, Microsoft 365, iCloud Cc)", a?.requireSignedAddressing ?? false)}
 ${check("continueAfterReply", "keep working after a reply (another model round; by default a reply ends the run)", a?.continueAfterReply ?? false)}
 <button type="submit">${mode === "create" ? "Add agent" : "Save agent"}</button></form>`;
 }

@@ -60,7 +60,7 @@ export function agentView(d: AgentDetail, config: DeploymentConfig, registry: To
 <tr><th>Enabled</th><td>${a.enabled ? "yes" : "no"}</td></tr>
 <tr><th>Budget today</th><td>runs ${d.today.runs} / ${c.runs}, tokens ${d.today.tokens} / ${c.tokens}</td></tr>
 <tr><th>Max rounds</th><td>${roundLimit(config, a)}</td></tr>
-<tr><th>Accepts</th><td>auto-submitted ${a.acceptAutoSubmitted ? "yes" : "no"}, list mail ${a.acceptListMail ? "yes" : "no"}, Bcc ${a.acceptBcc ? "yes" : "no"}</td></tr>
+<tr><th>Accepts</th><td>auto-submitted ${a.acceptAutoSubmitted ? "yes" : "no"}, list mail ${a.acceptListMail ? "yes" : "no"}, Bcc ${a.acceptBcc ? "yes" : "no"}; mail whose signature covers no To/Cc naming it ${a.requireSignedAddressing ? "refused (signed addressing required)" : "accepted by the envelope, the run writing to its sender only"}</td></tr>
 <tr><th>After a reply</th><td>${a.continueAfterReply ? "keeps working (another model round)" : "the run ends"}</td></tr>
 <tr><th>Instructions</th><td><pre class="mono">${a.instructions || "(none)"}</pre></td></tr>
 </table>

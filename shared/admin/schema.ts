@@ -52,6 +52,12 @@ export const agentItem = z
      */
     acceptBcc: z.boolean().default(false),
     /**
+     * Accept only mail whose signature covers a To or Cc naming the agent (or Bcc, with acceptBcc). Off by default:
+     * Outlook, Microsoft 365 and iCloud leave To/Cc unsigned, and their mail is then addressed by the envelope with
+     * a run narrowed to its sender (docs/gate.md). An agent whose tools act may want the signer's own word.
+     */
+    requireSignedAddressing: z.boolean().default(false),
+    /**
      * A reply ends the run: a round whose only call is a successful `send_email` reply completes it without another
      * model round (one model call for a simple answer). An agent that works on after answering (files a ticket,
      * records a fact) opts out and the run continues until the model stops. Absent means false.

@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { EventSink, RunRecord, RunState } from "../ports/index.ts";
+import type { AddressingKind, EventSink, RunRecord, RunState, ThreadedBy } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -263,6 +263,8 @@ export interface StoredMessage {
   readonly from: string;
   /** The From display name as written; shown only through the fence's rules. */
   readonly fromName?: string;
+  readonly addressing?: AddressingKind;
+  readonly threadedBy?: ThreadedBy;
 }
 
 /** One trace event as stored. */

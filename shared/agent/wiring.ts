@@ -54,12 +54,6 @@ import { startDueRuns } from "./runs/start-scheduled.ts";
  */
 export const ROUND_LEASE_MS = 15 * 60_000;
 
-/**
- * The agent-step function's composition root: the store's repositories adapted to the agent's ports, and the
- * agent's rules assembled into StepHandlerDeps. The same function in Lambda and in the local stack. The rules take
- * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
- * are named.
- */
 /** What only agent-step's composition root needs beside the platform. */
 export interface StepParts {
   readonly registry: ToolRegistry;
@@ -167,8 +161,8 @@ function modelCatalog(loaded: LoadedConfig, secrets: SecretSource): (id: string)
 function wire(opts: StepWiringOptions): Wired {
   const { resources } = opts;
   const { clients, stores } = opts;
-  // One delivery asked for the admin snapshot (a version read each time) and the run's message up to
-  // four times. Both are kept for the delivery; beginDelivery drops them.
+  // Several rules of one delivery read the admin snapshot (a version read each time) and the run's message: each
+  // is read once per delivery and kept for it; beginDelivery drops them, so the next delivery reads fresh.
   const admin = perDelivery(() => stores.admin.snapshot());
   const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
   const { now } = opts;
@@ -308,6 +302,7 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
           message: w.message,
           loadAdmin,
           logger,
+          events,
           runFailures: failures,
           webhooks: w.webhooks,
         }),
@@ -413,7 +408,12 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
   };
 }
 
-/** Wire the step loop to real adapters: the same function in Lambda and in the local stack. */
+/**
+ * The agent-step function's composition root: the store's repositories adapted to the agent's ports, and the
+ * agent's rules assembled into StepHandlerDeps. The same function in Lambda and in the local stack. The rules take
+ * ports; the wiring modules (this one, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where store classes
+ * are named.
+ */
 export function buildStepDeps(
   platform: Platform,
   parts: StepParts,

@@ -211,6 +211,13 @@ export const outboundOptions = z
   .object({
     configurationSet: z.string().optional(),
     maxRecipients: z.number().int().positive().max(50).default(20),
+    /**
+     * The operator's own mail domains beside the registered ones (where staff read mail, say `example.com` when
+     * agents live at `agents.example.com`), subdomains included. A run started by a sender outside all of them
+     * never reaches an address there by reply-all: the sender's signed Cc is a claim, not proof the person got the
+     * mail, and an answer from the agent's trusted address would reach them (docs/outbound.md).
+     */
+    ownDomains: z.array(domainName).default([]),
   })
   .strict()
   .prefault({});

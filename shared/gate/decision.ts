@@ -1,5 +1,6 @@
 import type { AgentItem } from "../admin/index.ts";
 import type { LimitReason } from "../mail/index.ts";
+import type { InboundAddressing, OwnMailReply } from "./addressed.ts";
 import type { LoopReason } from "./loop-guard.ts";
 import type { Route } from "./routing.ts";
 import type { SenderProof, SenderRefusal } from "./sender-proof.ts";
@@ -46,6 +47,10 @@ export type Decision =
       readonly agent: AgentItem;
       readonly reason: "accepted";
       readonly sender: ProvenSender;
+      /** How the mail was addressed to the agent, as far as the signature proves it (addressed.ts). */
+      readonly addressing: InboundAddressing;
+      /** Mail the agent sent that an unsigned In-Reply-To/References was matched to: the thread it joins. */
+      readonly ownMail: OwnMailReply | null;
       readonly hop: number;
       /**
        * Automatic mail (G5) to an agent that opted in to it: it may start a run, but the engine never writes to
@@ -97,10 +102,11 @@ export function refusal(
   agent: AgentItem | null,
   reason: GateReason,
   hop = known.hop,
+  ownDetail?: string,
 ): Refusal {
   const p = known.proof;
   // the proof's own detail, when this refusal is the proof's (a field name from our list: engine text, G4)
-  const detail = p !== null && !p.ok && p.reason === reason ? p.detail : undefined;
+  const detail = ownDetail ?? (p !== null && !p.ok && p.reason === reason ? p.detail : undefined);
   return {
     verdict: "refuse",
     recipient,
@@ -119,13 +125,20 @@ export function drop(known: Known, recipient: string, agent: AgentItem | null, r
   return { ...refusal(known, recipient, agent, reason), verdict: "drop", notify: false };
 }
 
-export function accepted(route: LiveRoute, sender: ProvenSender, automatic = false): Decision {
+export function accepted(
+  route: LiveRoute,
+  sender: ProvenSender,
+  addressed: { readonly addressing: InboundAddressing; readonly ownMail: OwnMailReply | null },
+  automatic = false,
+): Decision {
   return {
     verdict: "accept",
     recipient: route.recipient,
     agent: route.agent,
     reason: "accepted",
     sender,
+    addressing: addressed.addressing,
+    ownMail: addressed.ownMail,
     hop: route.hop,
     ...(automatic ? { automatic: true } : {}),
   };

@@ -9,9 +9,10 @@ import {
   type ParsedMail,
   parseMail,
 } from "../mail/index.ts";
+import type { SentMailLookup } from "../ports/index.ts";
 import { decideAccess } from "./access.ts";
 import { routingKey } from "./address.ts";
-import { addresses } from "./addressed.ts";
+import { decideAddressing } from "./addressed.ts";
 import {
   accepted,
   type Decision,
@@ -22,11 +23,12 @@ import {
   provenSender,
   refusal,
 } from "./decision.ts";
-import { headerSectionBytes } from "./header-block.ts";
+import { headerSectionBytes, readHeaderBlock } from "./header-block.ts";
 import { loopGuard, readLoopHeaders } from "./loop-guard.ts";
 import { routeRecipients } from "./routing.ts";
 import { type ProveSenderOptions, proveSender, type SenderProof } from "./sender-proof.ts";
 
+export type { InboundAddressing } from "./addressed.ts";
 export type { Decision, GateReason, ProvenSender, Refusal } from "./decision.ts";
 
 /** What the SES receipt notification tells us (never the headers: Bcc'd agents exist only here). */
@@ -44,6 +46,11 @@ export interface GateInput {
   readonly admin: AdminSnapshot;
   readonly resolver: DNSResolver;
   readonly now: Date;
+  /**
+   * Mail the agent sent, by Message-ID: an unsigned In-Reply-To/References counts only when it names one sent to
+   * this same proven sender (addressed.ts). `postern check` without a stack passes one that finds nothing.
+   */
+  readonly sentMail: SentMailLookup;
 }
 
 export interface GateResult {
@@ -120,6 +127,11 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   mail = parsed.mail;
   const sender = provenSender(p);
 
+  // Our reading of the header section again (sender proof read it, and refused it unless it was well formed):
+  // the unsigned To/Cc, the signed Date and Subject that addressing may rest on.
+  const block = readHeaderBlock(raw);
+  const fields = block.ok ? block.fields : [];
+
   // The agent's own rules, on the proven sender: itself (never), access (G3), then addressing (G2).
   for (const l of live) {
     if (isSelf(sender, l.agent)) {
@@ -127,13 +139,25 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
       decisions.push(drop(known, l.recipient, l.agent, "self-sender"));
       continue;
     }
-    const reason =
-      accessRefusal(sender.routingKey, l.agent, config.inboundAccess, admin.accessRules) ??
-      addressingRefusal(sender, l.agent);
+    const denied = accessRefusal(sender.routingKey, l.agent, config.inboundAccess, admin.accessRules);
+    if (denied !== null) {
+      decisions.push(refusal(known, l.recipient, l.agent, denied, l.hop));
+      continue;
+    }
+    const addressed = await decideAddressing({
+      agent: l.agent,
+      sender,
+      fields,
+      inReplyTo: mail.inReplyTo,
+      references: mail.references,
+      now: input.now,
+      allowNonAsciiLocalParts: config.senderProof.allowNonAsciiLocalParts,
+      sentMail: input.sentMail,
+    });
     decisions.push(
-      reason === null
-        ? accepted(l, sender, known.automatic)
-        : refusal(known, l.recipient, l.agent, reason, l.hop),
+      addressed.ok
+        ? accepted(l, sender, addressed, known.automatic)
+        : refusal(known, l.recipient, l.agent, addressed.reason, l.hop, addressed.detail),
     );
   }
   return finish();
@@ -181,9 +205,4 @@ function accessRefusal(
  */
 function isSelf(sender: ProvenSender, agent: AgentItem): boolean {
   return sender.routingKey === routingKey(agent.address);
-}
-
-/** G2: the signer must have addressed the agent, or a mail signed for someone else is replayed to it. */
-function addressingRefusal(sender: ProvenSender, agent: AgentItem): "not-addressed" | null {
-  return !agent.acceptBcc && !addresses(sender.signedRecipients, agent.address) ? "not-addressed" : null;
 }

@@ -14,6 +14,11 @@ export {
   shownDisplayName,
   type UntrustedPart,
 } from "./fence.ts";
-export { type Decision, gateMessage } from "./gate.ts";
-export { checkOutboundReach, type OutboundReachReason } from "./outbound-reach.ts";
+export { type Decision, gateMessage, type InboundAddressing } from "./gate.ts";
+export {
+  checkOutboundReach,
+  type OutboundReachReason,
+  type ReplyAudience,
+  replyAudience,
+} from "./outbound-reach.ts";
 export type { ProofVia } from "./sender-proof.ts";

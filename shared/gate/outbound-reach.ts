@@ -32,6 +32,54 @@ import { allowedByAll, routingKey } from "./access.ts";
  *   else). Deny rules only narrow that; reaching an outside address takes an explicit allow rule.
  */
 
+/** A reply's automatic participants: the proven sender of the answered mail and its signed To/Cc. */
+export interface ReplyAudience {
+  readonly sender: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+}
+
+/** Whether `address` is at one of `domains` or a subdomain of one (on whole labels). */
+function atDomain(address: string, domains: readonly string[]): boolean {
+  const domain = routingKey(address).slice(routingKey(address).lastIndexOf("@") + 1);
+  return domains.some((d) => domain === d || domain.endsWith(`.${d}`));
+}
+
+/**
+ * The audience never widens by a claim (G2, G9). A sender outside the operator's own domains (the registered
+ * ones and `outbound.ownDomains`) who names `cfo@<the operator's domain>` in a signed Cc has proven only that they
+ * wrote that line, not that the CFO received anything; reply-all would send the agent's answer, link and all,
+ * from a trusted address into the operator's own organisation. So for such a sender, reply-all reaches an
+ * address at the operator's domains only when the agent's outbound rules name it (an allow rule, as for new mail);
+ * the rest of the audience is untouched, and what was withheld is returned for the log.
+ */
+export function replyAudience(
+  participants: ReplyAudience,
+  reach: {
+    readonly agent: string;
+    readonly rules: readonly AccessRule[];
+    readonly domains: readonly string[];
+    readonly ownDomains: readonly string[];
+  },
+): { readonly kept: ReplyAudience; readonly withheld: readonly string[] } {
+  const own = [...reach.domains, ...reach.ownDomains].map((d) => d.toLowerCase());
+  if (atDomain(participants.sender, own)) return { kept: participants, withheld: [] };
+  const self = routingKey(reach.agent);
+  const withheld: string[] = [];
+  const keep = (list: readonly string[]) =>
+    list.filter((a) => {
+      // the agent itself (reply-all drops it anyway) and addresses outside the operator's domains pass
+      if (routingKey(a) === self || !atDomain(a, own)) return true;
+      if (outboundAllowed(reach.rules, reach.domains, "sender", a)) return true;
+      withheld.push(a);
+      return false;
+    });
+  return {
+    kept: { sender: participants.sender, to: keep(participants.to), cc: keep(participants.cc) },
+    withheld,
+  };
+}
+
 /**
  * `recipient-not-allowed`: an address the request names is outside the rules (it would be refused in any run).
  * `egress-channel-closed`: only the closed channel refuses it (G18): a reply participant the rules do not cover.
@@ -43,6 +91,8 @@ export interface OutboundReachInput {
   readonly rules: readonly AccessRule[];
   /** The deployment's registered domains (`config.domains`): a scheduled run's default without allow rules. */
   readonly domains: readonly string[];
+  /** The operator's other own domains (`config.outbound.ownDomains`): see replyAudience. */
+  readonly ownDomains: readonly string[];
   /** Who started the run: without an allow rule, a `sender` run reaches only the mail it answers. */
   readonly startedBy: RunStartedBy;
   /** The agent's own address: reply-all drops it and so does this check (it is never a recipient). */
@@ -56,11 +106,7 @@ export interface OutboundReachInput {
    * A reply's automatic participants, as the outbound's reply-all computes them: the proven sender of the answered
    * mail and its signed To/Cc. Ignored for `new` mail, which has none.
    */
-  readonly reply?: {
-    readonly sender: string;
-    readonly to: readonly string[];
-    readonly cc: readonly string[];
-  };
+  readonly reply?: ReplyAudience;
   /** The run has read wider than its sender (G18): only the proven sender is exempt from the rules. */
   readonly channelClosed: boolean;
 }
@@ -100,7 +146,9 @@ const MAX_SHOWN = 10;
 /** The recipients this request may not reach, each once, as shown to the model. */
 function refusedRecipients(input: OutboundReachInput, channelClosed: boolean): string[] {
   const self = routingKey(input.agent);
-  const reply = input.mode === "reply" ? input.reply : undefined;
+  // Reply-all's participants as the outbound will compute them: withheld ones are no automatic participant, so a
+  // model naming one again is held to the rules like any other address.
+  const reply = input.mode === "reply" && input.reply ? replyAudience(input.reply, input).kept : undefined;
   const sender = reply ? routingKey(reply.sender) : null;
   // Addresses reply-all writes to anyway; naming one again adds nobody (reply-all de-duplicates).
   const automatic = new Set(reply ? [reply.sender, ...reply.to, ...reply.cc].map(routingKey) : []);

@@ -8,6 +8,10 @@
 // is refused: real mail never carries two, and then "the one instance" and "the signed instance" are the
 // same field whenever h= names it.
 //
+// MIME's top-level Content-Type, Content-Transfer-Encoding and MIME-Version are single-instance too (RFC 2045 §3:
+// "at most one" of each per entity): a Content-Type prepended above a signed mail makes postal-mime re-read the
+// signed body with a boundary the relay chose, so text the signer quoted would become the signer's own words.
+//
 // The list is the fields we read (Sender, Reply-To and Bcc are single-instance too, but nothing reads them).
 
 import type { HeaderField } from "./header-block.ts";
@@ -21,6 +25,9 @@ export const SINGLE_INSTANCE_FIELDS = [
   "message-id",
   "in-reply-to",
   "references",
+  "content-type",
+  "content-transfer-encoding",
+  "mime-version",
 ] as const;
 
 export type SingleInstanceField = (typeof SINGLE_INSTANCE_FIELDS)[number];

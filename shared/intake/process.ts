@@ -75,6 +75,7 @@ export async function processInbound(event: InboundEvent, deps: VerifyDeps): Pro
     admin,
     resolver: deps.resolver,
     now: deps.now(),
+    sentMail: (agent, ids) => deps.stores.threads.sentMail(agent, ids),
   });
   const out: InboundSummary[] = [];
   for (const decision of result.decisions) out.push(await actOn(decision, result.mail, event, deps));
@@ -107,6 +108,8 @@ async function actOn(
     ...(decision.verdict === "accept" && decision.sender.signedRecipients.refused.length > 0
       ? { signedRecipientsRefused: decision.sender.signedRecipients.refused }
       : {}),
+    // How the signer's word on the audience was proven (docs/gate.md): envelope and reply narrow the run.
+    ...(decision.verdict === "accept" ? { addressing: decision.addressing.kind } : {}),
     sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
   });
   let handed: { messageId: string | null; runId?: string } = { messageId: null };
@@ -323,8 +326,15 @@ async function isReplay(
   const key = createHash("sha256")
     .update([decision.sender.domain, decision.sender.signatureId].join("\n"))
     .digest("hex");
-  return (await deps.claimSignedMessage(decision.agent.address, key, event.sesMessageId)) === "replay";
+  // A mail addressed only by the envelope was never proven to be meant for this agent: the same signed message
+  // starts at most one run in the whole deployment, so a replayer cannot fan it out to every agent. (Copies in
+  // one SES delivery, to two agents the sender named, are that delivery, not a replay.)
+  const scope = decision.addressing.kind === "envelope" ? ENVELOPE_REPLAY_SCOPE : decision.agent.address;
+  return (await deps.claimSignedMessage(scope, key, event.sesMessageId)) === "replay";
 }
+
+/** The replay scope of envelope-addressed mail: one for the deployment, where agents' scopes are their address. */
+const ENVELOPE_REPLAY_SCOPE = "*envelope*";
 
 /**
  * A notice for a refusal (G6). The text is engine-written from the reason code alone; it comes from the address
@@ -335,7 +345,7 @@ function noticeFor(
   recipient: string,
   decision: Extract<Decision, { verdict: "refuse" | "drop" }>,
 ): OutboundRequest | null {
-  const reason = noticeReasonFor(decision.reason);
+  const reason = noticeReasonFor(decision.reason, decision.detail);
   if (!reason || !decision.sender) return null;
   const domain = recipient.slice(recipient.lastIndexOf("@") + 1);
   return noticeRequest({

@@ -6,9 +6,15 @@ import type { Decision } from "../gate/index.ts";
 import type { ParsedMail } from "../mail/index.ts";
 import { routingKey } from "../mail/index.ts";
 import type { Blobs, RunCreator, ThreadHeaders, ThreadIndex } from "../ports/index.ts";
-import { type AttachmentRef, inlineBody, type MessageRecord, type MessageStore } from "../ports/index.ts";
+import {
+  type AttachmentRef,
+  inlineBody,
+  type MessageRecord,
+  type MessageStore,
+  type ThreadedBy,
+} from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
-import { signedThreading } from "./signed-threading.ts";
+import { type SignedThreading, signedThreading } from "./signed-threading.ts";
 
 export interface AcceptStores {
   readonly messages: MessageStore;
@@ -66,10 +72,17 @@ export async function storeAccepted(
     await stores.blobs.put(key, a.content, a.contentType);
     attachments.push({ id, filename: a.filename ?? "", contentType: a.contentType, size: a.size, key });
   }
-  // Only signed threading fields place a mail in a thread (signed-threading.ts). A message without a signed
-  // Message-ID still needs one to thread replies: derive it from SES's id (the same on a redelivery).
+  // Only signed threading fields place a mail in a thread (signed-threading.ts), or an unsigned one the gate
+  // matched to mail this agent sent to this sender (addressing `reply`). A message without a signed Message-ID
+  // still needs one to thread replies: derive it from SES's id (the same on a redelivery).
   const threading = signedThreading(mail, decision.sender.signedHeaders);
-  const { inReplyTo, references } = threading;
+  // Unsigned threading fields the gate matched to mail this agent sent to this sender (shared/gate/addressed.ts).
+  const ownMail =
+    threading.inReplyTo === null && threading.references.length === 0
+      ? (decision.ownMail?.messageId ?? null)
+      : null;
+  const inReplyTo = threading.inReplyTo ?? ownMail;
+  const references = ownMail !== null && threading.references.length === 0 ? [ownMail] : threading.references;
   const headerMessageId = (threading.messageId ?? `${event.sesMessageId}@inbound.postern`).replace(
     /^<|>$/g,
     "",
@@ -104,12 +117,14 @@ export async function storeAccepted(
     sesMessageId: event.sesMessageId,
     // G6: a run this mail starts never mails its sender unasked (no failure notice).
     ...(decision.automatic ? { automatic: true } : {}),
+    addressing: decision.addressing.kind,
+    threadedBy: threadedBy(threading, ownMail),
   };
   // touch() counts messages: only the first delivery may count this one.
   if ((await stores.messages.put(record)).ok) {
     await stores.threads.touch(agent, threadId, { lastMessageAt: event.receivedAt, subject });
   }
-  const unsignedThreading = threading.unsigned;
+  const unsignedThreading = ownMail === null ? threading.unsigned : [];
   if (!input.startRun)
     return { messageId: ids.messageId, runId: null, threadId, joinRefused, unsignedThreading };
   const maxRounds = roundLimit(config, decision.agent);
@@ -126,6 +141,12 @@ export async function storeAccepted(
     transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
   return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused, unsignedThreading };
+}
+
+/** How the mail found its thread: signed threading fields, an unsigned one naming our own sent mail, or none. */
+function threadedBy(threading: SignedThreading, ownMail: string | null): ThreadedBy {
+  if (threading.inReplyTo !== null || threading.references.length > 0) return "signed";
+  return ownMail !== null ? "own-message-id" : "none";
 }
 
 /** Who a mail makes a participant of its thread: the proven sender and the signed To/Cc (G9), by routing key. */

@@ -11,6 +11,8 @@ export const NOTICE_REASONS = [
   "attachment-limits",
   "message-too-large",
   "not-addressed",
+  "not-addressed-stale",
+  "not-addressed-unsigned",
   "sender-budget",
   "agent-budget",
   "confirm-no-decision",
@@ -51,6 +53,14 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "not-addressed": {
     subject: "Message not delivered: address not in To or Cc",
     line: "Your message did not name this address in its To or Cc field, so it was not delivered. To write to this address, put it in To or Cc (a blind copy is not accepted).",
+  },
+  "not-addressed-stale": {
+    subject: "Message not delivered: sent too long ago",
+    line: "Your message arrived more than an hour after the time it was written, and your mail system's signature does not cover its To or Cc field, so this address cannot tell that it was meant for it. It was not delivered. Please send it again.",
+  },
+  "not-addressed-unsigned": {
+    subject: "Message not delivered: recipient not confirmed by your signature",
+    line: "This address accepts only mail whose signature covers the To or Cc field that names it, and your mail system's signature does not, so your message was not delivered. Please ask your mail administrator about DKIM signing of To and Cc, or write from another mail system.",
   },
   "sender-budget": {
     subject: "Message not processed: daily limit reached",
@@ -125,8 +135,14 @@ export function postmasterOf(domain: string): { address: string; name: string } 
  * The notice for a gate refusal reason (shared/gate: access, routing and limit codes), or null when the reason
  * warrants none. Several gate codes share one notice: the sender learns the kind of refusal, not our internals.
  */
-export function noticeReasonFor(gateReason: string): NoticeReason | null {
+export function noticeReasonFor(gateReason: string, detail?: string): NoticeReason | null {
   switch (gateReason) {
+    // the detail says which addressing proof was missing (shared/gate/addressed.ts), so the notice is true
+    case "not-addressed":
+      if (detail === "date-stale") return "not-addressed-stale";
+      if (detail === "date-unsigned" || detail === "signed-addressing-required")
+        return "not-addressed-unsigned";
+      return "not-addressed";
     case "access-denied":
     case "access-denied-global":
       return "access-denied";

@@ -1,3 +1,4 @@
+import { type ReplyAudience, replyAudience } from "../gate/index.ts";
 import type { ComposeMode, SendingIdentity } from "../mail/index.ts";
 import {
   composeNotice,
@@ -23,12 +24,13 @@ export type Addressing =
       readonly threadId: string;
       readonly recipients: RecipientsResult;
       readonly body: string;
-      /** A reply's automatic participants: the proven sender and the signed To/Cc of the mail it answers. */
-      readonly participants: {
-        readonly sender: string;
-        readonly to: readonly string[];
-        readonly cc: readonly string[];
-      } | null;
+      /**
+       * A reply's automatic participants: the proven sender and the signed To/Cc of the mail it answers, less
+       * those withheld (replyAudience).
+       */
+      readonly participants: ReplyAudience | null;
+      /** Participants a sender outside the operator's domains named at those domains, not written to. */
+      readonly withheld: readonly string[];
     }>
   | Fail<PrepareFailureReason>;
 
@@ -47,6 +49,7 @@ export async function addressRequest(
     recipients: newMailRecipients({ ...message, agentAddress: identity.address, max }),
     body: message.body,
     participants: null,
+    withheld: [],
   };
 }
 
@@ -68,6 +71,7 @@ function noticeAddressing(message: OutboundMessage, identity: SendingIdentity, m
     recipients: newMailRecipients({ to: [to.address], agentAddress: identity.address, max }),
     body: text.body,
     participants: null,
+    withheld: [],
   };
 }
 
@@ -87,15 +91,28 @@ async function replyAddressing(
   const parent = await deps.mailbox.getMessage(identity.address, message.replyTo.messageId);
   if (!parent) return fail("reply-target-not-found");
   if (parent.direction !== "in") return fail("reply-target-not-inbound");
+  // The audience never widens by a claim: an outside sender's signed Cc at the operator's own domains is not
+  // written to unless the outbound rules name the address (replyAudience, G9).
+  const audience = replyAudience(
+    { sender: parent.from, to: parent.to, cc: parent.cc },
+    {
+      agent: identity.address,
+      rules: await deps.agents.outboundRules(identity.address),
+      domains: deps.config.domains,
+      ownDomains: deps.config.outbound.ownDomains,
+    },
+  );
+  const { to, cc } = audience.kept;
   return {
     ok: true,
     mode: { kind: "reply", parent },
-    participants: { sender: parent.from, to: parent.to, cc: parent.cc },
+    participants: audience.kept,
+    withheld: audience.withheld,
     threadId: parent.threadId,
     recipients: replyAllRecipients({
       inboundFrom: parent.from,
-      inboundTo: parent.to,
-      inboundCc: parent.cc,
+      inboundTo: to,
+      inboundCc: cc,
       agentAddress: identity.address,
       extraTo: message.to,
       extraCc: message.cc,

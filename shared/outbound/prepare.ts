@@ -67,6 +67,7 @@ export async function prepareSend(
     const reach = checkOutboundReach({
       rules: await deps.agents.outboundRules(identity.address),
       domains: deps.config.domains,
+      ownDomains: deps.config.outbound.ownDomains,
       // A request the runtime did not mark as a scheduled run's is held to a sender run's reach.
       startedBy: message.startedBy ?? "sender",
       agent: identity.address,
@@ -79,6 +80,14 @@ export async function prepareSend(
     });
     if (!reach.ok) return fail(reach.reason, `refused: ${reach.refused.join(", ")}`);
   }
+  if (addressed.withheld.length > 0)
+    // The answer still goes to the rest; the operator sees whom a sender's claim did not reach (replyAudience).
+    deps.logger.warn("reply-all: withheld addresses at the operator's own domains", {
+      requestId: message.requestId,
+      reason: "audience-withheld",
+      agent: identity.address,
+      withheld: addressed.withheld,
+    });
   if (recipients.dropped.length)
     deps.logger.warn("outbound: dropped inbound recipients that are not plain addresses", {
       requestId: message.requestId,

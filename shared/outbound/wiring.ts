@@ -66,7 +66,13 @@ function mailbox(stores: Stores): OutboundMailbox {
       // join it; recorded before the Message-ID their replies will name.
       await stores.threads.addParticipants(s.agent, s.threadId, [...s.to, ...s.cc, ...s.bcc].map(routingKey));
       // The recipients' replies reference SES's Message-ID: index it so they join this thread.
-      await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId);
+      // With who it went to, its subject and when: a reply whose signer leaves In-Reply-To unsigned (Outlook,
+      // Microsoft 365, iCloud) joins this thread only by naming this id, from a recipient, later (docs/gate.md).
+      await stores.threads.recordMessageId(s.agent, s.headerMessageId, s.threadId, {
+        to: [...s.to, ...s.cc, ...s.bcc].map(routingKey),
+        subject: s.subject,
+        sentAt: s.sentAt,
+      });
       // touch() counts messages; only the first recording may count this one.
       if (put.ok)
         await stores.threads.touch(s.agent, s.threadId, { lastMessageAt: s.sentAt, subject: s.subject });

@@ -51,6 +51,7 @@ export type {
 } from "./inbound.ts";
 export type { IndexReader, Page, PageRequest } from "./lists.ts";
 export {
+  type AddressingKind,
   type AttachmentRef,
   bodyText,
   inlineBody,
@@ -58,6 +59,7 @@ export {
   type MessageRecord,
   type MessageStore,
   SENT_INLINE_BODY_MAX_BYTES,
+  type ThreadedBy,
 } from "./messages.ts";
 export type { PlanBook, PlanOperation, PlanPort, PlanRecord, PlanState, StoredOperation } from "./plans.ts";
 export type {
@@ -77,6 +79,9 @@ export type { Item, KeyValueState, PutIfAbsentResult } from "./state.ts";
 export {
   MAX_PARTICIPANTS_PER_MAIL,
   type RecordIdResult,
+  type SentMail,
+  type SentMailLookup,
+  type SentMailRef,
   type ThreadHeaders,
   type ThreadIndex,
   type ThreadReader,

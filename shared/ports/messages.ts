@@ -49,7 +49,27 @@ export interface MessageRecord {
   readonly sesMessageId?: string;
   /** Inbound only: automatic mail (G5) an agent opted in to; the engine never writes to its sender unasked. */
   readonly automatic?: boolean;
+  /**
+   * Inbound only: how the mail was addressed to the agent (shared/gate/addressed.ts). `envelope` and `reply` mean
+   * the signature covered no To/Cc naming it: the run writes to the sender only. Absent on older records.
+   */
+  readonly addressing?: AddressingKind;
+  /** Inbound only: how it found its thread. Absent on older records. */
+  readonly threadedBy?: ThreadedBy;
 }
+
+/**
+ * How an inbound mail was addressed to its agent (shared/gate/addressed.ts): `signed` (a signed To/Cc names it),
+ * `reply` (an unsigned In-Reply-To names mail the agent sent this sender), `envelope` (named only in an unsigned
+ * To/Cc, signed Date fresh), `bcc` (the agent accepts Bcc), `forwarded` (through a trusted ARC sealer).
+ */
+export type AddressingKind = "signed" | "reply" | "envelope" | "bcc" | "forwarded";
+
+/**
+ * `signed`: by signed In-Reply-To/References; `own-message-id`: an unsigned one naming mail this agent sent to the
+ * sender (docs/gate.md); `none`: it started a thread.
+ */
+export type ThreadedBy = "signed" | "own-message-id" | "none";
 
 export type MessagePutResult = Ok | Fail<"duplicate">;
 

@@ -13,6 +13,29 @@ export type ThreadResolution = { readonly threadId: string; readonly isNew: bool
 
 export type RecordIdResult = Ok | Fail<"duplicate", { readonly threadId: string | null }>;
 
+/**
+ * A mail this agent sent, as the Message-ID index remembers it: who it went to (routing keys), its subject and
+ * when. Recorded under the Message-ID recipients see (SES's own, which nobody outside the thread can guess), so a
+ * reply whose signer left In-Reply-To/References unsigned can still be matched to it (G2, docs/gate.md).
+ */
+export interface SentMail {
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly sentAt: string;
+}
+
+/** A sent mail found by its Message-ID (without angle brackets), with the thread it belongs to. */
+export interface SentMailRef extends SentMail {
+  readonly messageId: string;
+  readonly threadId: string;
+}
+
+/** Sent mail of an agent among `messageIds` (at most 20 are looked up), in the order asked. */
+export type SentMailLookup = (
+  agent: string,
+  messageIds: readonly string[],
+) => Promise<readonly SentMailRef[]>;
+
 /** One thread of an agent's mailbox, as its summary item keeps it. */
 export interface ThreadRecord {
   readonly agent: string;
@@ -33,7 +56,15 @@ export interface ThreadReader {
 /** Threads and the Message-ID index that places a mail in one (shared/store/thread-repo.ts). */
 export interface ThreadIndex {
   resolveThread(agent: string, h: ThreadHeaders): Promise<ThreadResolution>;
-  recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult>;
+  /** `sent`: the mail is the agent's own, recorded for `sentMail` (outbound only). */
+  recordMessageId(
+    agent: string,
+    headerMessageId: string,
+    threadId: string,
+    sent?: SentMail,
+  ): Promise<RecordIdResult>;
+  /** The agent's own sent mail among these Message-IDs (see SentMail). */
+  sentMail: SentMailLookup;
   touch(agent: string, threadId: string, t: { lastMessageAt: string; subject: string }): Promise<void>;
   /** A fresh thread id (a mail that may not join the thread its headers name starts one). */
   newThreadId(): string;

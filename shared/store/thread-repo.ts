@@ -13,6 +13,8 @@ import { PosternError } from "../errors.ts";
 import {
   MAX_PARTICIPANTS_PER_MAIL,
   type RecordIdResult,
+  type SentMail,
+  type SentMailRef,
   type ThreadHeaders,
   type ThreadIndex,
   type ThreadReader,
@@ -31,6 +33,31 @@ export function normalizeMessageId(id: string): string {
     .trim()
     .replace(/^<(.*)>$/, "$1")
     .trim();
+}
+
+/** Sent mail looked up per inbound mail, at most: its In-Reply-To and the newest References. */
+export const MAX_SENT_LOOKUP = 20;
+
+/** A sent mail's fields on its index item; the recipients are capped like a thread's participants. */
+export function sentAttributes(sent: SentMail | undefined): Record<string, unknown> {
+  if (sent === undefined) return {};
+  return {
+    sentTo: sent.to.slice(0, MAX_PARTICIPANTS_PER_MAIL),
+    sentSubject: sent.subject,
+    sentAt: sent.sentAt,
+  };
+}
+
+/** The sent mail an index item records, or null for an inbound mail's item (or one written before sends were). */
+export function sentRef(messageId: string, item: Record<string, unknown> | undefined): SentMailRef | null {
+  if (item === undefined || !Array.isArray(item.sentTo) || typeof item.sentAt !== "string") return null;
+  return {
+    messageId,
+    threadId: String(item.threadId),
+    to: item.sentTo.map(String),
+    subject: typeof item.sentSubject === "string" ? item.sentSubject : "",
+    sentAt: item.sentAt,
+  };
 }
 
 export interface ThreadRepoDeps {
@@ -73,9 +100,31 @@ export class ThreadRepo implements ThreadIndex, ThreadReader {
     return { threadId: this.#newId(), isNew: true };
   }
 
-  /** Known Message-IDs of this agent among `ids` → threadId. BatchGet may leave keys unprocessed: retry those. */
+  async sentMail(agent: string, messageIds: readonly string[]): Promise<readonly SentMailRef[]> {
+    const ids = [...new Set(messageIds.map(normalizeMessageId).filter((id) => id !== ""))].slice(
+      0,
+      MAX_SENT_LOOKUP,
+    );
+    if (ids.length === 0) return [];
+    const items = await this.#items(agent, ids);
+    const out: SentMailRef[] = [];
+    for (const id of ids) {
+      const ref = sentRef(id, items.get(id));
+      if (ref !== null) out.push(ref);
+    }
+    return out;
+  }
+
+  /** Known Message-IDs of this agent among `ids` → threadId. */
   async #lookup(agent: string, ids: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
+    for (const [id, item] of await this.#items(agent, ids)) found.set(id, String(item.threadId));
+    return found;
+  }
+
+  /** The index items of this agent among `ids`. BatchGet may leave keys unprocessed: retry those. */
+  async #items(agent: string, ids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+    const found = new Map<string, Record<string, unknown>>();
     const pk = msgIdPk(agent);
     let keys: Record<string, unknown>[] | undefined = ids.map((sk) => ({ pk, sk }));
     for (let attempt = 0; keys && keys.length > 0; attempt++) {
@@ -84,20 +133,25 @@ export class ThreadRepo implements ThreadIndex, ThreadReader {
       const r: BatchGetCommandOutput = await this.#dynamo.send(
         new BatchGetCommand({ RequestItems: { [this.#state]: { Keys: keys, ConsistentRead: true } } }),
       );
-      for (const it of r.Responses?.[this.#state] ?? []) found.set(String(it.sk), String(it.threadId));
+      for (const it of r.Responses?.[this.#state] ?? []) found.set(String(it.sk), it);
       keys = r.UnprocessedKeys?.[this.#state]?.Keys;
     }
     return found;
   }
 
-  async recordMessageId(agent: string, headerMessageId: string, threadId: string): Promise<RecordIdResult> {
+  async recordMessageId(
+    agent: string,
+    headerMessageId: string,
+    threadId: string,
+    sent?: SentMail,
+  ): Promise<RecordIdResult> {
     const sk = normalizeMessageId(headerMessageId);
     if (sk === "") throw new PosternError("invalid-argument", "recordMessageId: empty Message-ID");
     try {
       await this.#dynamo.send(
         new PutCommand({
           TableName: this.#state,
-          Item: { pk: msgIdPk(agent), sk, threadId },
+          Item: { pk: msgIdPk(agent), sk, threadId, ...sentAttributes(sent) },
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );

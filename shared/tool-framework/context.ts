@@ -2,6 +2,7 @@ import type { AgentItem, ResponsibilityItem } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { OutboundRequest } from "../messages/index.ts";
+import type { AddressingKind } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
@@ -18,6 +19,11 @@ export interface TriggerMessage {
   readonly threadId: string;
   readonly subject: string | null;
   readonly headerMessageId: string | null;
+  /**
+   * How the gate found the mail addressed to the agent (shared/gate/addressed.ts); absent on mail stored before it
+   * was recorded. `envelope` and `reply`: the signature covered no To/Cc naming the agent.
+   */
+  readonly addressing?: AddressingKind;
 }
 
 export type RunTrigger =

@@ -46,6 +46,19 @@ export interface TimelineContext {
 const s = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v ?? null));
 const list = (v: unknown): string => (Array.isArray(v) ? v.map(s).join(", ") : "");
 
+/**
+ * How the run's mail was addressed, when the signature did not prove it (shared/gate/addressed.ts): such a run
+ * writes to its sender only, and the operator reading the trace should know why a reply-all reached nobody else.
+ */
+function addressingNote(addressing: unknown): string {
+  if (addressing === "envelope") return "; addressing unsigned (by the envelope): writes to the sender only";
+  if (addressing === "reply")
+    return "; addressing unsigned (a reply to the agent's own mail): writes to the sender only";
+  if (addressing === "forwarded")
+    return "; forwarded through a trusted ARC sealer: writes to the sender only";
+  return "";
+}
+
 function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineStatus; text: string } {
   const d = (e.data ?? {}) as Record<string, unknown>;
   const proposal = (): boolean =>
@@ -59,7 +72,7 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
       // Since budgets were folded into the request, a passed budget check is part of the request (older traces have a budget-check event).
       return {
         status: "info",
-        text: `${d.budget === "ok" ? "budget ok; " : ""}model ${s(d.model)} offered [${list(d.tools)}]`,
+        text: `${d.budget === "ok" ? "budget ok; " : ""}model ${s(d.model)} offered [${list(d.tools)}]${addressingNote(d.addressing)}`,
       };
     case "model-turn": {
       const calls = Array.isArray(d.toolCalls)

@@ -5,7 +5,13 @@ import {
   type ThreadReader,
   type ThreadRecord,
 } from "../../shared/ports/index.ts";
-import { msgIdPk, normalizeMessageId } from "../../shared/store/thread-repo.ts";
+import {
+  MAX_SENT_LOOKUP,
+  msgIdPk,
+  normalizeMessageId,
+  sentAttributes,
+  sentRef,
+} from "../../shared/store/thread-repo.ts";
 import { type MemoryState, memoryState } from "./state.ts";
 import { stored } from "./stored.ts";
 
@@ -58,13 +64,25 @@ export function memoryThreads(opts: { state?: MemoryState; newId?: () => string 
       }
       return { threadId: newId(), isNew: true };
     },
-    async recordMessageId(agent, headerMessageId, threadId) {
+    async recordMessageId(agent, headerMessageId, threadId, sent) {
       const sk = normalizeMessageId(headerMessageId);
       if (sk === "") throw new Error("recordMessageId: empty Message-ID");
       const current = known(agent, sk);
       if (current !== undefined) return { ok: false, reason: "duplicate", threadId: current };
-      state.items.set(`${msgIdPk(agent)}|${sk}`, { pk: msgIdPk(agent), sk, threadId });
+      state.items.set(`${msgIdPk(agent)}|${sk}`, {
+        pk: msgIdPk(agent),
+        sk,
+        threadId,
+        ...sentAttributes(sent),
+      });
       return { ok: true };
+    },
+    async sentMail(agent, messageIds) {
+      const ids = [...new Set(messageIds.map(normalizeMessageId).filter((id) => id !== ""))].slice(
+        0,
+        MAX_SENT_LOOKUP,
+      );
+      return ids.flatMap((id) => sentRef(id, state.items.get(`${msgIdPk(agent)}|${id}`)) ?? []);
     },
     async touch(agent, threadId, t) {
       const current = threads.get(`${agent}|${threadId}`);

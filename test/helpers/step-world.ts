@@ -150,6 +150,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
           message: (a, id) => messages.get(a, id),
           loadAdmin,
           logger,
+          events,
           runFailures: failed,
           ...(c.webhooks ? { webhooks: c.webhooks } : {}),
         }),

@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import nodemailer from "nodemailer";
 import PostalMime from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDevKey } from "../../cli/local/dev-keys.ts";
 import { devSend } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { formatCode } from "../../shared/mail/confirm-reading.ts";
+import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
@@ -236,5 +239,60 @@ describe("propose → confirm → apply (G14), in the local stack", () => {
     await waitFor("the plan to be cancelled", async () =>
       (await plans.get(runId))?.state === "cancelled" ? true : undefined,
     );
+  });
+});
+
+describe("an approver on Microsoft 365 (To, Cc and threading unsigned)", () => {
+  /** Exchange Online signs exactly these (docs/gate.md). */
+  const MICROSOFT = ["from", "date", "subject", "message-id", "content-type", "mime-version"];
+
+  it("approves the card by replying to it: the reply joins by the card's SES Message-ID and applies", async () => {
+    const { code, runId } = await proposeRefund("A-1002");
+    const refundsBefore = backend.refunds.size;
+    const card = (await mails()).find((m) => m.subject?.includes(formatCode(code)));
+    if (!card?.messageId || !card.subject) throw new Error("no card");
+    const key = ensureDevKey(dir, stack.zoneFile, "approvers.example");
+    if (!key.ok) throw new Error(key.reason);
+    const raw = await signMessage(
+      [
+        `From: ${APPROVER}`,
+        `To: Shop <${AGENT}>`,
+        `Subject: RE: ${card.subject}`,
+        `Date: ${new Date().toUTCString()}`,
+        `Message-ID: <${Math.random().toString(16).slice(2)}@approvers.example>`,
+        `In-Reply-To: ${card.messageId}`,
+        `References: ${card.messageId}`,
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=us-ascii",
+        "",
+        `APPROVE ${code}`,
+        "",
+      ].join("\r\n"),
+      {
+        domain: "approvers.example",
+        selector: key.key.selector,
+        privateKeyPem: key.key.privateKeyPem,
+        headers: MICROSOFT,
+        signTime: new Date(),
+      },
+    );
+    // handed to the intake as signed (devSend would add a signature of its own)
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: stack.smtp.port,
+      secure: false,
+      ignoreTLS: true,
+    });
+    await transport
+      .sendMail({ envelope: { from: APPROVER, to: [AGENT] }, raw })
+      .finally(() => transport.close());
+    await waitFor("the plan to be applied", async () =>
+      (await plans.get(runId))?.state === "applied" ? true : undefined,
+    );
+    expect(backend.refunds.size).toBe(refundsBefore + 1);
+    const stored = (await stores.messages.listByAgent(AGENT, { limit: 20 })).find(
+      (m) => m.from === APPROVER && m.subject.startsWith("RE: "),
+    );
+    expect(stored).toMatchObject({ addressing: "reply", threadedBy: "own-message-id" });
   });
 });

@@ -5,13 +5,12 @@ import type { EgressDeclaration, ToolRegistry } from "../../tool-framework/index
 import type { CallCheck } from "../loop/call-check.ts";
 import type { ChannelState } from "../ports.ts";
 
-/**
- * Closed channels (G18). Once a run has read content wider than its sender's own (mail from the agent's archive
- * that the sender could not see, or any data of a restricted class), the run may not carry it out: its network
- * tools reach only hosts on a granting toolkit's `egressHosts` allow-list (none by default), and send_email writes
- * only within the agent's outbound rules. The egress gate (G13) keeps data from the model provider; this keeps
- * it from the tools' own ways out (a URL's query string, a search query, a mail to someone else).
- */
+// Closed channels (G18). Once a run has read content wider than its sender's own (mail from the agent's archive
+// that the sender could not see, or any data of a restricted class), the run may not carry it out: its network
+// tools reach only hosts on a granting toolkit's `egressHosts` allow-list (none by default), and send_email writes
+// only within the agent's outbound rules. The egress gate (G13) keeps data from the model provider; this keeps
+// it from the tools' own ways out (a URL's query string, a search query, a mail to someone else).
+
 /** Anything that names an egress declaration by tool or resolver name. */
 interface EgressDeclarations {
   get(name: string): { readonly egress: EgressDeclaration } | undefined;

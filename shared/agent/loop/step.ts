@@ -8,10 +8,11 @@ import type {
   ToolResultPart,
   ToolResultsMessage,
 } from "../../model/index.ts";
+import type { FinalRunState } from "../../ports/index.ts";
 import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
 import type { LoadedRun, RunEndReason, StepDeps, Transcript } from "../ports.ts";
+import { endingRun, endRun } from "../runs/end-run.ts";
 import { emitRunEnd } from "../runs/run-end-event.ts";
-import { failedRunOf } from "../runs/run-failure.ts";
 import { dispatchToolCall, traceCallId } from "./dispatch.ts";
 import { toModelToolResult } from "./tool-result.ts";
 import { type RunGateInput, toolsForRun } from "./toolkits.ts";
@@ -26,7 +27,7 @@ export type StepOutcome =
   | { readonly status: "continued"; readonly next: number }
   | {
       readonly status: "finished";
-      readonly state: "completed" | "turn-limit" | "budget-exceeded" | "failed";
+      readonly state: FinalRunState;
       readonly reason: RunEndReason;
     };
 
@@ -63,6 +64,11 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
   put: (key, result) => cache.put(key, result),
 });
 
+export interface StepOptions {
+  /** This delivery is the queue's last (its redrive maxReceiveCount): nothing will retry a retryable failure. */
+  readonly lastDelivery?: boolean;
+}
+
 /**
  * One bounded model round of a run (G10, G11). Idempotent under redelivery and crashes: the round is claimed in
  * the ledger; the model turn is persisted before any tool runs (the round's one transcript write), so a resumed
@@ -70,11 +76,6 @@ const nothingCachedYet = (cache: StepDeps["cache"]): StepDeps["cache"] => ({
  * they reach the next round in its message (or, too large or with media, saved with this round); the next round
  * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
-export interface StepOptions {
-  /** This delivery is the queue's last (its redrive maxReceiveCount): nothing will retry a retryable failure. */
-  readonly lastDelivery?: boolean;
-}
-
 export async function runStep(
   msg: StepMessage,
   deps: StepDeps,
@@ -96,14 +97,7 @@ export async function runStep(
   const admin = await deps.loadAdmin();
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
   if (!agent) {
-    await deps.runs.finish(run.runId, "failed", "agent-missing");
-    await deps.events.append(run.runId, {
-      type: "run-finished",
-      round: msg.round,
-      data: { state: "failed", reason: "agent-missing" },
-    });
-    await deps.runFailures.failed(failedRunOf(run), "agent-missing");
-    await emitRunEnd(deps.webhooks, run, { state: "failed", reason: "agent-missing", rounds: msg.round });
+    await endRun(deps, endingRun(run), { state: "failed", reason: "agent-missing", round: msg.round });
     return skip(deps, msg, "agent-missing");
   }
   const maxRounds = roundLimit(deps.config, agent);
@@ -187,8 +181,8 @@ async function takeTurn(
     return { turn, transcript };
   }
   const budget = await deps.budgets.beforeInference(run, agent, r.round);
-  // A refusal is its own event; a pass is said by the model request that follows it (one write less
-  // per round).
+  // A refusal is its own event; a pass is said by the model request that follows it (a round writes one
+  // event for both).
   if (!budget.ok) {
     await r.record("budget-check", { ok: false, reason: budget.reason });
     await deps.budgets.notifyExceeded(run, agent, budget.reason);
@@ -206,6 +200,10 @@ async function takeTurn(
     model: agent.model,
     tools: offered.map((t) => t.name),
     messages: transcript.messages.length,
+    // How the mail that started the run was addressed: what the trace shows beside round 1 (docs/gate.md).
+    ...(r.round === 1 && run.trigger.kind === "message" && run.trigger.message.addressing !== undefined
+      ? { addressing: run.trigger.message.addressing }
+      : {}),
   });
   const result = await model.generate({
     system: transcript.system,
@@ -383,11 +381,6 @@ async function runToolCalls(
 }
 
 /**
- * The conversation this round continues: the saved transcript, with the previous round's results appended when
- * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
- * turn, and a round 1 that crashes before it builds the context again.
- */
-/**
  * The transcript a round starts from, whether it is the one saved (false: built or extended here), and whether the
  * run has a saved transcript at all (false: this round's first save is the run's first, to be noted on the run).
  */
@@ -407,6 +400,11 @@ function transcriptStored(r: Round, msg: StepMessage): boolean {
   return r.run.transcriptSaved ?? r.known.fresh !== true;
 }
 
+/**
+ * The conversation this round continues: the saved transcript, with the previous round's results appended when
+ * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
+ * turn, and a round 1 that crashes before it builds the context again.
+ */
 async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
   const { deps, run, agent } = r;
   const stored = transcriptStored(r, msg);
@@ -462,7 +460,7 @@ const noPlanYet = (r: Round): boolean => r.known.noPlan === true && !r.proposals
 
 async function finish(
   r: Round,
-  state: "completed" | "turn-limit" | "budget-exceeded" | "failed",
+  state: FinalRunState,
   reason: RunEndReason,
   /** For a failed run: the provider's own message, kept with the failure (G19). */
   detail?: string,
@@ -471,13 +469,9 @@ async function finish(
   // Before the run is marked finished: a crash here is redelivered and retried (afterRun is idempotent). A run
   // known to have proposed nothing has no plan card to send (the plan store is not read).
   if (!noPlanYet(r)) await deps.afterRun?.(run, agent, state);
-  await deps.runs.finish(run.runId, state, reason);
   // No ledger write: a finished run is not running, so every later delivery of any of its rounds is skipped before
-  // it claims one (runStep's first check), a crash right after this included (one write less per run).
-  await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
-  // G19: a failed run reaches a person (a metric and alarm, the failure feed) and its sender is told.
-  if (state === "failed") await deps.runFailures.failed(failedRunOf(run), reason, detail);
-  await emitRunEnd(deps.webhooks, run, { state, reason, rounds: round });
+  // it claims one (runStep's first check), a crash right after this included.
+  await endRun(deps, endingRun(run), { state, reason, round, ...(detail !== undefined ? { detail } : {}) });
   return { status: "finished", state, reason };
 }
 

@@ -104,6 +104,7 @@ export function toolContextFactory(ports: ToolContextPorts): StepDeps["makeToolC
         const reach = checkOutboundReach({
           rules: await ports.outboundRules(agent.address),
           domains: ports.config.domains,
+          ownDomains: ports.config.outbound.ownDomains,
           startedBy,
           agent: agent.address,
           mode: asked.mode,

@@ -145,10 +145,9 @@ async function countRun(
 }
 
 /**
- * Has the day's token spend reached a cap, the agent's, then the sender's? One consistent read of both counters
- * (it was a conditional `by: 0` update each, a write unit apiece). A read is enough: the probe adds
- * nothing, and two runs passing it together is the same race the update had (neither knows the other's spend
- * until afterInference adds it).
+ * Has the day's token spend reached a cap, the agent's, then the sender's? One consistent read of both counters,
+ * not a write: the probe adds nothing, and two runs passing it together is a race no conditional update would
+ * close either (neither knows the other's spend until afterInference adds it).
  */
 async function probeTokens(
   counters: CounterStore,

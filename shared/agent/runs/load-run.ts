@@ -2,11 +2,13 @@ import type { AdminSnapshot } from "../../admin/index.ts";
 import { shownDisplayName } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
 import type { EventSink } from "../../ports/index.ts";
-import type { LoadedRun, RunFailures, RunTable, StoredMessage } from "../ports.ts";
-import { emitRunEnd } from "./run-end-event.ts";
+import type { LoadedRun, RunEventSink, RunFailures, RunTable, StoredMessage } from "../ports.ts";
+import { endRun } from "./end-run.ts";
 
 export interface RunSources {
   readonly runs: Pick<RunTable, "get" | "finish">;
+  /** The run's trace: a run failed here gets its `run-finished` event like any other. */
+  readonly events: RunEventSink;
   message(agent: string, id: string): Promise<StoredMessage | null>;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly logger: Logger;
@@ -52,6 +54,7 @@ export async function loadRun(runId: string, deps: RunSources): Promise<LoadedRu
         threadId: msg.threadId,
         subject: msg.subject,
         headerMessageId: msg.headerMessageId,
+        ...(msg.addressing !== undefined ? { addressing: msg.addressing } : {}),
       },
     },
     // The proven sender as verify stored it (G17): never anything the model said.
@@ -74,12 +77,15 @@ async function failMissing(
   deps.logger.error("run trigger missing; run failed", { runId, reason });
   // Only a running run is failed here (and reported once): every later delivery reads it again.
   if (run.state !== "running") return null;
-  await deps.runs.finish(runId, "failed", reason);
   // The mail is gone (or there was none): nobody to tell, and no proven address to tell it to.
-  await deps.runFailures.failed(
-    { runId, agent: run.agent, correlationId: run.correlationId, sender: null, messageId: null },
-    reason,
-  );
-  await emitRunEnd(deps.webhooks, run, { state: "failed", reason, rounds: 0 });
+  const ending = {
+    runId,
+    agent: run.agent,
+    kind: run.kind,
+    correlationId: run.correlationId,
+    sender: null,
+    messageId: null,
+  };
+  await endRun(deps, ending, { state: "failed", reason, round: 0 });
   return null;
 }

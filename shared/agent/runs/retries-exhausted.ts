@@ -1,9 +1,7 @@
 import type { Logger } from "../../logger.ts";
 import type { StepMessage } from "../../messages/index.ts";
-import type { EventSink } from "../../ports/index.ts";
-import type { RunEndReason, RunEventSink, RunFailures, RunStore } from "../ports.ts";
-import { emitRunEnd } from "./run-end-event.ts";
-import { failedRunOf } from "./run-failure.ts";
+import type { RunEndReason, RunStore } from "../ports.ts";
+import { type EndingRun, endingRun, endRun, type RunEndDeps } from "./end-run.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */
 export const RETRIES_EXHAUSTED = "step-retries-exhausted" satisfies RunEndReason;
@@ -19,13 +17,7 @@ export function isLastDelivery(receiveCount: number, maxReceives: number): boole
  */
 export async function failExhaustedRun(
   msg: StepMessage,
-  deps: {
-    readonly runs: Pick<RunStore, "finish" | "get">;
-    readonly events: RunEventSink;
-    readonly runFailures: RunFailures;
-    /** Signed events out: the failed run's `run.failed`. */
-    readonly webhooks?: EventSink;
-  },
+  deps: Omit<RunEndDeps, "runs" | "logger"> & { readonly runs: Pick<RunStore, "finish" | "get"> },
   logger: Logger,
 ): Promise<void> {
   logger.error("agent step retries exhausted; run failed, message goes to the DLQ", { runId: msg.runId });
@@ -36,23 +28,21 @@ export async function failExhaustedRun(
     return undefined;
   });
   if (run === null || (run !== undefined && run.state !== "running")) return;
-  await deps.runs.finish(msg.runId, "failed", RETRIES_EXHAUSTED).catch((err: unknown) => {
-    logger.error("could not mark the run failed", { runId: msg.runId, error: String(err) });
-  });
-  await deps.events.append(msg.runId, {
-    type: "run-finished",
-    round: msg.round,
-    data: { state: "failed", reason: RETRIES_EXHAUSTED },
-  });
-  await deps.runFailures.failed(
-    run
-      ? failedRunOf(run)
-      : { runId: msg.runId, agent: "unknown", correlationId: msg.runId, sender: null, messageId: null },
-    RETRIES_EXHAUSTED,
+  const ending: EndingRun = run
+    ? endingRun(run)
+    : {
+        runId: msg.runId,
+        agent: "unknown",
+        kind: "reply",
+        correlationId: msg.runId,
+        sender: null,
+        messageId: null,
+      };
+  // The queue will not deliver this step again: a failed state write must not stop the reports.
+  await endRun(
+    { ...deps, logger },
+    ending,
+    { state: "failed", reason: RETRIES_EXHAUSTED, round: msg.round },
+    { lastTry: true },
   );
-  await emitRunEnd(deps.webhooks, run ?? { runId: msg.runId, agent: "unknown", kind: "reply" }, {
-    state: "failed",
-    reason: RETRIES_EXHAUSTED,
-    rounds: msg.round,
-  });
 }

@@ -26,18 +26,24 @@ function sources(run: StoredRun, msg: StoredMessage | null = message) {
   const runs = memoryRunTable([run]);
   const failed: { runId: string; reason: string }[] = [];
   const logger = recordingLogger();
+  const trace: { runId: string; type: string }[] = [];
   const deps: RunSources = {
     runs,
     message: async (agent, id) => (agent === AGENT && id === msg?.id ? msg : null),
     loadAdmin: async () => admin({ responsibilities: [responsibility] }),
     logger,
+    events: {
+      async append(runId, e) {
+        trace.push({ runId, type: e.type });
+      },
+    },
     runFailures: {
       async failed(r, reason) {
         failed.push({ runId: r.runId, reason });
       },
     },
   };
-  return { deps, runs, logger, failed };
+  return { deps, runs, logger, failed, trace };
 }
 
 describe("loadRun", () => {

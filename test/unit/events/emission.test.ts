@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  type EventInput,
   type EventsMessage,
   fanOut,
   fileSecretStore,

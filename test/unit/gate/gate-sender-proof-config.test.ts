@@ -26,6 +26,7 @@ const agent: AgentItem = {
   acceptAutoSubmitted: false,
   acceptListMail: true,
   acceptBcc: true,
+  requireSignedAddressing: false,
   enabled: true,
 };
 const admin: AdminSnapshot = {
@@ -55,6 +56,7 @@ async function proofOf(raw: Buffer, senderProof: Record<string, unknown>) {
     admin,
     resolver: resolverFor(zoneFor(keys, ["example.com", LIST, "contoso.onmicrosoft.com"])),
     now: NOW,
+    sentMail: async () => [],
   });
   const p = result.proof;
   return p === null ? "not proven" : p.ok ? p.via : p.reason;

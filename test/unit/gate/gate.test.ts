@@ -3,6 +3,7 @@ import type { AdminSnapshot, AgentItem } from "../../../shared/admin/schema.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../../shared/config/schema.ts";
 import { type Decision, gateMessage } from "../../../shared/gate/gate.ts";
+import type { SentMailLookup } from "../../../shared/ports/index.ts";
 import type { ZoneResolver } from "../../../shared/runtime/zone-resolver.ts";
 import {
   buildMessage,
@@ -22,6 +23,7 @@ const agent = (address: string, extra: Partial<AgentItem> = {}): AgentItem => ({
   acceptAutoSubmitted: false,
   acceptListMail: false,
   acceptBcc: false,
+  requireSignedAddressing: false,
   enabled: true,
   ...extra,
 });
@@ -63,6 +65,8 @@ async function run(
     admin?: AdminSnapshot;
     mailFrom?: string | null;
     resolver?: ZoneResolver;
+    now?: Date;
+    sentMail?: SentMailLookup;
   } = {},
 ): Promise<readonly Decision[]> {
   const result = await gateMessage({
@@ -75,7 +79,8 @@ async function run(
     config: opts.config ?? baseConfig(),
     admin: opts.admin ?? admin(),
     resolver: opts.resolver ?? resolverFor(zoneFor(keys, ["example.com"])),
-    now: NOW,
+    now: opts.now ?? NOW,
+    sentMail: opts.sentMail ?? (async () => []),
   });
   return result.decisions;
 }
@@ -354,9 +359,17 @@ describe("gateMessage", () => {
       expect(d[0]).toMatchObject({ verdict: "refuse", reason: "not-addressed", proven: true, notify: true });
     });
 
-    it("a To the signature does not cover does not count, even when it names the agent", async () => {
-      const unsignedTo = await signedFor("helpdesk@agents.example.net", [], ["from", "subject", "date"]);
-      expect((await run(unsignedTo, helpdesk))[0]?.reason).toBe("not-addressed");
+    // Outlook.com and Exchange Online sign exactly these (docs/gate.md's provider table).
+    const MICROSOFT = ["from", "date", "subject", "message-id", "content-type", "mime-version"];
+    // iCloud signs To but not Cc or threading.
+    const ICLOUD = ["from", "to", "subject", "date", "message-id", "mime-version", "content-type"];
+
+    it("a To the signature does not cover names the agent by the envelope: accepted, addressing envelope", async () => {
+      const unsignedTo = await signedFor("helpdesk@agents.example.net", [], MICROSOFT);
+      expect((await run(unsignedTo, helpdesk))[0]).toMatchObject({
+        verdict: "accept",
+        addressing: { kind: "envelope", field: "to" },
+      });
       const prepended = Buffer.concat([
         Buffer.from("To: helpdesk@agents.example.net\r\n"),
         await signedFor("mallory@evil.example", [], ["from", "to", "subject"]),
@@ -367,6 +380,115 @@ describe("gateMessage", () => {
         reason: "header-duplicated",
         detail: "to",
         notify: false,
+      });
+    });
+
+    it("envelope addressing needs a signed Date within an hour of arrival", async () => {
+      const unsignedTo = await signedFor("helpdesk@agents.example.net", [], MICROSOFT);
+      // the message's Date is 2026-11-29T12:00:00Z
+      const late = new Date("2026-11-29T13:00:01Z");
+      expect((await run(unsignedTo, helpdesk, { now: late }))[0]).toMatchObject({
+        verdict: "refuse",
+        reason: "not-addressed",
+        detail: "date-stale",
+        notify: true,
+      });
+      const inTime = new Date("2026-11-29T12:59:00Z");
+      expect((await run(unsignedTo, helpdesk, { now: inTime }))[0]?.verdict).toBe("accept");
+      const dateUnsigned = await signedFor("helpdesk@agents.example.net", [], ["from", "subject"]);
+      expect((await run(dateUnsigned, helpdesk))[0]).toMatchObject({
+        reason: "not-addressed",
+        detail: "date-unsigned",
+      });
+    });
+
+    it("a signed To naming someone else is the signer's word: an unsigned Cc naming the agent counts only when the signature covers no Cc", async () => {
+      // iCloud: To signed (mallory), Cc unsigned naming the agent: addressed by the envelope, narrowed
+      const icloud = await signedFor("bob@example.com", ["Cc: helpdesk@agents.example.net"], ICLOUD);
+      expect((await run(icloud, helpdesk))[0]).toMatchObject({
+        verdict: "accept",
+        addressing: { kind: "envelope", field: "cc" },
+      });
+      // Gmail signs both: a signed To and Cc that do not name the agent are refused, as before
+      const gmail = await signedFor("mallory@evil.example", ["Cc: bob@example.com"]);
+      expect((await run(gmail, helpdesk))[0]?.reason).toBe("not-addressed");
+    });
+
+    it("an agent that requires signed addressing refuses envelope addressing", async () => {
+      const a = admin({ agents: [agent("helpdesk@agents.example.net", { requireSignedAddressing: true })] });
+      const unsignedTo = await signedFor("helpdesk@agents.example.net", [], MICROSOFT);
+      expect((await run(unsignedTo, helpdesk, { admin: a }))[0]).toMatchObject({
+        reason: "not-addressed",
+        detail: "signed-addressing-required",
+      });
+      const signedTo = await signedFor("helpdesk@agents.example.net");
+      expect((await run(signedTo, helpdesk, { admin: a }))[0]).toMatchObject({
+        verdict: "accept",
+        addressing: { kind: "signed" },
+      });
+    });
+
+    describe("a reply to the agent's own mail, by an unsigned In-Reply-To", () => {
+      const SES_ID = "0100019a-0000-4000-8000-000000000001@email.amazonses.com";
+      const sentTo =
+        (to: string[], over: Partial<{ subject: string; sentAt: string }> = {}): SentMailLookup =>
+        async (agentAddress, ids) =>
+          agentAddress === "helpdesk@agents.example.net" && ids.includes(SES_ID)
+            ? [
+                {
+                  messageId: SES_ID,
+                  threadId: "thread-1",
+                  to,
+                  subject: over.subject ?? "Re: Quarterly numbers",
+                  sentAt: over.sentAt ?? "2026-11-29T11:00:00.000Z",
+                },
+              ]
+            : [];
+      // an Outlook reply: In-Reply-To unsigned, the agent nowhere in To/Cc (a forwarded reply, say)
+      const reply = (subject = "RE: Quarterly numbers") =>
+        signWith(
+          keys,
+          "rsa2048",
+          buildMessage({ to: "someone@example.com", subject, headers: [`In-Reply-To: <${SES_ID}>`] }),
+          { domain: "example.com", headers: MICROSOFT },
+        );
+
+      it("joins when it names a Message-ID the agent sent to this sender, with the subject and a later date", async () => {
+        const [d] = await run(await reply(), helpdesk, { sentMail: sentTo(["alice@example.com"]) });
+        expect(d).toMatchObject({
+          verdict: "accept",
+          addressing: { kind: "reply" },
+          ownMail: { messageId: SES_ID, threadId: "thread-1" },
+        });
+      });
+
+      it("an iCloud reply (To signed, threading not) is addressed by its signature and still threaded by the match", async () => {
+        const icloudReply = await signWith(
+          keys,
+          "rsa2048",
+          buildMessage({ subject: "Re: Quarterly numbers", headers: [`In-Reply-To: <${SES_ID}>`] }),
+          { domain: "example.com", headers: ICLOUD },
+        );
+        const [d] = await run(icloudReply, helpdesk, { sentMail: sentTo(["alice@example.com"]) });
+        expect(d).toMatchObject({
+          verdict: "accept",
+          addressing: { kind: "signed" },
+          ownMail: { messageId: SES_ID, threadId: "thread-1" },
+        });
+      });
+
+      it("does not when the sent mail went to someone else, the subject differs or the date is earlier", async () => {
+        const cases: SentMailLookup[] = [
+          sentTo(["bob@example.com"]),
+          sentTo(["alice@example.com"], { subject: "Re: Something else" }),
+          // written 16 minutes before the send: more than the 15 minutes of clock skew tolerated
+          sentTo(["alice@example.com"], { sentAt: "2026-11-29T12:16:00.000Z" }),
+          async () => [],
+        ];
+        for (const sentMail of cases) {
+          const [d] = await run(await reply(), helpdesk, { sentMail });
+          expect(d).toMatchObject({ verdict: "refuse", reason: "not-addressed" });
+        }
       });
     });
 
@@ -401,7 +523,10 @@ describe("gateMessage", () => {
 
     it("a signed Cc, a +tag alias and any case name the agent", async () => {
       const cc = await signedFor("bob@example.com", ["Cc: Helpdesk <helpdesk@agents.example.net>"]);
-      expect((await run(cc, helpdesk))[0]?.verdict).toBe("accept");
+      expect((await run(cc, helpdesk))[0]).toMatchObject({
+        verdict: "accept",
+        addressing: { kind: "signed" },
+      });
       const alias = await signedFor("Helpdesk+Billing@Agents.Example.NET");
       expect((await run(alias, helpdesk))[0]?.verdict).toBe("accept");
     });

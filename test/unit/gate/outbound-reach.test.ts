@@ -5,6 +5,7 @@ import {
   checkOutboundReach,
   type OutboundReachInput,
   outboundAllowed,
+  replyAudience,
 } from "../../../shared/gate/outbound-reach.ts";
 
 const allow = (pattern: string): AccessRule => ({ pattern, effect: "allow" });
@@ -21,6 +22,7 @@ function input(over: Partial<OutboundReachInput> = {}): OutboundReachInput {
   return {
     rules: [],
     domains: DOMAINS,
+    ownDomains: [],
     startedBy: "sender",
     agent: AGENT,
     mode: "reply",
@@ -343,5 +345,40 @@ describe("checkOutboundReach", () => {
         },
       ),
     );
+  });
+});
+
+describe("replyAudience: the audience never widens by a claim", () => {
+  const reach = (rules: AccessRule[] = [], ownDomains: string[] = ["example.org"]) => ({
+    agent: AGENT,
+    rules,
+    domains: DOMAINS,
+    ownDomains,
+  });
+  // An outside sender names the operator's CFO (own domain) and their own colleague in a signed Cc.
+  const claim = { sender: "mallory@evil.example", to: [AGENT], cc: ["cfo@example.org", "bob@evil.example"] };
+
+  it("withholds an outside sender's participants at the operator's domains (registered or own, subdomains too)", () => {
+    const out = replyAudience(
+      { ...claim, cc: [...claim.cc, "ops@staff.example.org", "it@eu.example.org"] },
+      reach(),
+    );
+    expect(out.kept.cc).toEqual(["bob@evil.example"]);
+    expect(out.withheld).toEqual(["cfo@example.org", "ops@staff.example.org", "it@eu.example.org"]);
+    // the agent itself stays in To (reply-all drops it later); not a withheld participant
+    expect(out.kept.to).toEqual([AGENT]);
+  });
+
+  it("keeps one the outbound rules name, and everyone when the sender is the operator's own", () => {
+    expect(replyAudience(claim, reach([allow("cfo@example.org")])).withheld).toEqual([]);
+    const staff = { ...claim, sender: "ceo@example.org" };
+    expect(replyAudience(staff, reach()).kept).toEqual(staff);
+  });
+
+  it("checkOutboundReach: a model naming a withheld participant is held to the rules", () => {
+    const r = checkOutboundReach(
+      input({ ownDomains: ["example.org"], reply: claim, to: ["cfo@example.org"] }),
+    );
+    expect(r).toMatchObject({ ok: false, reason: "recipient-not-allowed", refused: ["cfo@example.org"] });
   });
 });

@@ -78,6 +78,29 @@ describe("a replayed mail with headers added on top", () => {
     expect(line?.extra).toMatchObject({ reason: "header-duplicated", detail: expect.any(String) });
   });
 
+  it.each([
+    ["Content-Type", "Content-Type: multipart/mixed; boundary=relay-chosen"],
+    ["MIME-Version", "MIME-Version: 1.0"],
+    ["Content-Transfer-Encoding", "Content-Transfer-Encoding: base64"],
+  ])(
+    "a prepended top-level %s is refused as header-duplicated (RFC 2045: one per entity)",
+    async (name, line) => {
+      const { w } = await withPrivateThread();
+      const original = await ceoMail(WITH_THREADING, {
+        headers: [
+          "Cc: mallory@example.com",
+          "MIME-Version: 1.0",
+          "Content-Type: text/plain; charset=utf-8",
+          "Content-Transfer-Encoding: 7bit",
+        ],
+      });
+      const [replayed] = await w.receive(prepend([line], original));
+      expect(replayed).toMatchObject({ verdict: "refuse", reason: "header-duplicated" });
+      const logged = w.logger.lines.filter((e) => e.message === "inbound decision").at(-1);
+      expect(logged?.extra).toMatchObject({ detail: name.toLowerCase() });
+    },
+  );
+
   it("a signer that signed the threading headers: prepended ones make two instances, refused", async () => {
     const { w } = await withPrivateThread();
     const original = await ceoMail(WITH_THREADING, {

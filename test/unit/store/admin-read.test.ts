@@ -99,6 +99,7 @@ describe("readAgents", () => {
         acceptAutoSubmitted: false,
         acceptListMail: false,
         acceptBcc: false,
+        requireSignedAddressing: false,
         enabled: true,
       },
     ]);

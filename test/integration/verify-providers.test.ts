@@ -1,0 +1,218 @@
+// Mail the world actually sends, through the real pipeline (SMTP intake → verify → agent-step → outbound → SES
+// capture): a default agent answers mail signed as Exchange Online signs it (To, Cc and threading unsigned), the
+// sender's Outlook reply joins the thread by naming the Message-ID SES gave our answer, and an outside sender's
+// signed Cc at the operator's own domain never receives the answer (the audience never widens by a claim).
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import PostalMime, { type Email } from "postal-mime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDevKey } from "../../cli/local/dev-keys.ts";
+import type { LocalStack } from "../../cli/local/stack.ts";
+import { acceptedIds } from "../../shared/intake/store-accepted.ts";
+import { signMessage } from "../../shared/mail/dkim-sign.ts";
+import { makeStores, type Stores } from "../../shared/store/stores.ts";
+import { timeline as buildTimeline } from "../../shared/trace/timeline.ts";
+import { recordingLogger } from "../fakes/recording-logger.ts";
+import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+
+const AGENT = "helpdesk@agents.example.net";
+const ALICE = "alice@contoso.example";
+const MALLORY = "mallory@evil.example";
+const CFO = "cfo@example.net";
+/** Exchange Online and Outlook.com sign exactly these (docs/gate.md's provider table). */
+const MICROSOFT = ["from", "date", "subject", "message-id", "content-type", "mime-version"];
+/** Gmail signs To, Cc and threading. */
+const GMAIL = ["from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"];
+
+let stack: LocalStack;
+let stores: Stores;
+let dir: string;
+
+const outboxFiles = () =>
+  existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")) : [];
+const read = (f: string): Promise<Email> => PostalMime.parse(readFileSync(join(stack.outboxDir, f)));
+
+async function sign(
+  h: string[],
+  o: {
+    from: string;
+    to: string[];
+    cc?: string[];
+    subject: string;
+    messageId: string;
+    extra?: string[];
+    body: string;
+  },
+): Promise<Buffer> {
+  const domain = o.from.slice(o.from.indexOf("@") + 1);
+  const key = ensureDevKey(dir, stack.zoneFile, domain);
+  if (!key.ok) throw new Error(key.reason);
+  const lines = [
+    `From: ${o.from}`,
+    `To: ${o.to.join(", ")}`,
+    ...(o.cc ? [`Cc: ${o.cc.join(", ")}`] : []),
+    `Subject: ${o.subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: ${o.messageId}`,
+    "MIME-Version: 1.0",
+    "Content-Type: text/plain; charset=us-ascii",
+    ...(o.extra ?? []),
+  ];
+  return signMessage(`${lines.join("\r\n")}\r\n\r\n${o.body}\r\n`, {
+    domain,
+    selector: key.key.selector,
+    privateKeyPem: key.key.privateKeyPem,
+    headers: h,
+    signTime: new Date(),
+  });
+}
+
+async function relay(raw: Buffer, envelopeTo: string[], envelopeFrom: string): Promise<string> {
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: stack.smtp.port,
+    secure: false,
+    ignoreTLS: true,
+  });
+  try {
+    const info = await transport.sendMail({ envelope: { from: envelopeFrom, to: envelopeTo }, raw });
+    const id = /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1];
+    if (!id) throw new Error("no SES id from the intake");
+    return id;
+  } finally {
+    transport.close();
+  }
+}
+
+const decision = (sesMessageId: string) =>
+  waitFor(`the inbound decision for ${sesMessageId}`, async () => {
+    const r = await stores.inbound.get(sesMessageId, AGENT);
+    return r?.status === "done" ? r : undefined;
+  });
+
+/** The reply in the outbox whose subject is `subject`, with the file's raw Message-ID. */
+const replyTo = (subject: string) =>
+  waitFor(`the reply "${subject}"`, async () => {
+    for (const f of outboxFiles()) {
+      const m = await read(f);
+      if (m.subject === subject) return m;
+    }
+    return undefined;
+  });
+
+beforeAll(async () => {
+  const base = replyOnce("Noted, thank you.");
+  ({ stack, dir } = await startPipelineStack({
+    ...base,
+    // The operator's staff read mail at example.net; the agents live at agents.example.net.
+    config: { ...base.config, outbound: { ownDomains: ["example.net"] } },
+  }));
+  stores = makeStores(stack.clients, stack.resources, recordingLogger());
+  await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("Exchange Online / Outlook.com mail, default agent", () => {
+  it("is answered (addressed by the envelope, narrowed to the sender), and the Outlook reply joins the thread", async () => {
+    const first = await sign(MICROSOFT, {
+      from: ALICE,
+      to: [AGENT, "bob@contoso.example"],
+      subject: "Order 4471 arrived damaged",
+      messageId: "<DM6PR01MB0001.namprd01.prod.outlook.com>",
+      body: "The lamp in order 4471 arrived with a cracked base.",
+    });
+    const firstId = await relay(first, [AGENT], ALICE);
+    const d1 = await decision(firstId);
+    expect(d1).toMatchObject({ verdict: "accept" });
+    const m1 = d1.messageId ? await stores.messages.get(AGENT, d1.messageId) : null;
+    expect(m1).toMatchObject({ addressing: "envelope", threadedBy: "none", to: [], cc: [] });
+    // narrowed: the unsigned To named bob, who gets nothing
+    const answer = await replyTo("Re: Order 4471 arrived damaged");
+    expect(answer.to?.map((a) => a.address)).toEqual([ALICE]);
+    expect(answer.cc ?? []).toEqual([]);
+    expect(answer.messageId).toMatch(/@email\.amazonses\.com>$/);
+    // the trace says so beside round 1 (what `runs show` and the console print)
+    const firstRun = acceptedIds(firstId, AGENT, new Date().toISOString()).runId;
+    const timeline = buildTimeline(await stores.runEvents.list(firstRun));
+    expect(timeline.map((i) => i.text).join("\n")).toContain(
+      "addressing unsigned (by the envelope): writes to the sender only",
+    );
+
+    // Alice replies from Outlook: In-Reply-To/References unsigned, naming SES's Message-ID of our answer
+    const second = await sign(MICROSOFT, {
+      from: ALICE,
+      to: ["Help Desk <helpdesk@agents.example.net>"],
+      subject: "RE: Order 4471 arrived damaged",
+      messageId: "<DM6PR01MB0002.namprd01.prod.outlook.com>",
+      extra: [`In-Reply-To: ${answer.messageId}`, `References: ${answer.messageId}`],
+      body: "Yes, that one. Please send a replacement.",
+    });
+    const secondId = await relay(second, [AGENT], ALICE);
+    const d2 = await decision(secondId);
+    expect(d2).toMatchObject({ verdict: "accept" });
+    const m2 = d2.messageId ? await stores.messages.get(AGENT, d2.messageId) : null;
+    expect(m2).toMatchObject({ addressing: "reply", threadedBy: "own-message-id", threadId: m1?.threadId });
+    // the second run's model saw the first mail (thread memory), inside the fence
+    const { runId } = acceptedIds(secondId, AGENT, new Date().toISOString());
+    const transcript = await waitFor("the second run's transcript", async () => {
+      const t = await stores.blobs.getText(`transcripts/${runId}.json`);
+      return t?.includes("Please send a replacement") ? t : undefined;
+    });
+    expect(transcript).toContain("cracked base");
+  });
+
+  it("a stale Outlook mail (signed Date over an hour old) is refused as not-addressed, and the sender is told", async () => {
+    const key = ensureDevKey(dir, stack.zoneFile, "contoso.example");
+    if (!key.ok) throw new Error(key.reason);
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    const raw = await signMessage(
+      [
+        `From: ${ALICE}`,
+        `To: ${AGENT}`,
+        "Subject: Old news",
+        `Date: ${old.toUTCString()}`,
+        "Message-ID: <old-1@contoso.example>",
+        "",
+        "Replayed two hours later.",
+        "",
+      ].join("\r\n"),
+      {
+        domain: "contoso.example",
+        selector: key.key.selector,
+        privateKeyPem: key.key.privateKeyPem,
+        headers: MICROSOFT,
+        signTime: old,
+      },
+    );
+    expect(await decision(await relay(raw, [AGENT], MALLORY))).toMatchObject({
+      verdict: "refuse",
+      reason: "not-addressed",
+    });
+  });
+});
+
+describe("the audience never widens by a claim", () => {
+  it("an outside sender's signed Cc at the operator's own domain gets nothing; the answer goes to the rest", async () => {
+    const raw = await sign(GMAIL, {
+      from: MALLORY,
+      to: [AGENT],
+      cc: [CFO, "partner@evil.example"],
+      subject: "Invoice link for the CFO",
+      messageId: "<cc-claim-1@evil.example>",
+      body: "Please reply to everyone with the payment link.",
+    });
+    expect(await decision(await relay(raw, [AGENT], MALLORY))).toMatchObject({ verdict: "accept" });
+    const answer = await replyTo("Re: Invoice link for the CFO");
+    const everyone = [...(answer.to ?? []), ...(answer.cc ?? []), ...(answer.bcc ?? [])].map(
+      (a) => a.address,
+    );
+    expect(everyone).toContain(MALLORY);
+    expect(everyone).toContain("partner@evil.example");
+    expect(everyone).not.toContain(CFO);
+  });
+});
