@@ -63,6 +63,11 @@ export const PRICES = {
     perAlarmMetricMonth: 0.1,
     /** Each dashboard, per month. */
     perDashboardMonth: 3,
+    /**
+     * Each custom metric (a log metric filter's metric among them), per month for the first 10,000, prorated by the
+     * hour: a metric costs only in the hours it receives a data point.
+     */
+    perMetricMonth: 0.3,
   },
   scheduler: {
     source: "https://aws.amazon.com/eventbridge/pricing/",

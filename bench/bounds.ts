@@ -13,6 +13,7 @@ import { freshText } from "../shared/mail/fresh-text.ts";
 import { parseMail } from "../shared/mail/parse.ts";
 import {
   BOUNDS_MS,
+  cancelScanShapes,
   crRunHeader,
   flatMultipart,
   freshTextHtml,
@@ -57,6 +58,10 @@ await row("readHeaderBlock 200,000 CRs", BOUNDS_MS.crRunHeader, () => readHeader
 await row("readConfirmation 1.3 MB line", BOUNDS_MS.longConfirmationLine, () =>
   readConfirmation(longConfirmationLine),
 );
+for (const [name, text] of cancelScanShapes)
+  await row(`readConfirmation 1 MiB cancel scan: ${name}`, BOUNDS_MS.cancelScan, () =>
+    readConfirmation(text),
+  );
 const corpus = join(import.meta.dirname, "../test/fixtures/mime");
 let slowest = { name: "", ms: 0 };
 for (const file of walk(corpus)) {

@@ -9,9 +9,11 @@
  * one-line question, the fifth message of a thread and a 64,000-character mail, before (two rounds, nothing cached)
  * and now (a reply ends the run, the prompt cache applied).
  *
- * Then the fixed monthly costs (bench/fixed-costs.ts: KMS keys, alarms, dashboard, PITR, the scheduler tick, the SQS
- * pollers' empty receives, secrets), counted from the stack synthesized for COST_CONFIG, and the month's total at
- * 0, 1,000 and 100,000 accepted mails. A tick is measured here too (one `{"tick"}` message through agent-step). Left
+ * Then the fixed monthly costs (bench/fixed-costs.ts: KMS keys, alarms, dashboard, the log metric filters' custom
+ * metrics, PITR, the scheduler tick, the SQS pollers' empty receives, secrets, one secret per webhook endpoint or MCP
+ * server), counted from the stack synthesized for COST_CONFIG, and the month's total at 0, 1,000 and 100,000
+ * accepted mails. Without COST_CONFIG it also writes bench/cost-measured.json and docs/deploy.md's cost tables
+ * (bench/cost-table.ts; test/infra/fixed-costs.test.ts fails when they drift from the template). A tick is measured here too (one `{"tick"}` message through agent-step). Left
  * out: SES's per-GB charges for attachments, storage, and the model.
  *
  * Then the two integrations, registered only after all of the above (so its figures do not move): signed webhook
@@ -69,6 +71,7 @@ import {
   type ModelScenario,
   printModelTable,
 } from "./cost-model.ts";
+import { DOC_FILE, MEASURED_FILE, writeCostDocs } from "./cost-table.ts";
 import { type CfnTemplate, fixedCosts } from "./fixed-costs.ts";
 import { type CapturedCall, recording } from "./model-tokens.ts";
 import { printTargets, type TargetRow } from "./targets.ts";
@@ -846,6 +849,17 @@ function printMonth(samples: Sample[], tickSample: Sample): void {
     console.log(
       `    ${`${mails.toLocaleString("en-US")} mails`.padEnd(14)} fixed $${fixed.toFixed(2)} + per-mail $${(perMail * mails).toFixed(2)} = $${(fixed + perMail * mails).toFixed(2)}`,
     );
+  }
+  // docs/deploy.md's tables describe the example config; a run for another config only prints.
+  if (process.env.COST_CONFIG === undefined) {
+    writeCostDocs(t, {
+      measured: new Date().toISOString().slice(0, 10),
+      config: "postern.config.example.json",
+      tick: tickOptions,
+      storedKbPerMail,
+      perMailUsd: perMail,
+    });
+    console.log(`  wrote ${MEASURED_FILE} and the cost tables in ${DOC_FILE}`);
   }
 }
 

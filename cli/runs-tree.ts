@@ -1,9 +1,14 @@
+import { printable } from "../shared/mail/index.ts";
 import type { RunRecord, StoredRunEvent } from "../shared/ports/index.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
-/** One line of the tree: the time of day, then the event's engine-written description (never a secret, G16). */
+/**
+ * One line of the tree: the time of day, then the event's description (never a secret, G16). Engine-written, but
+ * it quotes outside words (a server's tool names, a failure's detail): printed through `printable`, on one line.
+ */
 const line = (at: string, text: string): string =>
-  `${(at ?? "").slice(11, 23)}  ${text}`.replace(/[\r\n\u2028\u2029]/g, "⏎");
+  printable(`${(at ?? "").slice(11, 23)}  ${text}`, { max: 1000 });
+const p = (text: string) => printable(text, { max: 300 });
 
 /**
  * A run as a readable tree, in the order things happened: each round's events under the round, and plan events
@@ -15,13 +20,13 @@ export function renderRunTree(
   ctx: TimelineContext = {},
 ): string {
   const lines = [
-    `run ${run.runId}`,
-    `  agent ${run.agent}  kind ${run.kind}  state ${run.state}${run.finishReason ? ` (${run.finishReason})` : ""}`,
-    `  sender ${run.sender ?? "(scheduled)"}  created ${run.createdAt}  correlation ${run.correlationId}`,
+    `run ${p(run.runId)}`,
+    `  agent ${p(run.agent)}  kind ${p(run.kind)}  state ${p(run.state)}${run.finishReason ? ` (${p(run.finishReason)})` : ""}`,
+    `  sender ${p(run.sender ?? "(scheduled)")}  created ${p(run.createdAt)}  correlation ${p(run.correlationId)}`,
     // G19: a failure of the run or of mail it caused, in the header, not only somewhere in the tree.
     ...(run.failure
       ? [
-          `  FAILURE ${run.failure.class}: ${run.failure.reason}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
+          `  FAILURE ${p(run.failure.class)}: ${p(run.failure.reason)}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
         ]
       : []),
   ];

@@ -5,12 +5,13 @@ export const SES_RECEIVING_DOC =
   "https://docs.aws.amazon.com/general/latest/gr/ses.html#ses_inbound_endpoints";
 
 /**
- * The AWS Regions where SES receives email: the "Email receiving endpoints" table of AWS's "Amazon Simple Email
- * Service endpoints and quotas" page (SES_RECEIVING_DOC). Checked 2026-11-30: the copy of that table at hand was
- * the 2024 one (11 regions); the regions added since are where CloudFormation now registers AWS::SES::ReceiptRule
- * (cfn-lint 1.51's region schemas), a type it does not register where SES sends but does not receive (GovCloud,
- * China, eu-central-2, ap-south-2, ...). test/infra/cfn-lint.test.ts lints the stack in each of them. Anywhere
- * else the receipt rule fails mid-deploy, after the retained bucket and tables exist.
+ * The AWS Regions where SES receives email, from one source: the commercial regions where CloudFormation registers
+ * AWS::SES::ReceiptRule, in the per-region resource provider schemas cfn-lint 1.51 ships (SES takes receipt rules
+ * exactly where it receives mail; the type is absent where SES only sends: eu-central-2, ap-south-2, ...).
+ * test/infra/ses-receiving-regions.test.ts compares this list with those schemas, and test/infra/cfn-lint.test.ts
+ * lints the stack in each region. AWS's "Email receiving endpoints" table (SES_RECEIVING_DOC) is what an operator
+ * reads; the copy at hand when this was checked (2026-11-30) was the 2024 one, with 11 regions. Anywhere else the
+ * receipt rule fails mid-deploy, after the retained bucket and tables exist.
  */
 export const SES_RECEIVING_REGIONS = [
   "af-south-1",

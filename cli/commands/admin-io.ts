@@ -1,4 +1,5 @@
 import type { Logger } from "../../shared/logger.ts";
+import { printable, printableJson } from "../../shared/mail/index.ts";
 
 /** Where admin commands write; the real CLI binds stdout/stderr, tests capture strings. */
 export interface AdminIo {
@@ -21,9 +22,16 @@ export function ioLogger(io: AdminIo): Logger {
   };
 }
 
-/** Fixed-width columns; cells are single-line (newlines shown as ⏎ so a crafted value cannot fake rows). */
+/** The widest a cell is printed: a server's 5,000-character name or message is cut with `…`, not a screenful. */
+const MAX_CELL_CHARS = 300;
+
+/**
+ * Fixed-width columns. Cells go through `printable` (stored values are often outside text: a failure's message, a
+ * server's tool name): one line each (newlines shown as ⏎ so a crafted value cannot fake rows), no control, bidi or
+ * invisible character reaches the terminal, cut at MAX_CELL_CHARS.
+ */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const clean = (s: string) => s.replace(/\r\n|[\r\n\u2028\u2029]/g, "⏎");
+  const clean = (s: string) => printable(s, { max: MAX_CELL_CHARS });
   const all = [headers, ...rows].map((r) => r.map(clean));
   const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
   return `${all
@@ -36,8 +44,9 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
     .join("\n")}\n`;
 }
 
+/** JSON for stdout: exact data, with C1, bidi and invisible characters written as `\uXXXX` escapes (printableJson). */
 export function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${printableJson(value)}\n`;
 }
 
 /** Comma-separated option → trimmed, non-empty entries. */

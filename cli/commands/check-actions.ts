@@ -8,7 +8,7 @@ import { describeError, UsageError } from "../errors.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { type CheckResult, checkMessage } from "../mail-check.ts";
 import { openTableTarget } from "../target.ts";
-import { type AdminIo, ioLogger, processIo } from "./admin-io.ts";
+import { type AdminIo, ioLogger, json, processIo } from "./admin-io.ts";
 
 export interface CheckArgs {
   readonly rcpt: string;
@@ -54,7 +54,7 @@ export async function runCheck(file: string, args: CheckArgs, io: AdminIo = proc
     io.err(`postern check: ${e.line}\n`);
     return e.exitCode;
   }
-  io.out(`${JSON.stringify(result, null, 2)}\n`);
+  io.out(json(result));
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import type { AdminCatalog } from "../../shared/admin/index.ts";
 import { checkAdminWrite } from "../../shared/admin/index.ts";
-import { untrustedLines } from "../../shared/mail/index.ts";
+import { printable } from "../../shared/mail/index.ts";
 import {
   type InputNames,
   type ListedTool,
@@ -10,6 +10,7 @@ import {
   mcpSecretLookup,
   mcpServerFromInput,
   mcpToolClass,
+  PIN_PREDATES_COVERAGE_TEXT,
   pinTools,
   REVIEW_STATE_TEXT,
   reviewStates,
@@ -124,30 +125,39 @@ async function listTools(server: McpServerItem, reach: McpReach): Promise<readon
 }
 
 /**
- * A server's words on the operator's terminal, as the fence shows untrusted text (G8): control characters (escape
- * sequences that could rewrite the screen or hide a line) and bidi controls become U+FFFD; each line indented.
+ * A server's words on the operator's terminal, through `printable` as all outside text is (G8's rules): control
+ * characters (escape sequences that could rewrite the screen or hide a line) and bidi controls become U+FFFD,
+ * invisible ones go; each line indented, the block cut at the pin's own bound.
  */
 function shown(text: string): string {
-  return untrustedLines(text)
+  return printable(text, { multiline: true, max: 8_000 })
+    .split("\n")
     .map((l) => `      ${l}`)
     .join("\n");
 }
 
+/** A server-chosen name on one line. */
+const named = (text: string) => printable(text, { max: 128 });
+
 /** The review view: every listed tool with its state against the pins, the server's claims shown as claims. */
 function review(io: AdminIo, server: McpServerItem, listed: readonly ListedTool[]): void {
   const { rows, gone } = reviewStates(listed, server.tools);
-  for (const { tool: t, state, pin } of rows) {
+  for (const { tool: t, state, pin, pinPredatesCoverage } of rows) {
     io.out(
-      `  ${t.name}: ${REVIEW_STATE_TEXT[state]}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
+      `  ${named(t.name)}: ${REVIEW_STATE_TEXT[state]}${pin ? `, class ${pin.class}, offered as ${pin.exposedAs}` : ""}\n`,
     );
+    if (pinPredatesCoverage) io.out(`    ${PIN_PREDATES_COVERAGE_TEXT}\n`);
     if (pin && state === "changed" && pin.description !== (t.description ?? ""))
       io.out(`    reviewed description:\n${shown(pin.description)}\n`);
+    if (t.title !== undefined) io.out(`    title (the server's words, untrusted):\n${shown(t.title)}\n`);
     io.out(`    description (the server's words, untrusted):\n${shown(t.description ?? "")}\n`);
     io.out(`    input schema:\n${shown(JSON.stringify(t.inputSchema))}\n`);
+    if (t.outputSchema !== undefined)
+      io.out(`    output schema:\n${shown(JSON.stringify(t.outputSchema))}\n`);
     if (t.annotations)
       io.out(`    annotations (claims; no gate reads them):\n${shown(JSON.stringify(t.annotations))}\n`);
   }
-  for (const p of gone) io.out(`  ${p.name}: ${REVIEW_STATE_TEXT.gone}\n`);
+  for (const p of gone) io.out(`  ${named(p.name)}: ${REVIEW_STATE_TEXT.gone}\n`);
 }
 
 async function write(repo: AdminRepo, catalog: AdminCatalog, item: McpServerItem): Promise<void> {

@@ -1,17 +1,29 @@
 import { html as honoHtml } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { normaliseUntrusted } from "../../shared/mail/index.ts";
+import { printable } from "../../shared/mail/index.ts";
 import { absoluteTime, currentTimeView, relativeTime } from "./time-view.ts";
 
 /**
  * Every page is built with this tag: interpolated strings are HTML-escaped (`& < > " '`), only values already
  * built by this tag pass through. Nothing in the console builds markup by string concatenation.
+ *
+ * Escaping stops markup, not what a page shows: a bidi override reorders the row it sits in (a sender's
+ * `\u202e` turns "txt.exe" around), zero-width characters hide words, and control characters are nobody's text.
+ * So every interpolated string also goes through `printable` (line breaks kept, nothing cut): the same rules as
+ * the CLI and the fence, on every page, whoever wrote the value.
  */
 export type Html = HtmlEscapedString;
 
+const printableValue = (v: unknown): unknown =>
+  typeof v === "string"
+    ? printable(v, { multiline: true, max: Number.POSITIVE_INFINITY })
+    : Array.isArray(v)
+      ? v.map(printableValue)
+      : v;
+
 export const html = (strings: TemplateStringsArray, ...values: unknown[]): Html =>
   // No value is ever a Promise here, so Hono's helper returns synchronously.
-  honoHtml(strings, ...values) as Html;
+  honoHtml(strings, ...values.map(printableValue)) as Html;
 
 /**
  * Who wrote a text the console shows: the box says so, so nobody mistakes a model's words for a sender's, or their
@@ -52,7 +64,10 @@ function authorLabel(by: Author): string {
 export function untrusted(text: string, opts: { inline?: boolean; max?: number; by?: Author } = {}): Html {
   const max = opts.max ?? 200_000;
   const by = opts.by ?? { kind: "sender" };
-  const shown = normaliseUntrusted(text.length > max ? text.slice(0, max) : text);
+  const shown = printable(text.length > max ? text.slice(0, max) : text, {
+    multiline: true,
+    max: Number.POSITIVE_INFINITY,
+  });
   const cut = text.length > max ? html`<span class="note">(cut at ${max} characters)</span>` : "";
   const label = authorLabel(by);
   if (opts.inline) return html`<span class="untrusted by-${by.kind}" title="${label}">${shown}</span>${cut}`;

@@ -3,6 +3,7 @@ import {
   definitionHash,
   type McpServerItem,
   type McpToolPin,
+  PIN_PREDATES_COVERAGE_TEXT,
   REVIEW_STATE_TEXT,
   type ReviewRow,
 } from "../../shared/mcp/index.ts";
@@ -58,9 +59,12 @@ function toolRow(serverId: string, i: number, row: ReviewRow): Html {
   const claims = (what: string) => ({ kind: "server" as const, name: serverId, what });
   return html`<section class="tool"><h3>${untrusted(t.name, { inline: true, max: 128, by: claims("the tool's name") })} ${statusBadge(STATE_BADGE[state])} ${REVIEW_STATE_TEXT[state]}${pin ? html` <span class="note">(reviewed as ${pin.class}, offered as <code>${pin.exposedAs}</code>)</span>` : ""}</h3>
 <input type="hidden" name="tool.${i}.name" value="${t.name}"><input type="hidden" name="tool.${i}.hash" value="${definitionHash(t)}">
+${row.pinPredatesCoverage ? html`<p class="note">${PIN_PREDATES_COVERAGE_TEXT}</p>` : ""}
 ${state === "changed" && pin && pin.description !== (t.description ?? "") ? untrusted(pin.description, { max: 8000, by: claims("the description as reviewed") }) : ""}
+${t.title !== undefined ? untrusted(t.title, { max: 1000, by: claims("the title") }) : ""}
 ${untrusted(t.description ?? "", { max: 8000, by: claims("the description") })}
 ${untrusted(JSON.stringify(t.inputSchema ?? {}, null, 2), { max: 20000, by: claims("the input schema") })}
+${t.outputSchema !== undefined ? untrusted(JSON.stringify(t.outputSchema, null, 2), { max: 20000, by: claims("the output schema") }) : ""}
 ${t.annotations ? untrusted(JSON.stringify(t.annotations, null, 2), { max: 4000, by: claims("the annotations") }) : ""}
 <label>Class <select name="tool.${i}.class">${CLASSES.map(([value, text]) => html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`)}</select></label>
 <label>Offered as (default <code>${serverId}_…</code> in snake_case) <input type="text" name="tool.${i}.exposedAs" value="${pin?.exposedAs ?? ""}"></label>

@@ -2,7 +2,7 @@ import type { MessageRecord, ThreadRecord } from "../../shared/ports/index.ts";
 import { type Author, bytes, type Html, html, seg, time, untrusted } from "./html.ts";
 
 export interface ShownMessage {
-  readonly message: MessageRecord & { readonly fromName?: string };
+  readonly message: MessageRecord;
   /** The stored plain-text body, or null when there is none (HTML-only mail shows none, G8). */
   readonly body: string | null;
   /** The reply run this inbound message started (derived id; it may not exist, e.g. for a plan confirmation). */

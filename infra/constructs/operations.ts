@@ -111,6 +111,10 @@ export class Operations extends Construct {
       );
       // ApproximateAgeOfOldestMessage (SQS's CloudWatch metrics, AWS SQS Developer Guide): a stalled step is seen
       // within one retry cycle of its consumer (WorkQueue.stallAfter), not after the DLQ has taken every receive.
+      // It stops counting a message after its third receive (a poison message drops out of it), so the DLQ-depth
+      // alarm above is the one that sees a message every receive fails: the redrive moves it there after
+      // maxReceiveCount receives ("Capturing problematic messages in Amazon SQS", same guide). A test holds every
+      // age alarm to a DLQ-depth alarm on the same queue's DLQ.
       alarm(
         `${step}OldestMessageAge`,
         queue.queue.metricApproximateAgeOfOldestMessage({ period, statistic: "Maximum" }),

@@ -23,8 +23,9 @@ export interface WebhooksProps {
 /**
  * Signed events out (docs/events.md): the events queue the pipeline's functions emit to, its DLQ, and the worker
  * that fans each event out to its endpoints and delivers it. Retries are the worker's own (a visibility change per
- * attempt, up to 12 h each, 27 h 35 min in all), so the queue's redrive is only a backstop for messages that kill
- * the worker, and its stall alarm waits past the whole schedule. Secrets are read from `postern/webhooks/*` only.
+ * attempt, up to 12 h each, 27 h 35 min in all; a breaker's wait re-sends the delivery, spending no receive), so the
+ * queue's redrive is only a backstop for messages that kill the worker, and its stall alarm waits past the whole
+ * schedule. Secrets are read from `postern/webhooks/*` only.
  */
 export class Webhooks extends Construct {
   readonly queue: WorkQueue;
@@ -33,6 +34,12 @@ export class Webhooks extends Construct {
   /** A message older than the retry schedule (27 h 35 min) and a margin was not taken even by its last retry. */
   static readonly STALL_AFTER = Duration.hours(30);
 
+  /**
+   * The queue's maxReceiveCount: one receive per attempt (8, DEFAULT_POLICY) and 5 for crashes, as
+   * shared/events maxReceivesFor derives it (test/infra/stack.test.ts ties the two; infra may not import events).
+   */
+  static readonly MAX_RECEIVES = 13;
+
   /** Per attempt 10 s (DEFAULT_POLICY.timeoutMs); a batch of 5 attempts and their store writes fit in 90 s. */
   static readonly TIMEOUT = Duration.seconds(90);
 
@@ -40,7 +47,7 @@ export class Webhooks extends Construct {
   static eventsQueue(scope: Construct, id: string): WorkQueue {
     return new WorkQueue(scope, id, {
       consumerTimeout: Webhooks.TIMEOUT,
-      maxReceiveCount: 100,
+      maxReceiveCount: Webhooks.MAX_RECEIVES,
       stallAfter: Webhooks.STALL_AFTER,
     });
   }

@@ -35,8 +35,16 @@ export const mcpToolPin = z
     class: mcpToolClass,
     description: z.string().max(8_000),
     inputSchema,
-    /** sha256 over the canonical JSON of name, description and input schema (definition-hash.ts). */
+    /** The tool's title and declared output schema as reviewed, when the server gave them (pinned too). */
+    title: z.string().max(1_000).optional(),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * sha256 over the canonical JSON of name, description, input schema, title and output schema
+     * (shared/mcp/definition-hash.ts). A pin without `hashVersion: 2` was written before the title and output
+     * schema were covered, and hashed without them.
+     */
     hash: z.string().regex(/^[a-f0-9]{64}$/, "must be a sha256 hex digest"),
+    hashVersion: z.literal(2).optional(),
     reviewedAt: z.string().min(1),
     /**
      * G17 for a server that takes the acting user as an argument: this input property is filled with the run's

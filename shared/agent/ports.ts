@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { AddressingKind, EventSink, RunRecord, RunState, ThreadedBy } from "../ports/index.ts";
+import type { EventSink, MessageRecord, RunEvent, RunRecord, RunState } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -253,34 +253,18 @@ export interface RunTable {
   noteTranscript(runId: string): Promise<void>;
 }
 
-/** The accepted inbound message a reply run answers, as verify stored it. */
-export interface StoredMessage {
-  readonly id: string;
-  readonly threadId: string;
-  readonly subject: string | null;
-  readonly headerMessageId: string | null;
-  /** The DKIM-proven From address. */
-  readonly from: string;
-  /** The From display name as written; shown only through the fence's rules. */
-  readonly fromName?: string;
-  readonly addressing?: AddressingKind;
-  readonly threadedBy?: ThreadedBy;
-}
-
-/** One trace event as stored. */
-export interface TraceEvent {
-  readonly type: string;
-  readonly round: number;
-  readonly at: string;
-  readonly data: Record<string, unknown>;
-}
+/** The accepted inbound message a reply run answers, as verify stored it: the fields the step loop reads. */
+export type StoredMessage = Pick<
+  MessageRecord,
+  "id" | "threadId" | "subject" | "headerMessageId" | "from" | "fromName" | "addressing" | "threadedBy"
+>;
 
 /** Why the trace refused an event (the store's run-event repository): an event over 32 KB. */
 export type RunEventRefusal = "too-large";
 
 /** The run's trace, append-only. An append can be refused (an event too large to store). */
 export interface RunEventLog {
-  append(runId: string, event: TraceEvent): Promise<Ok | Fail<RunEventRefusal>>;
+  append(runId: string, event: RunEvent): Promise<Ok | Fail<RunEventRefusal>>;
 }
 
 /** One tool call of an agent in a thread, as a later run in the thread is shown it. */

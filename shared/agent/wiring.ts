@@ -10,6 +10,7 @@ import {
   type McpRuntimeOptions,
   mcpRuntime,
   mcpSecretLookup,
+  PIN_PREDATES_COVERAGE,
 } from "../mcp/index.ts";
 import type { OutboundRequest } from "../messages/index.ts";
 import { perDelivery, type StepMessage, stepMessageSchema } from "../messages/index.ts";
@@ -224,7 +225,10 @@ function mcpWiring(opts: StepWiringOptions, stores: Stores, now: () => Date): Mc
       failures.report({
         class: "mcp-definition-changed",
         reason: "mcp-definition-changed",
-        detail: `${c.server}/${c.tool} (${c.exposedAs}): live definition ${c.live === "missing" ? "missing" : `hash ${c.live.slice(0, 12)}`} differs from the reviewed pin`,
+        detail:
+          c.live === PIN_PREDATES_COVERAGE
+            ? `${c.server}/${c.tool} (${c.exposedAs}): its pin predates the coverage of titles and output schemas and the tool has one; review it again (postern mcp review ${c.server})`
+            : `${c.server}/${c.tool} (${c.exposedAs}): live definition ${c.live === "missing" ? "missing" : `hash ${c.live.slice(0, 12)}`} differs from the reviewed pin`,
         agent: c.agent,
         runId: c.runId,
       }),
@@ -295,7 +299,6 @@ function loopDeps(w: Wired, activity: ThreadActivity): StepDeps {
     loadAdmin,
     model: opts.models ?? modelCatalog(opts.loaded, opts.secrets),
     runs: {
-      // MessageRecord does not declare fromName, but verify stores it on the item (store-accepted.ts).
       get: (runId) =>
         loadRun(runId, {
           runs: stepRuns,

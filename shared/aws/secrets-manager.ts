@@ -23,7 +23,27 @@ export interface SecretStrings {
 
 const notFound = (err: unknown) => (err as { name?: unknown }).name === "ResourceNotFoundException";
 
-export function secretStrings(client: Pick<SecretsManagerClient, "send">): SecretStrings {
+/**
+ * A forced delete finishes in the background (DeleteSecret, ForceDeleteWithoutRecovery: "there might be a short
+ * delay"; code that deletes and recreates a name should back off and retry), and until it has, CreateSecret of the
+ * same name is refused as "scheduled for deletion": a webhook endpoint removed and added again at once met it.
+ */
+const stillDeleting = (err: unknown) => {
+  const e = err as { name?: unknown; message?: unknown };
+  return e.name === "InvalidRequestException" && /scheduled for deletion/i.test(String(e.message));
+};
+
+/**
+ * Waits between CreateSecret attempts while a forced delete of the name completes: 13.5 s in all, inside the
+ * console function's 20 s timeout (infra/constructs/console.ts), which adds endpoints too.
+ */
+export const CREATE_RETRY_MS: readonly number[] = [500, 1000, 2000, 4000, 6000];
+
+export function secretStrings(
+  client: Pick<SecretsManagerClient, "send">,
+  opts: { readonly sleep?: (ms: number) => Promise<void> } = {},
+): SecretStrings {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   return {
     async get(name) {
       try {
@@ -43,7 +63,15 @@ export function secretStrings(client: Pick<SecretsManagerClient, "send">): Secre
       }
     },
     async create(name, value) {
-      await client.send(new CreateSecretCommand({ Name: name, SecretString: value }));
+      for (const wait of [...CREATE_RETRY_MS, null]) {
+        try {
+          await client.send(new CreateSecretCommand({ Name: name, SecretString: value }));
+          return;
+        } catch (err) {
+          if (wait === null || !stillDeleting(err)) throw err;
+          await sleep(wait);
+        }
+      }
     },
     async remove(name) {
       try {

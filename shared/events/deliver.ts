@@ -34,7 +34,11 @@ export type DeliveryReason =
   | "not-subscribed";
 
 /** The `reason` of a `webhook-undelivered` failure report (G19). */
-export type UndeliveredReason = "circuit-opened" | "retries-exhausted" | "event-not-queued";
+export type UndeliveredReason =
+  | "circuit-opened"
+  | "retries-exhausted"
+  | "receives-exhausted"
+  | "event-not-queued";
 
 /** The failure class and metric of an event that could not be delivered (shared/ports/failures.ts). */
 export const UNDELIVERED = "webhook-undelivered" as const;

@@ -38,6 +38,16 @@ export type EndpointWriteFailure =
   | Fail<"not-found">
   | Fail<"not-written">;
 
+/**
+ * The id names the endpoint's secret (`postern/webhooks/<id>`), and Secrets Manager appends `-` and six random
+ * characters to a secret's ARN: CreateSecret's documentation advises against a name that already ends that way
+ * (a partial-ARN lookup may then match the wrong secret). Refused for new endpoints only; an item already stored
+ * keeps working.
+ */
+const SUFFIX_LIKE = /-.{6}$/;
+const SUFFIX_MESSAGE =
+  "must not end with a hyphen and six characters (Secrets Manager appends one to the secret's ARN; CreateSecret advises against it)";
+
 /** The admin item an input describes (`all` expands to every type an endpoint can subscribe to). */
 export function endpointItem(a: EndpointInput, allTypes: readonly string[]): Record<string, unknown> {
   const events = a.events.length === 1 && a.events[0] === "all" ? [...allTypes] : [...a.events];
@@ -65,6 +75,8 @@ export async function addEndpoint(
   const check = await checkAdminWrite(p.repo, { webhooks: [item] }, { catalog: opts.catalog });
   if (!check.ok) return failWith("invalid", { issues: check.issues });
   const id = String(item.id);
+  if (SUFFIX_LIKE.test(id))
+    return failWith("invalid", { issues: [{ path: "webhooks[0].id", message: SUFFIX_MESSAGE }] });
   if (await p.repo.getWebhook(id)) return fail("exists");
   const secret = newSecret();
   await opts.beforeStore?.(secret);

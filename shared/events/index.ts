@@ -40,7 +40,15 @@ export { fileSecretStore } from "./file-secrets.ts";
 export { parseEventsMessage } from "./message.ts";
 export { MAX_PAYLOAD_BYTES, payloadFor } from "./payload.ts";
 export { pinnedPost } from "./pinned-post.ts";
-export { DEFAULT_POLICY, type DeliveryPolicy, maxAttempts, retryDelay } from "./policy.ts";
+export {
+  CRASH_RECEIVES,
+  DEFAULT_POLICY,
+  type DeliveryPolicy,
+  maxAttempts,
+  maxReceivesFor,
+  retryDelay,
+  SQS_MAX_DELAY_SECONDS,
+} from "./policy.ts";
 export type {
   AttemptCounter,
   BreakerStore,

@@ -17,6 +17,15 @@ export interface DeliveryPolicy {
 
 export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
 
+/** SendMessage's DelaySeconds cap (SQS API reference, SendMessage). A breaker's wait is sent as such a delay. */
+export const SQS_MAX_DELAY_SECONDS = 900;
+
+/**
+ * Receives a delivery may have on top of its attempts, for a worker killed mid-batch (a timeout, out of memory): as
+ * many as the pipeline queues allow in all (their maxReceiveCount, 5).
+ */
+export const CRASH_RECEIVES = 5;
+
 export const DEFAULT_POLICY: DeliveryPolicy = {
   retrySeconds: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
   breakerThreshold: 5,
@@ -25,6 +34,14 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
 };
 
 export const maxAttempts = (p: DeliveryPolicy): number => p.retrySeconds.length + 1;
+
+/**
+ * The events queue's maxReceiveCount, derived from the schedule. A breaker's wait re-sends the delivery as a fresh
+ * message (a new message starts at receive count 0), so one message is received once per attempt (each retry is a
+ * visibility change on it) and once more per crash; never once per cool-down. Without that, an open breaker
+ * received every delivery 12 times an hour and SQS moved it to the DLQ after ~8 h of a 27 h schedule.
+ */
+export const maxReceivesFor = (p: DeliveryPolicy): number => maxAttempts(p) + CRASH_RECEIVES;
 
 /** The wait after failed attempt `attempt` (1-based), within what one visibility change can do. */
 export function retryDelay(p: DeliveryPolicy, attempt: number): number {

@@ -3,15 +3,18 @@ import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { WebhookItem } from "../admin/index.ts";
 import type { KeyedLogger } from "../logger.ts";
 import { sqsBatchHandler } from "../messages/index.ts";
-import { type DeliverOutcome, deliverEvent } from "./deliver.ts";
+import { type DeliverOutcome, deliverEvent, UNDELIVERED } from "./deliver.ts";
 import { fanOut } from "./fan-out.ts";
 import { parseEventsMessage } from "./message.ts";
+import { maxReceivesFor, SQS_MAX_DELAY_SECONDS } from "./policy.ts";
 import type { DeliverDeps, EventsMessage } from "./ports.ts";
 
 export interface EventsWorkerDeps extends DeliverDeps {
   readonly sqs: Pick<SQSClient, "send">;
   readonly queueUrl: string;
   readonly deadLetterUrl: string;
+  /** The events queue's maxReceiveCount; maxReceivesFor(policy), as the stack sets it, unless given. */
+  readonly maxReceives?: number;
   /** Every endpoint (the admin snapshot's webhooks), for fan-out. */
   endpoints(): Promise<readonly WebhookItem[]>;
   readonly logger: KeyedLogger;
@@ -21,15 +24,45 @@ export interface EventsWorkerDeps extends DeliverDeps {
  * The events worker's SQS handler (a Lambda in AWS, polled by the local stack). An `event` is fanned out into one
  * `deliver` message per endpoint; a `deliver` is attempted. A failed attempt's message is hidden for the schedule's
  * wait with ChangeMessageVisibility and failed in the batch response (so it is not deleted): SQS brings it back
- * then, as it would after any failure, with no timer of our own. Spent retries go to the DLQ, sent by the worker
- * (the queue's own redrive counts receives, and a breaker's waits are receives that are not attempts).
+ * then, as it would after any failure, with no timer of our own. A breaker's wait is no attempt, and must not spend
+ * the queue's receive budget either (SQS counts every receive): the delivery is sent again as a new message, delayed
+ * by the wait, and the received one deleted. Spent retries go to the DLQ, sent by the worker; so does a message on
+ * the queue's last receive (crashed on every receive before), reported first, so nothing reaches the DLQ unreported
+ * short of a crash in the report itself (the DLQ's depth alarm is the backstop).
  */
 export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  const send = (queueUrl: string, m: EventsMessage) =>
-    deps.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(m) }));
+  const maxReceives = deps.maxReceives ?? maxReceivesFor(deps.policy);
+  const send = (queueUrl: string, m: EventsMessage, delaySeconds?: number) =>
+    deps.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify(m),
+        ...(delaySeconds !== undefined ? { DelaySeconds: delaySeconds } : {}),
+      }),
+    );
   return sqsBatchHandler(
     async (record, scope) => {
       const parsed = parseEventsMessage(record.body);
+      const receives = Number(record.attributes.ApproximateReceiveCount);
+      if (receives >= maxReceives) {
+        const event = parsed.ok ? parsed.message.event : undefined;
+        const endpointId =
+          parsed.ok && parsed.message.kind === "deliver" ? parsed.message.endpointId : undefined;
+        deps.logger.error("events message on its last receive; moved to the DLQ", {
+          sqsMessageId: record.messageId,
+          receives,
+        });
+        await deps.failures.report({
+          class: UNDELIVERED,
+          reason: "receives-exhausted",
+          detail: `${endpointId ? `endpoint ${endpointId}, ` : ""}${event ? `event ${event.id} (${event.type})` : `unusable message ${record.messageId}`}: ${receives} receives without an outcome (the worker failed on each)`,
+          agent: typeof event?.data.agent === "string" ? event.data.agent : "",
+        });
+        await deps.sqs.send(
+          new SendMessageCommand({ QueueUrl: deps.deadLetterUrl, MessageBody: record.body }),
+        );
+        return "done";
+      }
       if (!parsed.ok) {
         deps.logger.error("unusable events message", {
           sqsMessageId: record.messageId,
@@ -53,8 +86,12 @@ export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => P
         case "dead-letter":
           await send(deps.deadLetterUrl, m);
           return "done";
-        case "retry":
         case "deferred":
+          // Sent before the received copy is deleted (at least once): were the delete to fail, the two copies share
+          // one attempt counter, so the schedule's attempts are not exceeded and the receiver dedupes on webhook-id.
+          await send(deps.queueUrl, m, Math.min(outcome.delaySeconds, SQS_MAX_DELAY_SECONDS));
+          return "done";
+        case "retry":
           await deps.sqs.send(
             new ChangeMessageVisibilityCommand({
               QueueUrl: deps.queueUrl,

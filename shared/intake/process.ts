@@ -6,7 +6,7 @@ import { PosternError } from "../errors.ts";
 import { type Decision, gateMessage } from "../gate/index.ts";
 import type { Logger } from "../logger.ts";
 import type { ParsedMail } from "../mail/index.ts";
-import { cardCodes, freshText, noticeReasonFor, postmasterOf, readConfirmation } from "../mail/index.ts";
+import { cardCodes, noticeReasonFor, postmasterOf, readReply } from "../mail/index.ts";
 import type { ConfirmEnvelope, ConfirmMessage, OutboundRequest, StepMessage } from "../messages/index.ts";
 import { noticeRequest } from "../messages/index.ts";
 import type { Blobs, EventSink, InboundLedger, InboundOutcome } from "../ports/index.ts";
@@ -291,16 +291,17 @@ async function handOn(
 /**
  * A reply about a plan (G14). A decision is only the first line of the approver's own fresh words (see
  * readConfirmation: a rule of position, so a refusal typed above a quoted approval never applies, in any
- * language); a reply that holds no such decision but names a pending plan's code (in a confirmation line further
- * down, in what it quotes, or in its subject) is `unclear`: it applies nothing, and the approver is told exactly
- * what to send. Other mail is not about a plan.
+ * language; and readReply: a text part and an HTML part that disagree decide nothing); a reply that holds no such
+ * decision but names a pending plan's code (in a confirmation line further down, in what it quotes, or in its
+ * subject) is `unclear`: it applies nothing, and the approver is told exactly what to send. Other mail is not
+ * about a plan.
  */
 async function confirmationIn(
   mail: ParsedMail,
   agent: string,
   deps: VerifyDeps,
 ): Promise<Pick<ConfirmMessage, "code" | "action" | "understood"> | null> {
-  const reading = readConfirmation(freshText(mail).text);
+  const reading = readReply(mail);
   if (reading.kind === "approve" || reading.kind === "cancel")
     return { code: reading.code, action: reading.kind };
   const named = reading.kind === "none" ? [] : reading.codes;

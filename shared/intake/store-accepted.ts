@@ -93,7 +93,7 @@ export async function storeAccepted(
     { agent, sender: decision.sender.routingKey, participants: participantsOf(decision) },
     { headerMessageId, inReplyTo, references, subject },
   );
-  const record: MessageRecord & { fromName: string } = {
+  const record: MessageRecord = {
     agent,
     id: ids.messageId,
     direction: "in",

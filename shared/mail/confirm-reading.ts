@@ -6,6 +6,9 @@
 // the quote-cutter (shared/mail/fresh-text.ts, the second line of defence) recognised. The card itself holds no
 // line that would count (confirm-card.ts). Anything but one clear decision applies nothing.
 
+import { mentionsCancel } from "./cancel-word.ts";
+import { confirmNoticeLines } from "./notice.ts";
+
 /** Unambiguous upper-case letters and digits (no 0/O, 1/I/L). */
 export const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
@@ -14,7 +17,10 @@ export const CODE_LENGTH = 10;
 export type ConfirmationReading =
   | { readonly kind: "approve"; readonly code: string }
   | { readonly kind: "cancel"; readonly code: string }
-  /** The first line is a confirmation, but other lines disagree: a CANCEL line, another code, a line we cannot read. */
+  /**
+   * The first line is a confirmation, but other lines disagree (a "cancel" anywhere, another code, a line we
+   * cannot read), or a text part and an HTML part that read differently (confirm-reply.ts).
+   */
   | {
       readonly kind: "ambiguous";
       readonly codes: readonly string[];
@@ -58,6 +64,22 @@ const DECISION_WORD = /^(approve|cancel)\b/i;
 // CANCEL next to a code anywhere in a line ("No, CANCEL K7Q2M9XT4Z", "| CANCEL K7Q2 M9XT 4Z |"): a CANCEL line too.
 const CANCEL_WITH_CODE = new RegExp(`\\bcancel[\\s:,.]*${CODE_TEXT}(?![A-Za-z0-9])`, "i");
 
+/**
+ * The confirm card's own lines that name CANCEL (shared/agent/plans/confirm-card.ts, pinned by
+ * test/unit/mail/cancel-scan.test.ts), and the confirm notices' (notice.ts): an Outlook reply in a language the
+ * quote-cutter has no labels for leaves the card unquoted in the fresh text, and its instructions are the
+ * engine's words, not the approver's retraction. Matched whole, also under `>` quote marks (the card quoted, read
+ * with the quote-cutter off); a line a client re-wrapped no longer matches and makes the reply ambiguous, which
+ * asks the approver again.
+ */
+export const CARD_CANCEL_LINES: ReadonlySet<string> = new Set([
+  "To discard it, make the first line the word CANCEL followed by the code.",
+  "A reply whose first line is anything else runs nothing, and a line with CANCEL anywhere in it stops an approval.",
+]);
+
+const ENGINE_LINES: ReadonlySet<string> = new Set([...CARD_CANCEL_LINES, ...confirmNoticeLines()]);
+const isEngineLine = (line: string) => ENGINE_LINES.has(line.replace(/^(?:>[ \t]*)+/, ""));
+
 interface LineScan {
   /** Codes of every exact confirmation line. */
   readonly codes: Set<string>;
@@ -88,11 +110,11 @@ function scanLines(lines: readonly string[]): LineScan {
 
 /**
  * Read the approver's fresh text. Only its first non-blank line can be a decision, and only when it is exactly
- * `APPROVE <code>` or `CANCEL <code>`. APPROVE then needs every other decision-like line to agree: a CANCEL line
- * anywhere (starting with CANCEL, or CANCEL next to a code), another code, or a line starting with APPROVE or
- * CANCEL we cannot read makes the reply ambiguous, and an ambiguous reply applies nothing. CANCEL on the first
- * line cancels unless another code is named. Confirmation lines anywhere else are `misplaced`: nothing applies,
- * and the approver is told to put the confirmation first.
+ * `APPROVE <code>` or `CANCEL <code>`. APPROVE then needs every other decision-like line to agree: a "cancel"
+ * anywhere (a line starting with CANCEL, CANCEL next to a code, or the word however written: cancel-word.ts),
+ * another code, or a line starting with APPROVE or CANCEL we cannot read makes the reply ambiguous, and an
+ * ambiguous reply applies nothing. CANCEL on the first line cancels unless another code is named. Confirmation
+ * lines anywhere else are `misplaced`: nothing applies, and the approver is told to put the confirmation first.
  */
 export function readConfirmation(fresh: string): ConfirmationReading {
   const lines = fresh.split(LINE_BREAK).map(bare);
@@ -102,15 +124,14 @@ export function readConfirmation(fresh: string): ConfirmationReading {
   if (!decision)
     return scan.codes.size > 0 ? { kind: "misplaced", codes: [...scan.codes] } : { kind: "none" };
   const code = normalise(decision[2] as string);
-  const ambiguous = {
-    kind: "ambiguous",
-    codes: [...scan.codes],
-    approve: scan.approve,
-    cancel: scan.cancel,
-  } as const;
+  // A "cancel" word anywhere, however typed (full-width, look-alike letters, spaced, inflected): the approver reads
+  // a retraction there, so an APPROVE above it must not apply (cancel-word.ts). Read only for a reply whose first
+  // line decides: other mail pays nothing for the Unicode work.
+  const cancel = scan.cancel || lines.some((l) => !isEngineLine(l) && mentionsCancel(l));
+  const ambiguous = { kind: "ambiguous", codes: [...scan.codes], approve: scan.approve, cancel } as const;
   if (scan.codes.size > 1) return ambiguous;
   if ((decision[1] as string).toLowerCase() === "cancel") return { kind: "cancel", code };
-  if (scan.cancel || scan.unreadable) return ambiguous;
+  if (cancel || scan.unreadable) return ambiguous;
   return { kind: "approve", code };
 }
 

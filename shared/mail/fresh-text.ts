@@ -102,11 +102,25 @@ export function freshFromPlain(text: string): string {
   return fresh.join("\n").trim();
 }
 
+/** The fresh text of an HTML part: the HTML cut before its first quote container, as text, then read as plain. */
+function freshFromHtml(html: string): string {
+  return freshFromPlain(htmlBeforeQuote(html.slice(0, MAX_INPUT_CHARS)));
+}
+
 /** The text the sender wrote in this reply: above the quoted/forwarded part. */
 export function freshText(mail: { readonly text: string | null; readonly html: string | null }): FreshText {
   if (hasContent(mail.text)) return { text: freshFromPlain(mail.text), source: "text" };
-  if (hasContent(mail.html)) {
-    return { text: freshFromPlain(htmlBeforeQuote(mail.html.slice(0, MAX_INPUT_CHARS))), source: "html" };
-  }
+  if (hasContent(mail.html)) return { text: freshFromHtml(mail.html), source: "html" };
   return { text: "", source: "none" };
+}
+
+/**
+ * The fresh text of the HTML part of a reply that also has a text part, or null when it has not both. A client
+ * shows the approver the HTML and may send a text part that says something else: G14 reads both (confirm-reply.ts).
+ */
+export function freshHtmlBeside(mail: {
+  readonly text: string | null;
+  readonly html: string | null;
+}): string | null {
+  return hasContent(mail.text) && hasContent(mail.html) ? freshFromHtml(mail.html) : null;
 }

@@ -10,6 +10,7 @@ export {
   type SendingIdentity,
 } from "./compose.ts";
 export { CODE_ALPHABET, CODE_LENGTH, cardCodes, formatCode, readConfirmation } from "./confirm-reading.ts";
+export { readReply } from "./confirm-reply.ts";
 export { freshText } from "./fresh-text.ts";
 export { type AttachmentLimits, checkHeaderSize, checkMessageSize, type LimitReason } from "./limits.ts";
 export { derivedId, requestMessageId, sentMailboxId } from "./message-id.ts";
@@ -22,6 +23,7 @@ export {
   postmasterOf,
 } from "./notice.ts";
 export { type ParsedMail, parseMail } from "./parse.ts";
+export { type PrintableOptions, printable, printableJson } from "./printable.ts";
 export {
   newMailRecipients,
   parseAddrSpec,

@@ -31,7 +31,7 @@ export function isNoticeReason(value: unknown): value is NoticeReason {
 // The confirm notices (G14) tell an approver what their reply was read as and what to send. They name the code
 // grouped, as the card does, and never write APPROVE or CANCEL next to it: a notice pasted back confirms nothing.
 const HOW_TO_CONFIRM =
-  "What to send: reply with a first line that is the word APPROVE, a space and the code below, and nothing else on that line and nothing above it (no greeting: you may write below it); to discard, the word CANCEL and the code as the first line. A line with CANCEL anywhere stops an approval, and text you quote, forward or paste confirms nothing.";
+  "What to send: reply with a first line that is the word APPROVE, a space and the code below, and nothing else on that line and nothing above it (no greeting: you may write below it); to discard, the word CANCEL and the code as the first line. The word cancel anywhere in your reply, however it is written, stops an approval, and text you quote, forward or paste confirms nothing.";
 
 const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   "access-denied": {
@@ -76,7 +76,7 @@ const TEXT: Record<NoticeReason, { subject: string; line: string }> = {
   },
   "confirm-ambiguous": {
     subject: "Nothing was approved: your reply was not clear",
-    line: `Your reply contained lines that do not agree (APPROVE first and a line with CANCEL below it, or a line starting with APPROVE or CANCEL that we could not read), so nothing was done. ${HOW_TO_CONFIRM}`,
+    line: `Your reply contained lines that do not agree (APPROVE first and the word cancel below it, a text part and an HTML part that say different things, or a line starting with APPROVE or CANCEL that we could not read), so nothing was done. ${HOW_TO_CONFIRM}`,
   },
   "confirm-several-codes": {
     subject: "Nothing was approved: more than one code",
@@ -162,4 +162,12 @@ export function noticeReasonFor(gateReason: string, detail?: string): NoticeReas
     default:
       return isNoticeReason(gateReason) ? gateReason : null;
   }
+}
+
+/**
+ * The lines of the confirm notices (G14). They name CANCEL in the engine's words; a notice an approver's client
+ * pastes back unquoted under a fresh `APPROVE <code>` is not their retraction (confirm-reading.ts).
+ */
+export function confirmNoticeLines(): readonly string[] {
+  return NOTICE_REASONS.filter((r) => r.startsWith("confirm-")).map((r) => TEXT[r].line);
 }

@@ -1,5 +1,18 @@
 import type { McpToolPin } from "../admin/index.ts";
-import { definitionHash, type ToolDefinition } from "./definition-hash.ts";
+import {
+  definitionHash,
+  definitionHashV1,
+  PIN_HASH_VERSION,
+  type ToolDefinition,
+} from "./definition-hash.ts";
+
+/**
+ * The `hash` of a changed tool whose pin predates the coverage of titles and output schemas: its name,
+ * description and input schema are as reviewed, but it has a title or an output schema nobody pinned. Withheld like
+ * any change (never offered on a hash that did not cover what the operator now sees), and said plainly, so the
+ * operator knows to review it again rather than hunt for a rug pull.
+ */
+export const PIN_PREDATES_COVERAGE = "pin-predates-title-output-schema";
 
 /** A server's live listing against the operator's pins (G20). */
 export interface PinComparison {
@@ -32,6 +45,8 @@ export function comparePins(listed: readonly ToolDefinition[], pins: readonly Mc
     }
     const hash = twice.has(pin.name) ? "listed-twice" : definitionHash(def);
     if (hash === pin.hash) verified.push(pin);
+    else if (pin.hashVersion !== PIN_HASH_VERSION && definitionHashV1(def) === pin.hash)
+      changed.push({ pin, hash: PIN_PREDATES_COVERAGE });
     else changed.push({ pin, hash });
   }
   const pinned = new Set(pins.map((p) => p.name));

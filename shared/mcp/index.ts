@@ -10,8 +10,8 @@ export {
   mcpToolClass,
   mcpToolPin,
 } from "../admin/index.ts";
-export { comparePins, type PinComparison } from "./compare-pins.ts";
-export { definitionHash, type ToolDefinition } from "./definition-hash.ts";
+export { comparePins, PIN_PREDATES_COVERAGE, type PinComparison } from "./compare-pins.ts";
+export { definitionHash, PIN_HASH_VERSION, type ToolDefinition } from "./definition-hash.ts";
 export { McpTransportRefused, type TransportRefusal } from "./guarded-fetch.ts";
 export { type CallCounter, type McpRuntime, type McpRuntimeOptions, mcpRuntime } from "./mcp-runtime.ts";
 export {
@@ -40,6 +40,7 @@ export {
   type McpServerInput,
   mcpSecretLookup,
   mcpServerFromInput,
+  PIN_PREDATES_COVERAGE_TEXT,
   REVIEW_STATE_TEXT,
   type ReviewRow,
   type ReviewState,

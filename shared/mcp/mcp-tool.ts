@@ -1,3 +1,5 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { McpServerItem, McpToolPin } from "../admin/index.ts";
 import type { Tool, ToolResult } from "../tool-framework/index.ts";
@@ -155,11 +157,33 @@ export function mcpFailure(
     return { reason: "mcp-timeout", detail: `${server.id} did not answer within ${server.timeoutMs} ms` };
   const cause = (err as { cause?: unknown })?.cause;
   if (cause instanceof McpTransportRefused) return { reason: cause.reason, detail: cause.message };
-  return {
-    reason: "mcp-call-failed",
-    detail: `${server.id}: ${String((err as Error)?.message ?? err).slice(0, 300)}`,
-  };
+  return { reason: "mcp-call-failed", detail: `${server.id}: ${errorShape(err)}` };
 }
+
+/**
+ * What went wrong, in our words only. A JSON-RPC error's message is the server's (`MCP error -32603: <anything>`),
+ * as is an HTTP error's body; this detail reaches the model outside any fence (tool-result.ts), the trace and the
+ * failure feed, so a server could write instructions or terminal escapes into all three. It is reduced to the
+ * JSON-RPC code, the HTTP status, or the error's class: the server's words about a failure are never passed on.
+ */
+function errorShape(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const name = (err as { name?: unknown })?.name;
+  if (err instanceof McpError || (name === "McpError" && Number.isInteger(code)))
+    return `the server answered with JSON-RPC error ${code}`;
+  if (err instanceof StreamableHTTPError)
+    return typeof code === "number" && code >= 100 && code <= 599
+      ? `the server answered with HTTP status ${code}`
+      : "the server's answer was not a valid MCP response";
+  const system = (causeOf(err) as { code?: unknown })?.code;
+  const kind = typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name) ? name : "error";
+  // A socket error's code (ECONNREFUSED, ETIMEDOUT) is Node's, not the server's.
+  return typeof system === "string" && /^E[A-Z_]{1,30}$/.test(system)
+    ? `the request failed (${kind}, ${system})`
+    : `the request failed (${kind})`;
+}
+
+const causeOf = (err: unknown): unknown => (err as { cause?: unknown })?.cause;
 
 /**
  * The reviewed input schema as the dispatcher's validator. zod's JSON Schema reader covers what servers declare;

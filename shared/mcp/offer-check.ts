@@ -1,4 +1,5 @@
 import type { McpServerItem, McpToolPin } from "../admin/index.ts";
+import { printable } from "../mail/index.ts";
 import type { Tool } from "../tool-framework/index.ts";
 import { comparePins } from "./compare-pins.ts";
 import { type DefinitionChange, mcpFailure, mcpOrigin, type ServerUnavailable } from "./mcp-tool.ts";
@@ -16,7 +17,18 @@ export type OfferEvent =
       readonly type: "mcp-unavailable";
       readonly data: { server: string; reason: string; detail: string };
     }
-  | { readonly type: "mcp-unreviewed"; readonly data: { server: string; tools: readonly string[] } };
+  | {
+      readonly type: "mcp-unreviewed";
+      readonly data: { server: string; tools: readonly string[]; more?: number };
+    };
+
+/**
+ * How many unreviewed names a trace event keeps, and how much of each: the names are the server's choice, and one
+ * run event is one DynamoDB item (400 KB at most, or the step fails). 20 names of at most 128 characters after
+ * `printable` (no control, bidi or invisible character) keep it under 3 KB; the rest are counted, not named.
+ */
+const MAX_UNREVIEWED_NAMES = 20;
+const MAX_NAME_CHARS = 128;
 
 /**
  * Before a model call: list each MCP server whose tools the gates would offer, and keep only tools whose live
@@ -80,7 +92,18 @@ export function offerCheck(deps: OfferCheckDeps) {
           });
         const unpinned = cmp.unreviewed.filter((n) => !server.tools.some((p) => p.name === n));
         if (unpinned.length > 0)
-          await record({ type: "mcp-unreviewed", data: { server: server.id, tools: unpinned.slice(0, 20) } });
+          await record({
+            type: "mcp-unreviewed",
+            data: {
+              server: server.id,
+              tools: unpinned
+                .slice(0, MAX_UNREVIEWED_NAMES)
+                .map((n) => printable(n, { max: MAX_NAME_CHARS })),
+              ...(unpinned.length > MAX_UNREVIEWED_NAMES
+                ? { more: unpinned.length - MAX_UNREVIEWED_NAMES }
+                : {}),
+            },
+          });
       }),
     );
     return tools.filter((t) => !mcpOrigin(t) || verified.has(t.name));

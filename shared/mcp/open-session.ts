@@ -13,7 +13,6 @@ import { clientCredentialsToken } from "./oauth-token.ts";
 /** A tool as the server lists it: the pinned definition, plus claims shown at review only. */
 export interface ListedTool extends ToolDefinition {
   readonly annotations?: Record<string, unknown> | undefined;
-  readonly title?: string | undefined;
 }
 
 /** One connection to one server, for one listing or call. */
@@ -67,6 +66,7 @@ export function mcpConnector(opts: ConnectorOptions): McpConnector {
               inputSchema: t.inputSchema,
               annotations: t.annotations as Record<string, unknown> | undefined,
               title: t.title,
+              outputSchema: t.outputSchema,
             });
           cursor = r.nextCursor;
           if (!cursor) break;

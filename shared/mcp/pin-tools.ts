@@ -1,6 +1,6 @@
 import { exposedName, type McpToolClass, type McpToolPin } from "../admin/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
-import { definitionHash } from "./definition-hash.ts";
+import { definitionHash, PIN_HASH_VERSION } from "./definition-hash.ts";
 import type { ListedTool } from "./open-session.ts";
 
 /** The operator's decision about one listed tool. */
@@ -41,7 +41,12 @@ export function pinTools(
       class: c.class,
       description: def.description ?? "",
       inputSchema: (def.inputSchema ?? { type: "object" }) as Record<string, unknown>,
+      ...(def.title !== undefined ? { title: def.title } : {}),
+      ...(def.outputSchema !== undefined
+        ? { outputSchema: def.outputSchema as Record<string, unknown> }
+        : {}),
       hash: definitionHash(def),
+      hashVersion: PIN_HASH_VERSION,
       reviewedAt: now.toISOString(),
       ...(c.principalArgument !== undefined ? { principalArgument: c.principalArgument } : {}),
     });

@@ -1,7 +1,8 @@
 import { type McpServerItem, type McpToolPin, mcpServerItem } from "../admin/index.ts";
 import type { SecretSource } from "../model/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
-import { comparePins } from "./compare-pins.ts";
+import { comparePins, PIN_PREDATES_COVERAGE } from "./compare-pins.ts";
+import { mcpFailure } from "./mcp-tool.ts";
 import type { ListedTool, McpConnector } from "./open-session.ts";
 
 /**
@@ -101,7 +102,10 @@ export function mcpSecretLookup(secrets: SecretSource): (ref: string) => Promise
   return (ref) => secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref });
 }
 
-/** One connection, one listing, closed again. A server that cannot be listed says why (never a secret's value). */
+/**
+ * One connection, one listing, closed again. A server that cannot be listed says why in our words (the reason
+ * code and mcpFailure's detail): never a secret's value, never the server's own error message.
+ */
 export async function listServerTools(
   connect: McpConnector,
   server: McpServerItem,
@@ -111,7 +115,8 @@ export async function listServerTools(
     session = await connect(server);
     return { ok: true, tools: await session.listTools() };
   } catch (err) {
-    return fail("mcp-unlisted", `could not list ${server.id}'s tools: ${(err as Error).message}`);
+    const f = mcpFailure(server, err);
+    return fail("mcp-unlisted", `could not list ${server.id}'s tools: ${f.reason}: ${f.detail}`);
   } finally {
     await session?.close().catch(() => undefined);
   }
@@ -124,6 +129,8 @@ export interface ReviewRow {
   readonly tool: ListedTool;
   readonly state: ReviewState;
   readonly pin?: McpToolPin | undefined;
+  /** `changed` only because the pin predates the coverage of titles and output schemas (compare-pins.ts). */
+  readonly pinPredatesCoverage?: boolean;
 }
 
 /** Every listed tool with its state, and the pinned tools the server no longer lists (GONE, withheld). */
@@ -139,7 +146,8 @@ export function reviewStates(
       : cmp.changed.some((c) => c.pin.name === tool.name)
         ? "changed"
         : "unreviewed";
-    return { tool, state, pin };
+    const outdated = cmp.changed.some((c) => c.pin.name === tool.name && c.hash === PIN_PREDATES_COVERAGE);
+    return { tool, state, pin, ...(outdated ? { pinPredatesCoverage: true } : {}) };
   });
   return { rows, gone: cmp.missing };
 }
@@ -151,3 +159,7 @@ export const REVIEW_STATE_TEXT: Readonly<Record<ReviewState | "gone", string>> =
   unreviewed: "not reviewed (never offered)",
   gone: "GONE from the server (withheld)",
 };
+
+/** What an operator reads beside a tool whose pin predates the coverage of titles and output schemas. */
+export const PIN_PREDATES_COVERAGE_TEXT =
+  "its description and input schema are as reviewed, but it has a title or an output schema, which pins written before they were covered do not hold: read them and pin the tool again with --tools (until then it is withheld)";

@@ -104,7 +104,10 @@ function specifics(r: SesRecord): {
         recipients: (r.complaint.complainedRecipients ?? []).map(recipientOf),
       };
     case "Reject":
-      // A reject carries no time of its own: SES refused the send when it was made.
+      // SES's `Reject` event is one thing only: SES took the send, found a virus, and did not deliver it (SES API
+      // reference, EventDestination MatchingEventTypes: "REJECT"). A sandbox or account refusal never arrives here:
+      // SendEmail itself refuses (`MessageRejected` → `ses-rejected:<code>`; `SendingPausedException` → retried),
+      // in shared/outbound/process.ts. A reject carries no time of its own: SES refused when the send was made.
       return { kind: "reject", at: r.mail.timestamp, detail: r.reject.reason, recipients: [] };
     case "DeliveryDelay":
       return {

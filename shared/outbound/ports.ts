@@ -1,7 +1,7 @@
 import type { AgentItem } from "../admin/index.ts";
 import type { AccessRule, DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { DeliveryEventLog, EventSink, FailureSink } from "../ports/index.ts";
+import type { DeliveryEventLog, EventSink, FailureSink, MessageRecord } from "../ports/index.ts";
 import type { AttachmentMeta } from "../tool-framework/index.ts";
 import type { SendStateReason } from "./reasons.ts";
 
@@ -103,21 +103,13 @@ export interface SesPort {
 }
 
 /** A stored message a reply may answer, as the mailbox holds it. */
-export interface ReplyTarget {
-  readonly id: string;
-  readonly threadId: string;
-  readonly direction: "in" | "out";
-  /** The proven sender (G2). */
-  readonly from: string;
-  readonly to: readonly string[];
-  readonly cc: readonly string[];
-  readonly subject: string | null;
+export type ReplyTarget = Pick<
+  MessageRecord,
+  "id" | "threadId" | "direction" | "from" | "to" | "cc" | "subject" | "references" | "inReplyTo" | "hop"
+> & {
+  /** The mail's Message-ID in angle brackets, as a reply's In-Reply-To writes it; null when it has none. */
   readonly headerMessageId: string | null;
-  readonly references: readonly string[];
-  readonly inReplyTo: string | null;
-  /** X-Postern-Recursion of the inbound message (0 when absent). */
-  readonly hop: number;
-}
+};
 
 /** The sent message as recorded in the agent's mailbox and thread. */
 export interface SentMessage {

@@ -27,6 +27,8 @@ export interface MessageRecord {
   readonly inReplyTo: string | null;
   readonly references: string[];
   readonly from: string;
+  /** Inbound only: the From display name as written (sender text: shown only through the fence's rules, G8). */
+  readonly fromName?: string;
   readonly to: string[];
   readonly cc: string[];
   /**

@@ -2,7 +2,7 @@ import type { AgentItem, ResponsibilityItem } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { OutboundRequest } from "../messages/index.ts";
-import type { AddressingKind } from "../ports/index.ts";
+import type { AddressingKind, MessageRecord } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 
 /** The proven sender of the message that started a run (G2/G17). Never model-supplied. */
@@ -44,17 +44,11 @@ export interface AttachmentMeta {
   readonly size: number;
 }
 
-export interface MailboxMessage {
-  readonly id: string;
-  readonly threadId: string;
-  readonly direction: "in" | "out";
-  readonly from: string;
-  readonly to: readonly string[];
-  readonly cc: readonly string[];
-  readonly subject: string | null;
-  readonly at: string;
-  readonly attachments: readonly AttachmentMeta[];
-}
+/** A stored mail as a tool sees it: its metadata, with attachments as their metadata (no storage keys). */
+export type MailboxMessage = Pick<
+  MessageRecord,
+  "id" | "threadId" | "direction" | "from" | "to" | "cc" | "subject" | "at"
+> & { readonly attachments: readonly AttachmentMeta[] };
 
 /**
  * The agent's own mailbox, already bound to the run's agent (and thread) by the runtime: a tool cannot name

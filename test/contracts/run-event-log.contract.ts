@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../shared/agent/ports.ts";
-import type { RunEventReader } from "../../shared/ports/index.ts";
+import type { RunEvent, RunEventReader } from "../../shared/ports/index.ts";
 import type { AppendResult } from "../../shared/store/run-event-repo.ts";
 import { fresh } from "./ids.ts";
 
 export interface RunEventLogSubject {
   /** The port (RunEventLog), with what the repository also answers: the event's number, and the list. */
   readonly log: RunEventReader & {
-    append(runId: string, event: TraceEvent): Promise<AppendResult>;
+    append(runId: string, event: RunEvent): Promise<AppendResult>;
   };
   /** A second writer on the same table whose clock reads the same instant (another container). */
   readonly second?: RunEventLogSubject["log"];
@@ -15,7 +14,7 @@ export interface RunEventLogSubject {
   createRun(runId: string): Promise<void>;
 }
 
-const event = (i: number, data: Record<string, unknown> = { i }): TraceEvent => ({
+const event = (i: number, data: Record<string, unknown> = { i }): RunEvent => ({
   type: "tool-call",
   round: 1,
   at: "2026-11-29T12:00:00.000Z",

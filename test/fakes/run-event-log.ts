@@ -1,10 +1,10 @@
-import type { RunEventLog, TraceEvent } from "../../shared/agent/ports.ts";
-import type { RunEventReader, StoredRunEvent } from "../../shared/ports/index.ts";
+import type { RunEventLog } from "../../shared/agent/ports.ts";
+import type { RunEvent, RunEventReader, StoredRunEvent } from "../../shared/ports/index.ts";
 import { type AppendResult, MAX_EVENT_BYTES } from "../../shared/store/run-event-repo.ts";
 import { stored } from "./stored.ts";
 
 export interface MemoryRunEventLog extends RunEventReader {
-  append(runId: string, event: TraceEvent): Promise<AppendResult>;
+  append(runId: string, event: RunEvent): Promise<AppendResult>;
   /** Every stored event of every run, in append order. */
   readonly events: StoredRunEvent[];
 }

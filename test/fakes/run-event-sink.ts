@@ -1,6 +1,7 @@
-import type { RunEventSink, TraceEvent } from "../../shared/agent/ports.ts";
+import type { RunEventSink } from "../../shared/agent/ports.ts";
+import type { RunEvent } from "../../shared/ports/index.ts";
 
-export type SunkEvent = Omit<TraceEvent, "at"> & { readonly runId: string };
+export type SunkEvent = Omit<RunEvent, "at"> & { readonly runId: string };
 
 /**
  * The step loop's trace port (ports.ts RunEventSink) as a recorder, for rules tested without the store below it.

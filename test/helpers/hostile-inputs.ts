@@ -87,6 +87,20 @@ export const crRunHeader = (): Buffer => Buffer.from(`X: ${"\r".repeat(200_000)}
 export const longConfirmationLine = `APPROVE ${CODE}\n${"cancel ".repeat(100_000)}x${" ".repeat(200_000)}y`;
 export const LONG_LINE_CODE = CODE;
 
+/**
+ * APPROVE first, then about 1 MiB the CANCEL scan must read to its end (cancel-word.ts): look-alike letters, single
+ * letters set apart, a line per letter; each ends in a retraction, so every one reads as `ambiguous`.
+ */
+export const cancelScanShapes: readonly (readonly [string, string])[] = [
+  ["look-alike letters", `APPROVE ${CODE}\n${"\u0421-\u0430.n \u0391\u039d ".repeat(100_000)}C A N C E L`],
+  ["spaced ASCII letters", `APPROVE ${CODE}\n${"c a n; ".repeat(150_000)}C A N C E L`],
+  [
+    "full-width letters",
+    `APPROVE ${CODE}\n${"\uff23\uff21".repeat(500_000)} \uff23\uff21\uff2e\uff23\uff25\uff2c`,
+  ],
+  ["a line per letter", `APPROVE ${CODE}\n${"c\n".repeat(500_000)}c-a-n-c-e-l`],
+];
+
 /** The bounds the bench holds each shape to (ms on a busy 2-core machine; linear code takes a small fraction). */
 export const BOUNDS_MS = {
   freshText: 3000,
@@ -95,5 +109,6 @@ export const BOUNDS_MS = {
   singleLineHeader: 1000,
   crRunHeader: 1000,
   longConfirmationLine: 1000,
+  cancelScan: 1000,
   corpusMail: 1000,
 } as const;

@@ -3,10 +3,12 @@ import { Validations } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhooks } from "../../infra/constructs/webhooks.ts";
 import { ROUND_LEASE_MS } from "../../shared/agent/wiring.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
+import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/events/policy.ts";
 import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
 import {
   FAILURE_CLASSES,
@@ -328,14 +330,15 @@ const workQueues = () => [
 ];
 
 describe("queues and functions", () => {
-  it("the events queue: its own retries (redrive 100 is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
+  it("the events queue: its own retries (redrive from the schedule is a backstop), a DLQ, SSE; every emitter may only send to it", () => {
     const queues = s.template.findResources("AWS::SQS::Queue");
     const { queue, deadLetterQueue } = s.stack.webhooks.queue;
     const q = queues[logicalId(s.stack, queue)]?.Properties as Record<string, unknown>;
     expect(q.RedrivePolicy).toEqual({
       deadLetterTargetArn: { "Fn::GetAtt": [logicalId(s.stack, deadLetterQueue), "Arn"] },
-      maxReceiveCount: 100,
+      maxReceiveCount: maxReceivesFor(DEFAULT_POLICY),
     });
+    expect(Webhooks.MAX_RECEIVES).toBe(maxReceivesFor(DEFAULT_POLICY));
     expect(q.SqsManagedSseEnabled).toBe(true);
     const policies = Object.values(s.template.findResources("AWS::IAM::Policy")).map((p) =>
       JSON.stringify(p.Properties),
@@ -363,6 +366,36 @@ describe("queues and functions", () => {
     expect(stateGrants.map((st) => st.Condition)).toEqual([
       { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["webhook-*", "failures#*", "admin#version"] } },
     ]);
+  });
+
+  it("every queue's age alarm has a DLQ-depth alarm beside it: a poison message leaves the age metric after its third receive", () => {
+    const resources = s.template.toJSON().Resources as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+    const alarms = Object.values(resources).filter((r) => r.Type === "AWS::CloudWatch::Alarm");
+    const queueOf = (a: { Properties: Record<string, unknown> }) =>
+      (
+        a.Properties.Dimensions as { Name: string; Value: { "Fn::GetAtt": [string, string] } }[] | undefined
+      )?.find((d) => d.Name === "QueueName")?.Value["Fn::GetAtt"][0];
+    const ageAlarms = alarms.filter((a) => a.Properties.MetricName === "ApproximateAgeOfOldestMessage");
+    expect(ageAlarms.length).toBeGreaterThanOrEqual(5);
+    for (const age of ageAlarms) {
+      const queue = resources[queueOf(age) ?? ""];
+      const redrive = queue?.Properties.RedrivePolicy as
+        | { deadLetterTargetArn: { "Fn::GetAtt": [string, string] }; maxReceiveCount: number }
+        | undefined;
+      expect(redrive, `queue ${queueOf(age)} has a redrive`).toBeDefined();
+      const dlq = redrive?.deadLetterTargetArn["Fn::GetAtt"][0];
+      const depth = alarms.filter(
+        (a) =>
+          a.Properties.MetricName === "ApproximateNumberOfMessagesVisible" &&
+          queueOf(a) === dlq &&
+          a.Properties.Threshold === 1 &&
+          a.Properties.ComparisonOperator === "GreaterThanOrEqualToThreshold",
+      );
+      expect(depth, `the DLQ of ${queueOf(age)} is alarmed on`).toHaveLength(1);
+    }
   });
 
   it("every work queue has a DLQ (maxReceiveCount 5), SSE, and visibility = 6 × its consumer's timeout", () => {

@@ -26,8 +26,10 @@ const FIXTURES = join(import.meta.dirname, "../fixtures/approval-replies");
 interface Shape {
   readonly name: string;
   readonly client: string;
-  readonly format: "text" | "html";
+  /** `multipart`: `body` is the text/plain part, `html` the text/html part of one multipart/alternative reply. */
+  readonly format: "text" | "html" | "multipart";
   readonly body: string;
+  readonly html?: string;
   /** Only approve and cancel move the plan; none, ambiguous and misplaced leave it pending and get a notice. */
   readonly expected: "approve" | "cancel" | "none" | "ambiguous" | "misplaced";
 }
@@ -53,7 +55,7 @@ const escapeHtml = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
 
 /** The fixture's body with the real card (as the card mail's text) and the real code substituted. */
-function replyBody(shape: Shape, card: string, code: string): string {
+function replyBody(shape: Shape, card: string, code: string, body = shape.body): string {
   const quoted = card
     .split("\n")
     .map((l) => (l === "" ? ">" : `> ${l}`))
@@ -62,7 +64,7 @@ function replyBody(shape: Shape, card: string, code: string): string {
     .split("\n")
     .map((l) => `<div>${escapeHtml(l) || "<br>"}</div>`)
     .join("\n");
-  return shape.body
+  return body
     .replaceAll("{{CARD_TEXT}}", card)
     .replaceAll("{{CARD_QUOTED}}", quoted)
     .replaceAll("{{CARD_HTML}}", html)
@@ -115,6 +117,9 @@ async function reply(shape: Shape, target: { code: string; card: Email }): Promi
     inReplyTo: target.card.messageId,
     references: target.card.messageId,
     ...(shape.format === "html" ? { html: body } : { text: body }),
+    ...(shape.format === "multipart"
+      ? { html: replyBody(shape, target.card.text ?? "", target.code, shape.html ?? "") }
+      : {}),
   })
     .compile()
     .build();

@@ -290,7 +290,12 @@ const FAMILIES: Record<string, readonly string[]> = {
     "no-approver",
   ],
   webhook: [
-    ...covers<UndeliveredReason>()(["circuit-opened", "retries-exhausted", "event-not-queued"]),
+    ...covers<UndeliveredReason>()([
+      "circuit-opened",
+      "retries-exhausted",
+      "receives-exhausted",
+      "event-not-queued",
+    ]),
     ...covers<DeliveryReason>()([
       "http-status",
       "timeout",

@@ -8,13 +8,9 @@ import type { ContextBuilder, LoadedRun, Transcript } from "../ports.ts";
 import { systemPrompt } from "./standing-rules.ts";
 
 export interface ContextSources {
-  getMessage(agent: string, id: string): Promise<(MessageRecord & { fromName?: string }) | null>;
+  getMessage(agent: string, id: string): Promise<MessageRecord | null>;
   /** The thread's newest `newest` messages, oldest first. */
-  listThread(
-    agent: string,
-    threadId: string,
-    opts: { newest: number },
-  ): Promise<readonly (MessageRecord & { fromName?: string })[]>;
+  listThread(agent: string, threadId: string, opts: { newest: number }): Promise<readonly MessageRecord[]>;
   getText(key: string): Promise<string | null>;
   responsibility(id: string): ResponsibilityItem | null;
   /** The agent's own earlier tool calls in this thread (other runs), oldest first. */
@@ -94,8 +90,6 @@ export function createContextBuilder(sources: ContextSources): ContextBuilder {
   };
 }
 
-type ThreadMessage = MessageRecord & { fromName?: string };
-
 /**
  * The thread's earlier messages, the newest MAX_HISTORY the sender may see, each inside the fence (G8), with a note
  * when older ones are left out; the bodies of inbound ones join the text evidence may quote (G15).
@@ -103,7 +97,7 @@ type ThreadMessage = MessageRecord & { fromName?: string };
 async function threadHistory(
   sources: ContextSources,
   run: LoadedRun,
-  current: ThreadMessage,
+  current: MessageRecord,
 ): Promise<{ blocks: string[]; untrusted: string[] }> {
   const window = await sources.listThread(run.agent, current.threadId, { newest: HISTORY_WINDOW });
   const thread = seenEarlier(window, current, run.sender?.routingKey ?? null);
@@ -132,17 +126,17 @@ async function threadHistory(
  * were left off, shows no more. A run without a proven sender sees none. Oldest first.
  */
 function seenEarlier(
-  window: readonly ThreadMessage[],
-  current: ThreadMessage,
+  window: readonly MessageRecord[],
+  current: MessageRecord,
   sender: string | null,
-): ThreadMessage[] {
+): MessageRecord[] {
   return window
     .filter((m) => m.id !== current.id && m.at <= current.at && sender !== null && seenBy(sender, m))
     .sort((a, b) => a.at.localeCompare(b.at));
 }
 
 /** An earlier message inside the fence (G8): the agent's own replies too, since they may quote what people wrote. */
-function renderEarlier(m: ThreadMessage, body: ShownBody): string {
+function renderEarlier(m: MessageRecord, body: ShownBody): string {
   return m.direction === "out"
     ? renderUntrusted([
         { label: "To", text: m.to.join(", ") },
@@ -164,7 +158,7 @@ function renderEarlier(m: ThreadMessage, body: ShownBody): string {
 type ShownBody = ReturnType<typeof shownBody>;
 
 /** The cut note, unless the body is not shown at all (an HTML-only mail shows no body, G8: nothing to read on). */
-function noteOf(m: ThreadMessage, body: ShownBody): { note?: string } {
+function noteOf(m: MessageRecord, body: ShownBody): { note?: string } {
   return body.note !== undefined && !m.hasHtmlOnly ? { note: body.note } : {};
 }
 

@@ -87,6 +87,21 @@ describe("addEndpoint", () => {
   });
 });
 
+describe("endpoint ids", () => {
+  it("refuses a new id ending in a hyphen and six characters (the shape of Secrets Manager's ARN suffix)", async () => {
+    for (const id of ["crm-abcdef", "a-123456", "hooks-prod.1"]) {
+      const f = ports();
+      const r = await addEndpoint(f.p, { ...crm, id }, { catalog });
+      expect(r.ok ? "stored" : r.reason).toBe("invalid");
+      expect(!r.ok && r.reason === "invalid" && r.issues[0]?.message).toMatch(/hyphen and six characters/);
+      expect(f.order).toEqual([]);
+    }
+    for (const id of ["crm", "crm-prod", "crm-abcdefg", "crm_abcdef", "crm-v2.prod"]) {
+      expect((await addEndpoint(ports().p, { ...crm, id }, { catalog })).ok).toBe(true);
+    }
+  });
+});
+
 describe("rotateEndpoint", () => {
   it("keeps the old secret signing through the overlap", async () => {
     const { p, secrets } = ports();

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { convert } from "html-to-text";
 import { describe, expect, it } from "vitest";
 import { readConfirmation } from "../../../shared/mail/confirm-reading.ts";
+import { bothParts, readReply } from "../../../shared/mail/confirm-reply.ts";
 import { freshText } from "../../../shared/mail/fresh-text.ts";
 
 /**
@@ -24,8 +25,10 @@ interface Shape {
   readonly client: string;
   /** BCP 47 tag of the language the client and the approver write in. */
   readonly language: string;
-  readonly format: "text" | "html";
+  /** `multipart`: `body` is the text/plain part and `html` the text/html part of one multipart/alternative reply. */
+  readonly format: "text" | "html" | "multipart";
   readonly body: string;
+  readonly html?: string;
   /** What the approver typed, in order, as it must appear in the fresh text (placeholders as in the body). */
   readonly typed: readonly string[];
   readonly expected: Outcome;
@@ -93,6 +96,20 @@ function wholeBody(shape: Shape, body: string): string {
   return shape.format === "html" ? convert(body, { wordwrap: false }) : body;
 }
 
+/** The reply as parsed mail: the text part, the HTML part, or both. */
+function mailOf(shape: Shape, body: string): { text: string | null; html: string | null } {
+  if (shape.format === "html") return { text: null, html: body };
+  return { text: body, html: shape.format === "multipart" ? render(shape.html ?? "") : null };
+}
+
+/** The reading with the quote-cutter switched off: each part read whole, a multipart reply's parts compared. */
+function readAlone(shape: Shape, body: string) {
+  const reading = readConfirmation(wholeBody(shape, body));
+  if (shape.format !== "multipart" || (reading.kind !== "approve" && reading.kind !== "cancel"))
+    return reading;
+  return bothParts(reading, readConfirmation(convert(render(shape.html ?? ""), { wordwrap: false })));
+}
+
 /** The nine languages whose Outlook header block first let a refusal on top approve (round three). */
 const ROUND_THREE = ["cs", "el", "he", "ar", "uk", "ro", "vi", "id", "th"];
 
@@ -105,11 +122,14 @@ describe("approval reply shapes", () => {
       expect(s.modelledOn.length, file).toBeGreaterThan(0);
       expect(s.client.length, file).toBeGreaterThan(0);
       expect(s.language, file).toMatch(/^[a-z]{2}(-[A-Z]{2})?$/);
-      expect(["text", "html"]).toContain(s.format);
+      expect(["text", "html", "multipart"]).toContain(s.format);
       expect(OUTCOMES).toContain(s.expected);
       expect(s.typed.length, file).toBeGreaterThan(0);
       const placeholders = s.body.match(/\{\{CARD_(TEXT|QUOTED|HTML)\}\}/g) ?? [];
       expect(placeholders.length, file).toBe(1);
+      // A multipart reply's HTML part holds the card too, and only a multipart reply has one.
+      expect(s.html === undefined, file).toBe(s.format !== "multipart");
+      if (s.html !== undefined) expect(s.html.match(/\{\{CARD_HTML\}\}/g)?.length, file).toBe(1);
     }
   });
 
@@ -143,8 +163,9 @@ describe("approval reply shapes", () => {
 
   it.each(shapes.map(({ file, shape }) => [file, shape] as const))("%s", (_file, shape) => {
     const body = render(shape.body);
-    const out = freshText(shape.format === "html" ? { text: null, html: body } : { text: body, html: null });
-    expect(out.source).toBe(shape.format);
+    const mail = mailOf(shape, body);
+    const out = freshText(mail);
+    expect(out.source).toBe(shape.format === "multipart" ? "text" : shape.format);
     const freshLines = out.text.split(LINE_BREAK).map(visible);
     // Position first: the approver's first typed line is the first line of the fresh text.
     expect(freshLines.find((l) => l !== "")).toBe(visible(render(shape.typed[0] as string)));
@@ -153,9 +174,9 @@ describe("approval reply shapes", () => {
       CARD_MARKERS.some((m) => out.text.includes(m)) ||
       CARD_LINES.some((l) => l.trim() !== "" && freshLines.includes(l.trim()));
     expect(leaked, "card text in the fresh text").toBe(shape.cardStaysFresh === true);
-    expect(readConfirmation(out.text).kind).toBe(shape.expected);
+    expect(readReply(mail).kind).toBe(shape.expected);
     // The rule alone, with the quote-cutter switched off: only a shape that approves may approve.
-    const alone = readConfirmation(wholeBody(shape, body)).kind;
+    const alone = readAlone(shape, body).kind;
     if (shape.expected !== "approve") expect(alone).not.toBe("approve");
   });
 
