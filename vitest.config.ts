@@ -18,7 +18,15 @@ import { defineConfig } from "vitest/config";
  * (`NODE_OPTIONS`). test/unit/harness/stack-ports.test.ts proves it fires.
  */
 const STACK_PORTS_GUARD = "test/harness/stack-ports-guard.mjs";
-const guardImport = `--import=${pathToFileURL(join(import.meta.dirname, STACK_PORTS_GUARD)).href}`;
+/**
+ * No test may touch the work tree's own postern.config.json, postern.deploy.json or .postern/ (a user's config and
+ * stack state): this guard makes such a file-system call throw, in the workers and in spawned Node processes.
+ * test/unit/harness/work-tree-guard.test.ts proves it fires.
+ */
+const WORK_TREE_GUARD = "test/harness/work-tree-guard.mjs";
+const guardImport = [STACK_PORTS_GUARD, WORK_TREE_GUARD]
+  .map((f) => `--import=${pathToFileURL(join(import.meta.dirname, f)).href}`)
+  .join(" ");
 
 const project = (name: string, dir: string) => ({
   extends: true,
@@ -39,7 +47,7 @@ export default defineConfig({
     // files, the port guard still fires this way (test/unit/harness), and each file starts its own stack.
     isolate: false,
     pool: "forks",
-    setupFiles: [STACK_PORTS_GUARD, "test/setup-fast-check.ts"],
+    setupFiles: [STACK_PORTS_GUARD, WORK_TREE_GUARD, "test/setup-fast-check.ts"],
     env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, guardImport].filter(Boolean).join(" ") },
     projects: [
       // In memory and independent (no env, cwd or module mocks: test/unit/harness checks the guard still fires
@@ -61,7 +69,11 @@ export default defineConfig({
           pool: "threads",
         },
       },
-      project("console", "console"),
+      // Chromium missing on a developer's machine: one line at the end of the run says so (fails in CI instead)
+      {
+        ...project("console", "console"),
+        test: { ...project("console", "console").test, globalSetup: ["test/console/browser-setup.ts"] },
+      },
     ],
   },
 });

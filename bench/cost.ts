@@ -1243,7 +1243,7 @@ try {
   );
   printModelTable(
     models,
-    "@anthropic-ai/tokenizer (Anthropic's published tokenizer; close, not exact, for Sonnet 4.5)",
+    "@anthropic-ai/tokenizer (Anthropic's published tokenizer; close, not exact, for Sonnet 4.6)",
   );
   let archived: { run: number; thread: number } | null = null;
   if (ARCHIVE > 0) {

@@ -7,6 +7,7 @@
  */
 import { countTokens } from "@anthropic-ai/tokenizer";
 import { toolResultText } from "../shared/model/content.ts";
+import { cachePlan, NO_CACHE } from "../shared/model/prompt-cache.ts";
 import type { Message, ModelProvider, ModelRequest, ModelTurn } from "../shared/model/types.ts";
 import type { ModelPrice } from "./model-prices.ts";
 
@@ -76,10 +77,12 @@ export const usd = (t: MailTokens, p: ModelPrice): number =>
   t.input * p.input + t.cacheWrite * p.cacheWrite + t.cacheRead * p.cacheRead + t.output * p.output;
 
 /**
- * The calls of one answered mail as billed now. `warm`: the agent answered another mail within the cache's
- * lifetime (five minutes), so its tools and system prompt are read from the cache; otherwise this call writes
- * them. A call after the first of its run also reads the conversation the previous call wrote (prompt-cache.ts
- * marks it from round 2 on). A prefix under the provider's minimum is not cached at all.
+ * The calls of one answered mail as billed now. Which checkpoints each call carries is the provider's own plan
+ * (shared/model/prompt-cache.ts `cachePlan`, from the model's facts: its fields and its minimum), so the bench
+ * bills what the adapter sends. `warm`: the agent answered another mail within the cache's lifetime (five
+ * minutes), so a checkpointed tools-and-system prefix is read from the cache; otherwise this call writes it. A
+ * call after the first reads what the previous call cached (its conversation, when that was checkpointed, else
+ * the prefix) and writes up to its own last checkpoint.
  */
 export function billedNow(
   calls: readonly CapturedCall[],
@@ -87,25 +90,21 @@ export function billedNow(
   warm: boolean,
 ): MailTokens {
   const t = { calls: calls.length, input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
-  let previousTotal = 0;
+  let previous = { total: 0, conversationMarked: false };
   for (const [i, c] of calls.entries()) {
+    const plan = price === null ? NO_CACHE : cachePlan(c.request, price.facts);
     const prefix = prefixTokens(c.request, price);
     const total = prefix + c.request.messages.reduce((a, m) => a + messageTokens(m), 0);
     t.output += turnTokens(c.turn);
-    if (price === null || prefix < price.minCacheable) t.input += total;
-    else if (i === 0) {
-      // round 1: the tools and system are read (or written, cold); its conversation is not marked
-      if (warm) t.cacheRead += prefix;
-      else t.cacheWrite += prefix;
-      t.input += total - prefix;
-    } else {
-      // round 2 reads what round 1 cached (the prefix), later rounds the previous round's conversation; each
-      // writes the rest of its own
-      const read = i === 1 ? prefix : previousTotal;
-      t.cacheRead += read;
-      t.cacheWrite += total - read;
-    }
-    previousTotal = total;
+    const markedPrefix = plan.tools || plan.system ? prefix : 0;
+    const read =
+      i === 0 ? (warm ? markedPrefix : 0) : previous.conversationMarked ? previous.total : markedPrefix;
+    const cachedUpTo = plan.messages ? total : markedPrefix;
+    const write = Math.max(0, cachedUpTo - read);
+    t.cacheRead += read;
+    t.cacheWrite += write;
+    t.input += total - read - write;
+    previous = { total, conversationMarked: plan.messages };
   }
   return t;
 }

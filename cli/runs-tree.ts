@@ -1,5 +1,5 @@
 import { printable } from "../shared/mail/index.ts";
-import type { RunRecord, StoredRunEvent } from "../shared/ports/index.ts";
+import { type PlanRecord, proofLine, type RunRecord, type StoredRunEvent } from "../shared/ports/index.ts";
 import { type TimelineContext, timeline, timelineTree } from "../shared/trace/index.ts";
 
 /**
@@ -18,6 +18,7 @@ export function renderRunTree(
   run: RunRecord,
   events: readonly StoredRunEvent[],
   ctx: TimelineContext = {},
+  plan: PlanRecord | null = null,
 ): string {
   const lines = [
     `run ${p(run.runId)}`,
@@ -29,6 +30,7 @@ export function renderRunTree(
           `  FAILURE ${p(run.failure.class)}: ${p(run.failure.reason)}${(run.failureCount ?? 1) > 1 ? ` (${run.failureCount} failures)` : ""}  (docs/reasons.md)`,
         ]
       : []),
+    ...(plan ? planLines(plan) : []),
   ];
   const nodes = timelineTree(timeline(events, ctx));
   nodes.forEach((node, i) => {
@@ -44,4 +46,36 @@ export function renderRunTree(
     });
   });
   return `${lines.join("\n")}\n`;
+}
+
+// A tool's detail and a requester's address are outside words: printed through `printable` like the rest.
+const inert = (text: string): string => printable(text, { max: 300 });
+
+/**
+ * The run's plan, in the header: its state as it happened (`failed (<reason>)`), who decided and when, who asked and
+ * how that was proven, and each operation's result numbered as the card numbered them.
+ */
+export function planLines(plan: PlanRecord): string[] {
+  const state = `${plan.state}${plan.state === "failed" && plan.failedReason ? ` (${plan.failedReason})` : ""}`;
+  const decided = plan.decidedBy
+    ? `  decided by ${plan.decidedBy}${plan.decidedAt ? ` at ${plan.decidedAt}` : ""}`
+    : "";
+  const lines = [
+    `  plan ${state}${decided}${plan.finishedAt ? `  finished ${plan.finishedAt}` : ""}`,
+    plan.requester
+      ? `    asked by ${inert(plan.requester.address)} (${proofLine(plan.requester)})`
+      : "    asked by: not recorded",
+  ];
+  plan.ops.forEach((op, i) => {
+    const r = plan.results?.find((x) => x.number === i + 1);
+    const outcome = !r
+      ? ""
+      : r.status === "ok"
+        ? "  done"
+        : r.status === "not-run"
+          ? "  not run (an earlier operation failed)"
+          : `  FAILED (${inert(r.reason ?? "unknown")})${r.detail ? `: ${inert(r.detail)}` : ""}`;
+    lines.push(`    ${i + 1}. ${inert(op.tool)}${outcome}`);
+  });
+  return lines;
 }

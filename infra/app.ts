@@ -5,7 +5,9 @@ import { buildApp } from "./build-app.ts";
 
 /**
  * `npx cdk synth|deploy`: Postern's stack in the account and region of the usual AWS environment. Context:
- * `-c agentStepConcurrency=N` bounds concurrent agent steps; `-c config=path` picks another config file.
+ * `-c agentStepConcurrency=N` bounds concurrent agent steps; `-c config=path` picks the config (default
+ * postern.deploy.json); `-c stackName=NAME` names the stack (default Postern). A deploy: what only a local config
+ * may hold is refused.
  */
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
@@ -13,6 +15,7 @@ const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_
 try {
   const { app } = buildApp({
     projectRoot,
+    deploy: true,
     ...(env.account || env.region ? { env } : {}),
   });
   app.synth();

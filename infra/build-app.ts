@@ -12,8 +12,13 @@ import { chooseConfigFile, loadSynthConfig } from "./synth-config.ts";
 export interface BuildAppOptions {
   /** Repository root. */
   readonly projectRoot: string;
-  /** Config file; default postern.config.json, else postern.config.example.json, in projectRoot. */
+  /** Config file; default `-c config=FILE`, else postern.deploy.json in projectRoot (infra/synth-config.ts). */
   readonly configFile?: string;
+  /**
+   * A deploy (`npx cdk synth|deploy`, infra/app.ts): refuse what only a local config may hold (`.test` domains,
+   * scripted and loopback models), naming each. Tests that synthesize a local config's template leave it off.
+   */
+  readonly deploy?: boolean;
   /** Cloud assembly directory; default CDK's (cdk.out, or the CLI's CDK_OUTDIR). */
   readonly outdir?: string;
   /** Run esbuild for the functions. Tests that only inspect the template pass false (`aws:cdk:bundling-stacks`). */
@@ -61,6 +66,7 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
   const ctxConcurrency = app.node.tryGetContext("agentStepConcurrency") as string | number | undefined;
   const config = loadSynthConfig(
     opts.configFile ?? (ctxConfig ? resolve(ctxConfig) : chooseConfigFile(opts.projectRoot)),
+    { deploy: opts.deploy === true },
   );
   // Before any construct: a console where Lambda has no function URLs would fail mid-deploy (infra/function-urls.ts).
   const consoleProblem =
@@ -81,7 +87,9 @@ export function buildApp(opts: BuildAppOptions): { app: App; stack: PosternStack
     (ctxConsoleReserved !== undefined ? Number(ctxConsoleReserved) : undefined);
   const concurrency =
     opts.agentStepConcurrency ?? (ctxConcurrency !== undefined ? Number(ctxConcurrency) : undefined);
-  const stack = new PosternStack(app, opts.stackName ?? "Postern", {
+  // `-c stackName=PosternStaging`: a second stack beside the first (staging and production, docs/deploy.md).
+  const ctxStackName = app.node.tryGetContext("stackName") as string | undefined;
+  const stack = new PosternStack(app, opts.stackName ?? ctxStackName ?? "Postern", {
     config,
     projectRoot: opts.projectRoot,
     description: "Postern: email addresses for AI agents, behind gates that code enforces",

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { AssetHashType, DockerImage } from "aws-cdk-lib";
 import { Code } from "aws-cdk-lib/aws-lambda";
 import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -35,6 +35,11 @@ const STUBS_DIR = join(import.meta.dirname, "bundle-stubs");
  */
 export interface BundleStubs {
   readonly packages: Readonly<Record<string, string>>;
+  /**
+   * Repository modules replaced by another for this bundle (paths from the project root): every import of
+   * `module` but the replacement's own resolves to `with`. Applied only to split bundles (see `esbuildOptions`).
+   */
+  readonly swaps?: readonly { readonly module: string; readonly with: string }[];
   readonly files: readonly {
     /** The importing module, as the end of its path (`libmime/lib/libmime.js`). */
     readonly importer: string;
@@ -102,8 +107,15 @@ export const OUTBOUND_STUBS: BundleStubs = {
  * What the agent-step bundle leaves out: LAMBDA_STUBS only (see NO_EVENT_STREAMS for why its event streams stay).
  * test/infra/bundle-load.test.ts runs CDK's agent-step bundle through rounds with the scripted model, a Bedrock
  * model and the key reads from SSM and Secrets Manager, with no stub called.
+ *
+ * And what it loads later: the MCP client (shared/mcp/open-session.ts, the SDK and ajv, about 0.6 MB of the
+ * bundle) is swapped for shared/mcp/lazy-open-session.ts, which imports it on a run's first MCP connection, from a
+ * chunk of its own (test/infra/pipeline-bundles.test.ts holds the entry free of it and connects through the chunk).
  */
-export const AGENT_STEP_STUBS: BundleStubs = LAMBDA_STUBS;
+export const AGENT_STEP_STUBS: BundleStubs = {
+  ...LAMBDA_STUBS,
+  swaps: [{ module: "shared/mcp/open-session.ts", with: "shared/mcp/lazy-open-session.ts" }],
+};
 
 /**
  * What the delivery-events bundle leaves out: as the outbound's (its clients are the same DynamoDB, S3 and SQS
@@ -173,6 +185,25 @@ export const FUNCTION_STUBS = {
   // Its clients are the outbound's (DynamoDB, SQS) and Secrets Manager's, none with event streams.
   webhooks: OUTBOUND_STUBS,
 } as const satisfies Record<string, BundleStubs>;
+
+const PROJECT_ROOT = join(import.meta.dirname, "..");
+
+/** The esbuild plugin for `BundleStubs.swaps`. */
+function moduleSwaps(swaps: NonNullable<BundleStubs["swaps"]>): Plugin {
+  const abs = swaps.map((w) => ({ module: join(PROJECT_ROOT, w.module), with: join(PROJECT_ROOT, w.with) }));
+  const names = new Set(swaps.map((w) => basename(w.module)));
+  return {
+    name: "postern-module-swaps",
+    setup(build) {
+      build.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+        if (!names.has(basename(args.path))) return undefined;
+        const target = join(args.resolveDir, args.path);
+        const hit = abs.find((w) => w.module === target && args.importer !== w.with);
+        return hit ? { path: hit.with } : undefined;
+      });
+    },
+  };
+}
 
 /** The esbuild plugin for `BundleStubs.files`. */
 function fileStubs(files: BundleStubs["files"]): Plugin {
@@ -246,18 +277,37 @@ export function cdkBundling(files: ShippedFiles): BundlingOptions {
 /**
  * The esbuild options of every function: what `bundledCode` builds for CDK, and what the bundle tests and
  * bench/bundle.ts build (`cdkBundling` gives the console's NodejsFunction the same flags for the esbuild CLI).
- * `stubs` leave code out (FUNCTION_STUBS); `external` lets the benchmark measure the alternative (SDK from the
- * runtime) for comparison.
+ * `stubs` leave code out (FUNCTION_STUBS); `external` and `oneFile` let the benchmark measure the alternatives (SDK
+ * from the runtime; no chunks) for comparison.
  */
 export function esbuildOptions(
   entry: string,
   outfile: string,
-  opts: { external?: string[]; stubs?: BundleStubs } = {},
+  opts: { external?: string[]; stubs?: BundleStubs; oneFile?: boolean } = {},
 ): BuildOptions {
   const stubs = opts.stubs ?? NO_STUBS;
+  // A module swapped for a lazy one must be split (see AGENT_STEP_STUBS); every other bundle is one file.
+  // `oneFile` drops the swaps too: what agent-step shipped before, for bench/bundle.ts's baseline.
+  const swaps = opts.oneFile ? [] : (stubs.swaps ?? []);
+  const output: BuildOptions =
+    swaps.length === 0
+      ? { entryPoints: [entry], outfile }
+      : {
+          // `outfile` is the entry's output; what it imports dynamically is split into `chunks/` beside it and
+          // loaded when first imported: agent-step's MCP client is parsed only by a run that talks to an MCP
+          // server (bench/bundle.ts measures the cold start with and without it).
+          entryPoints: { [basename(outfile).replace(/\.m?js$/, "")]: entry },
+          outdir: dirname(outfile),
+          outExtension: { ".js": extname(outfile) || ".js" },
+          splitting: true,
+          chunkNames: "chunks/[name]-[hash]",
+        };
+  const plugins = [
+    ...(swaps.length > 0 ? [moduleSwaps(swaps)] : []),
+    ...(stubs.files.length > 0 ? [fileStubs(stubs.files)] : []),
+  ];
   return {
-    entryPoints: [entry],
-    outfile,
+    ...output,
     bundle: true,
     platform: "node",
     target: BUNDLE.target,
@@ -268,7 +318,7 @@ export function esbuildOptions(
     banner: { js: ESM_REQUIRE_BANNER },
     external: opts.external ?? [],
     alias: { ...stubs.packages },
-    plugins: stubs.files.length > 0 ? [fileStubs(stubs.files)] : [],
+    plugins,
     logLevel: "warning",
   };
 }

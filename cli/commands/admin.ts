@@ -17,6 +17,8 @@ export interface AdminCliDeps {
   readonly onParseError?: (err: CommanderError) => never;
   /** Default: the catalog of the config `configFileFor` finds (tests embedding the CLI hand in their own). */
   readonly catalog?: AdminCatalog;
+  /** Where `postern.config.json` and `.postern/` are looked for; default the working directory (tests pass their own). */
+  readonly cwd?: string;
 }
 
 interface TargetFlags {
@@ -77,6 +79,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
         catalog ??= catalogFromFile(
           configFileFor({
             target: opened,
+            ...(deps.cwd ? { cwd: deps.cwd } : {}),
             ...(flags.config ? { config: flags.config } : {}),
             ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
           }),
@@ -107,7 +110,7 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
       .option(
         "--config <file>",
         "deployment config that writes are checked against (registered domains, models, limits); default: the " +
-          "running local stack's, else postern.config.json, else the local demo config",
+          "running local stack's, else postern.deploy.json (AWS) or postern.config.json (local), else the local demo config",
       );
 
   const admin = program.command("admin").description("the whole admin state as one JSON document");
@@ -273,7 +276,12 @@ export function registerAdminCommands(program: Command, deps: AdminCliDeps = {})
  */
 export async function runAdminCommand(
   argv: readonly string[],
-  deps: { io: AdminIo; open: (opts: TargetOptions) => Promise<TableTarget>; catalog?: AdminCatalog },
+  deps: {
+    io: AdminIo;
+    open: (opts: TargetOptions) => Promise<TableTarget>;
+    catalog?: AdminCatalog;
+    cwd?: string;
+  },
 ): Promise<number> {
   let code = 0;
   const program = new Command("postern")

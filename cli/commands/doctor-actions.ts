@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Resources } from "../../shared/config/index.ts";
 import { loadConfigFile } from "../../shared/config/index.ts";
 import { awsPorts } from "../doctor/ports.ts";
@@ -17,9 +18,9 @@ export interface DoctorOptions {
 /** `postern doctor`'s body, loaded when it runs: the AWS SDK clients of every check are not needed for --help. */
 export async function doctor(
   o: DoctorOptions,
-  defaults: { readonly exampleConfig: string; readonly concurrency: number },
+  defaults: { readonly exampleConfig: string; readonly deployConfig: string; readonly concurrency: number },
 ): Promise<void> {
-  const { exampleConfig } = defaults;
+  const { exampleConfig, deployConfig } = defaults;
   const { config } = loadConfigFile(o.config);
   let resources: Resources | null = null;
   if (o.resources) {
@@ -31,13 +32,15 @@ export async function doctor(
   const region = resources?.region ?? o.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region) {
     // One line, not the program's help after it: the fix is in the message.
-    process.stderr.write("postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n");
+    process.stderr.write(
+      "postern doctor: set AWS_REGION or pass --region (the region you deploy to); for the local stack, `npm start` here first, or pass --local\n",
+    );
     process.exitCode = 1;
     return;
   }
-  if (o.config === exampleConfig && !existsSync("postern.config.json"))
+  if (o.config === exampleConfig && !existsSync(deployConfig))
     process.stderr.write(
-      `postern doctor: no postern.config.json here, so checking ${exampleConfig} (pass --config FILE)\n`,
+      `postern doctor: no ${deployConfig} here, so checking ${exampleConfig} (pass --config FILE)\n`,
     );
   const checks = await runDoctor(
     {
@@ -52,6 +55,18 @@ export async function doctor(
     },
     awsPorts(region),
   );
+  console.log(o.json ? JSON.stringify(checks, null, 2) : formatReport(checks));
+  if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
+}
+
+/** `postern doctor` on this machine (cli/doctor/local.ts): no AWS call. Exit code 1 when a check fails. */
+export async function localDoctor(o: { dir: string; config?: string; json: boolean }): Promise<void> {
+  const { runLocalDoctor } = await import("../doctor/local.ts");
+  const checks = await runLocalDoctor({
+    dir: resolve(o.dir),
+    cwd: process.cwd(),
+    ...(o.config ? { config: o.config } : {}),
+  });
   console.log(o.json ? JSON.stringify(checks, null, 2) : formatReport(checks));
   if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
 }

@@ -89,8 +89,8 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
     // The mail that started the run, as stored: `postern check <id>` runs the gate on it again.
     const message = run.messageId ? await new MessageRepo(deps).get(run.agent, run.messageId) : null;
     const raw = message?.sesMessageId ? `inbound/${message.sesMessageId}` : null;
-    if (flags.json) return io.out(json({ run, events, rawMail: raw }));
-    io.out(renderRunTree(run, events, ctx));
+    if (flags.json) return io.out(json({ run, events, rawMail: raw, plan }));
+    io.out(renderRunTree(run, events, ctx, plan));
     if (raw && message?.sesMessageId)
       io.out(`raw mail: ${raw}  (npx postern check ${message.sesMessageId} --rcpt ${run.agent} --show)\n`);
   });
@@ -98,7 +98,7 @@ export async function runsShow(runId: string, flags: RunsFlags, io: AdminIo = pr
 
 /**
  * G19: every failure that must reach a person, newest first (the failure feed: a refused send, an unsent card or
- * notice, a failed run), including those that belong to no run (a refusal notice from verify).
+ * notice, a failed run, an approved plan that failed), including those that belong to no run (a refusal notice from verify).
  */
 export async function runsFailures(flags: RunsFlags, io: AdminIo = processIo): Promise<number> {
   return withTarget(flags, io, async (t) => {

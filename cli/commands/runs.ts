@@ -27,7 +27,7 @@ export function registerRunsCommands(program: Command): void {
   common(
     runs
       .command("failures")
-      .description("recent failures: refused sends, unsent cards and notices, failed runs"),
+      .description("recent failures: refused sends, unsent cards and notices, failed runs and plans"),
   )
     .option("--days <n>", "how many days back", positiveInt, 7)
     .option("--limit <n>", "how many", positiveInt, 50)

@@ -83,6 +83,16 @@ export function registerStartCommand(program: Command): void {
       }).catch((err: unknown) => {
         throw portInUse(err, o) ?? err;
       });
+      // Refuse now, naming the file, rather than let the first mail's run fail in the log a minute later.
+      const unready = await (await import("../local/agent-readiness.ts")).unreadyAgents({
+        agents: await listAgents(stack),
+        config: stack.config,
+        configFile: stack.configFile,
+      });
+      if (unready.length > 0) {
+        await stack.stop();
+        throw new CommandFailure(unready.join("; and "));
+      }
       const { startScheduleTimer } = await import("../local/schedule-timer.ts");
       const timer = startScheduleTimer(stack.clients.sqs, stack.resources.queues.agentStep);
       const consoleApp = o.console
@@ -103,6 +113,19 @@ export function registerStartCommand(program: Command): void {
       await stack.stop();
       console.log(" stopped; state kept in", rel(stack.dir));
     });
+}
+
+/** Every agent the stack's admin tables hold, as the pipeline reads them. */
+async function listAgents(stack: LocalStack) {
+  const [{ AdminRepo }, { silentLogger }] = await Promise.all([
+    import("../../shared/store/index.ts"),
+    import("../../shared/logger.ts"),
+  ]);
+  return new AdminRepo({
+    dynamo: stack.clients.dynamo,
+    tables: stack.resources.tables,
+    logger: silentLogger,
+  }).listAgents();
 }
 
 export function describeStack(

@@ -105,7 +105,7 @@ export function registerWebhooksCommands(program: Command): void {
     .requiredOption(
       "--events <types>",
       "comma-separated event types, or `all`: mail.accepted, mail.refused, run.completed, run.failed, " +
-        "send.delivered, send.failed, plan.pending, plan.applied, plan.cancelled",
+        "send.delivered, send.failed, plan.pending, plan.applied, plan.failed, plan.cancelled",
     )
     .requiredOption(
       "--secret-out <file>",

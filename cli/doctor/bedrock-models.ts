@@ -4,10 +4,11 @@ import {
   GetFoundationModelCommand,
   GetInferenceProfileCommand,
 } from "@aws-sdk/client-bedrock";
+import { modelFacts, RECOMMENDED } from "../../shared/model/index.ts";
 import { modelAccess, profilesFor } from "./bedrock-access.ts";
 import { callFailed, isBug, isError } from "./errors.ts";
 import type { DoctorContext, DoctorPorts } from "./ports.ts";
-import { type DoctorCheck, fail, ok, skipped, warn } from "./report.ts";
+import { type DoctorCheck, fail, ok, skipped } from "./report.ts";
 
 /** Cross-region inference profile prefixes (as in infra/constructs/model-access.ts). */
 const PROFILE_PREFIX = /^(us|eu|apac|us-gov|jp|au|ca|global)\./;
@@ -33,7 +34,11 @@ export function classifyModelId(modelId: string): Target {
     : { kind: "foundation", id: modelId };
 }
 
-/** Each Bedrock model of the catalog: it exists in its region, can be invoked the way it is named, and is accessible. */
+/**
+ * Each Bedrock model of the catalog: it exists in its region, can be invoked the way it is named, is ACTIVE (a
+ * LEGACY model is refused to accounts that have not used it: "new customers can't use Legacy models", Bedrock
+ * model lifecycle), and is accessible.
+ */
 export async function checkBedrockModels(ctx: DoctorContext, ports: DoctorPorts): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
   for (const m of ctx.config.models) {
@@ -56,7 +61,12 @@ export async function checkBedrockModels(ctx: DoctorContext, ports: DoctorPorts)
       target.kind === "profile"
         ? await profile(check, target.id, region, client)
         : await foundation(check, target.id, region, client);
-    out.push(found.check);
+    // A profile answers for its routes, not for the model behind them: its lifecycle is the model's own.
+    const checked =
+      target.kind === "profile" && found.base && found.check.status === "ok"
+        ? ((await lifecycle(check, found.base, region, client)) ?? found.check)
+        : found.check;
+    out.push(checked);
     if (found.base) out.push(await modelAccess(`model access ${m.id}`, found.base, region, client));
   }
   return out;
@@ -132,15 +142,44 @@ async function foundation(
       base: id,
     };
   }
+  return {
+    check: notActive(check, id, details) ?? ok(check, `foundation model ${id} (on demand)`),
+    base: id,
+  };
+}
+
+/** The model's lifecycle as Bedrock answers it (GetFoundationModel's `modelLifecycle`): null when ACTIVE. */
+async function lifecycle(
+  check: string,
+  id: string,
+  region: string,
+  client: Pick<BedrockClient, "send">,
+): Promise<DoctorCheck | null> {
+  try {
+    const details = (await client.send(new GetFoundationModelCommand({ modelIdentifier: id }))).modelDetails;
+    if (details) return notActive(check, id, details);
+  } catch (err) {
+    if (!isError(err, ...NOT_FOUND)) return callFailed(check, "bedrock:GetFoundationModel", err);
+  }
+  return fail(
+    check,
+    `Bedrock knows no foundation model ${id} in ${region}, which the profile routes to`,
+    `check the id and the region: \`aws bedrock list-foundation-models --region ${region} --query "modelSummaries[].modelId"\``,
+  );
+}
+
+/**
+ * Anything but ACTIVE fails: Bedrock refuses a LEGACY model to an account that has not called it lately, so a
+ * first deploy (or a quiet account) would fail every run. The fix names the current model from the facts table.
+ */
+function notActive(check: string, id: string, details: FoundationModelDetails): DoctorCheck | null {
   const life = details.modelLifecycle;
-  if (life?.status === "LEGACY")
-    return {
-      check: warn(
-        check,
-        `${id} is LEGACY${life.endOfLifeTime ? `, end of life ${life.endOfLifeTime.toISOString().slice(0, 10)}` : ""}`,
-        "move the catalog entry to a current model before its end of life",
-      ),
-      base: id,
-    };
-  return { check: ok(check, `foundation model ${id} (on demand)`), base: id };
+  if (life === undefined || life.status === "ACTIVE") return null;
+  const eol = life.endOfLifeTime ? `, end of life ${life.endOfLifeTime.toISOString().slice(0, 10)}` : "";
+  const facts = modelFacts("bedrock", id);
+  return fail(
+    check,
+    `${id} is ${life.status}${eol}: Bedrock does not serve Legacy models to new customers`,
+    `move the catalog entry to a current model, e.g. "modelId": "${RECOMMENDED.bedrock}"${facts?.note ? ` (${facts.note})` : ""}, and deploy again`,
+  );
 }

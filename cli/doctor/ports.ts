@@ -56,6 +56,10 @@ export interface DoctorPorts {
   readonly scheduler: SchedulerPort | null;
   /** Service Quotas per region, as Bedrock (a catalog entry may name its own region). */
   readonly quotas: ((region: string) => QuotasPort) | null;
+  /** HTTP for the Claude API's Models API; null where a caller has none (the check is skipped and says so). */
+  readonly http: ((url: string, init: RequestInit) => Promise<Response>) | null;
+  /** The operator's environment: where the Claude API check finds a key of their own (never a deployed secret). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
   /** Resolves the SDK's credential chain once; rejects (CredentialsProviderError) when it finds none. */
   readonly credentials: () => Promise<unknown>;
@@ -91,6 +95,8 @@ export function awsPorts(region: string): DoctorPorts {
       quotas.set(r, client);
       return quotasPort(client);
     },
+    http: (url, init) => fetch(url, init),
+    env: process.env,
     now: () => new Date(),
     // Every client resolves the same default chain; asking one is asking all.
     credentials: () => lambda.config.credentials(),

@@ -1,4 +1,5 @@
 import { checkAlarmTopic } from "./alarm-topic.ts";
+import { checkAnthropicModels } from "./anthropic-models.ts";
 import { checkBedrockModels } from "./bedrock-models.ts";
 import { checkBedrockQuotas } from "./bedrock-quotas.ts";
 import { checkConsole } from "./console.ts";
@@ -28,6 +29,7 @@ export const AREAS: readonly Area[] = [
   checkSesAccount,
   checkBedrockModels,
   checkBedrockQuotas,
+  checkAnthropicModels,
   checkModelSecrets,
   checkReceiptRules,
   checkTables,

@@ -65,7 +65,8 @@ export const DEMO_SCRIPT = {
 
 /**
  * The refund desk's script (the order is the demo sender's own, tools/orders.ts): round 1 proposes a refund and
- * says so; once an approver applies the plan, the continuation (two assistant turns in) tells the sender.
+ * says so; once an approver approves the plan, the continuation (two assistant turns in) tells the sender what the
+ * apply did: issued, or not (a sender whose order it is not gets `order-not-found`, and hears that nothing was refunded).
  */
 export const DEMO_REFUNDS_SCRIPT = {
   turns: [
@@ -85,6 +86,58 @@ export const DEMO_REFUNDS_SCRIPT = {
       ],
     },
     { text: "proposed" },
+    {
+      // The engine's outcome line chooses the words (shared/model/script.ts `cases`): an approval is not a refund,
+      // so "issued" is said only when the apply succeeded. The default claims nothing either way.
+      toolCalls: [
+        {
+          name: "send_email",
+          input: {
+            mode: "reply",
+            body: "Your refund request for order A-1001 has been decided by an approver; the operator can tell you the outcome.",
+          },
+        },
+      ],
+      cases: [
+        {
+          whenLastTurnStartsWith: "Plan outcome: applied.",
+          turn: {
+            toolCalls: [
+              {
+                name: "send_email",
+                input: { mode: "reply", body: "Your refund of order A-1001 has been approved and issued." },
+              },
+            ],
+          },
+        },
+        {
+          whenLastTurnStartsWith: "Plan outcome: failed",
+          turn: {
+            toolCalls: [
+              {
+                name: "send_email",
+                input: {
+                  mode: "reply",
+                  body: "Your refund of order A-1001 was approved, but it could not be issued: nothing was refunded. The operator has been told.",
+                },
+              },
+            ],
+          },
+        },
+      ],
+    },
+    { text: "done" },
+  ],
+} as const;
+
+/**
+ * The refund desk's script as `npm start` wrote it before the outcome decided the words: it told the sender "approved
+ * and issued" whatever the apply did. A `.postern` holding exactly this (never edited) is given the current script.
+ */
+export const DEMO_REFUNDS_SCRIPT_BEFORE_OUTCOMES = {
+  turns: [
+    DEMO_REFUNDS_SCRIPT.turns[0],
+    DEMO_REFUNDS_SCRIPT.turns[1],
     {
       toolCalls: [
         {
@@ -116,6 +169,10 @@ export function ensureDemoFiles(dir: string): string {
     const path = join(dir, file);
     if (!existsSync(path)) writeFileSync(path, json(script));
   }
+  // Replaced only when byte for byte what an earlier start wrote: an operator's edit is theirs to keep.
+  const refunds = join(dir, DEMO_REFUNDS_SCRIPT_FILE);
+  if (readFileSync(refunds, "utf8") === json(DEMO_REFUNDS_SCRIPT_BEFORE_OUTCOMES))
+    writeFileSync(refunds, json(DEMO_REFUNDS_SCRIPT));
   return configPath;
 }
 

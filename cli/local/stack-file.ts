@@ -17,6 +17,8 @@ export interface StackFile {
    * CLI are checked against its domains and models. Absent in files written before it was recorded.
    */
   readonly configFile?: string;
+  /** Started with POSTERN_WEBHOOKS_ALLOW_LOOPBACK=1: webhook endpoints on this machine are reached (the doctor says). */
+  readonly webhookLoopback?: boolean;
 }
 
 export function writeStackFile(path: string, content: StackFile): void {

@@ -107,6 +107,8 @@ export interface LocalStack {
   readonly outboxDir: string;
   readonly zoneFile: string;
   readonly stackFile: string;
+  /** The deployment config file the stack runs with (the demo's without postern.config.json). */
+  readonly configFile: string;
   readonly resolver: DNSResolver;
   readonly pollers: { readonly polled: readonly QueueKey[]; readonly skipped: readonly QueueKey[] };
   stop(): Promise<void>;
@@ -220,6 +222,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       outboxDir,
       zoneFile,
       configFile,
+      ...(opts.webhookLoopback ? { webhookLoopback: true } : {}),
     });
     stops.push(async () => removeStackFile(stackFile));
 
@@ -235,6 +238,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       outboxDir,
       zoneFile,
       stackFile,
+      configFile,
       resolver: zoneFileResolver(zoneFile),
       pollers: { polled: pollers.polled, skipped: pollers.skipped },
       stop: stopAll,

@@ -36,8 +36,8 @@ ${r.failure ? html`<tr><th>Failure</th><td>${failureCell(r)} <span class="note">
 <tr><th>Created</th><td>${time(r.createdAt)}</td></tr>
 <tr><th>Correlation</th><td><code>${r.correlationId}</code></td></tr>
 ${r.threadId ? html`<tr><th>Thread</th><td><a href="/agents/${seg(r.agent)}/threads/${seg(r.threadId)}">open the thread</a></td></tr>` : ""}
-${v.plan ? html`<tr><th>Plan</th><td><a href="/plans/${seg(r.runId)}">${v.plan.state}, ${v.plan.ops.length} operation(s)</a></td></tr>` : ""}
-${v.continuation ? html`<tr><th>Continued by</th><td><a href="/runs/${seg(v.continuation.runId)}"><code>${v.continuation.runId}</code></a> (after the plan was applied)</td></tr>` : ""}
+${v.plan ? html`<tr><th>Plan</th><td><a href="/plans/${seg(r.runId)}">${v.plan.state}${v.plan.state === "failed" && v.plan.failedReason ? ` (${v.plan.failedReason})` : ""}, ${v.plan.ops.length} operation(s)</a></td></tr>` : ""}
+${v.continuation ? html`<tr><th>Continued by</th><td><a href="/runs/${seg(v.continuation.runId)}"><code>${v.continuation.runId}</code></a> (after the approved plan ran)</td></tr>` : ""}
 </table>
 <h2>Timeline</h2>
 <p class="note">In the order it happened. Each box says who wrote its text: the model (its words and the tool inputs it chose, shaped by the mail it read) or a tool (its result, exactly as the model read it).</p>

@@ -139,13 +139,17 @@ export class Operations extends Construct {
         }),
       );
     }
+    // The metric filters' metrics carry no dimension: a second stack in the account and region (staging beside
+    // production) writes its own namespace, or its failures would raise the other stack's alarms.
+    const { stackName } = Stack.of(this);
+    const namespace = stackName === "Postern" ? "Postern" : `Postern/${stackName}`;
     // The one window exactly-once cannot close (docs/outbound.md): the outbound function logs it; alarm on it.
     const outbound = props.steps.outbound;
     if (outbound) {
       const unknownSends = new MetricFilter(this, "UnknownSendOutcome", {
         logGroup: outbound.fn.logGroup,
         filterPattern: FilterPattern.stringValue("$.message", "=", UNKNOWN_OUTCOME_LOG),
-        metricNamespace: "Postern",
+        metricNamespace: namespace,
         metricName: "UnknownSendOutcome",
         metricValue: "1",
         defaultValue: 0,
@@ -165,7 +169,7 @@ export class Operations extends Construct {
       const filter = new MetricFilter(this, `${metric}Filter`, {
         logGroup: step.fn.logGroup,
         filterPattern: failureFilterPattern(cls),
-        metricNamespace: "Postern",
+        metricNamespace: namespace,
         metricName: metric,
         metricValue: "1",
         defaultValue: 0,
@@ -177,7 +181,7 @@ export class Operations extends Construct {
         new MetricFilter(this, `${metric}From${other}Filter`, {
           logGroup: from.fn.logGroup,
           filterPattern: failureFilterPattern(cls),
-          metricNamespace: "Postern",
+          metricNamespace: namespace,
           metricName: metric,
           metricValue: "1",
           defaultValue: 0,

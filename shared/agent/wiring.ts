@@ -39,6 +39,7 @@ import { applyConfirmation } from "./plans/apply-plan.ts";
 import { confirmNoticeRequest } from "./plans/confirm-notice.ts";
 import { sendPlanCard } from "./plans/plan-card.ts";
 import { proposeOperation } from "./plans/propose-operation.ts";
+import { loadRequester } from "./plans/requester.ts";
 import type { RunFailures, RunTable, StepDeps, Transcript, TranscriptStore } from "./ports.ts";
 import { budgetNoticeRequest } from "./runs/budget-notice.ts";
 import { createBudgetGate } from "./runs/budgets.ts";
@@ -390,6 +391,7 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
       sendOutbound: w.sendOutbound,
       now,
       webhooks: w.webhooks,
+      requester: loadRequester({ message: w.message, getText: (key) => stores.blobs.getText(key) }),
     }),
     applyConfirm: (msg) =>
       applyConfirmation(msg, {
@@ -404,8 +406,10 @@ function planDeps(w: Wired, step: StepDeps): Pick<StepHandlerDeps, "propose" | "
           step.makeToolContext(run, agent, 0, call, key, grantedBy),
         events: step.events,
         webhooks: w.webhooks,
+        failures: failureReporter(stores, opts.logger, now),
         now,
         notify: (msg, reason) => w.sendOutbound(confirmNoticeRequest(msg, reason)),
+        sendOutbound: w.sendOutbound,
         continueRun: continueRun({ transcripts: step.transcripts, runs: w.runs, enqueue: step.enqueue }),
       }),
   };

@@ -9,6 +9,7 @@ import type { Blobs, RunCreator, ThreadHeaders, ThreadIndex } from "../ports/ind
 import {
   type AttachmentRef,
   inlineBody,
+  type MessageProof,
   type MessageRecord,
   type MessageStore,
   type ThreadedBy,
@@ -119,6 +120,7 @@ export async function storeAccepted(
     ...(decision.automatic ? { automatic: true } : {}),
     addressing: decision.addressing.kind,
     threadedBy: threadedBy(threading, ownMail),
+    proof: messageProof(decision, mail, threading.unsigned),
   };
   // touch() counts messages: only the first delivery may count this one.
   if ((await stores.messages.put(record)).ok) {
@@ -141,6 +143,28 @@ export async function storeAccepted(
     transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
   return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused, unsignedThreading };
+}
+
+/**
+ * How the sender was proven, for whoever later weighs this mail (an approver reading a plan it asked for, G14).
+ * Strict alignment (G2): the proving signature's d= is the From domain.
+ */
+function messageProof(
+  decision: Accepted,
+  mail: Pick<ParsedMail, "inReplyTo" | "references">,
+  unsigned: readonly string[],
+): MessageProof {
+  const signed = new Set(decision.sender.signedHeaders);
+  const carried = mail.inReplyTo !== null || mail.references.length > 0;
+  const threadingUnsigned = unsigned.includes("in-reply-to") || unsigned.includes("references");
+  return {
+    dkimDomain: decision.sender.domain,
+    signed: {
+      to: signed.has("to"),
+      cc: signed.has("cc"),
+      threading: threadingUnsigned ? "unsigned" : carried ? "signed" : "none",
+    },
+  };
 }
 
 /** How the mail found its thread: signed threading fields, an unsigned one naming our own sent mail, or none. */

@@ -1,5 +1,3 @@
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import type { McpServerItem, McpToolPin } from "../admin/index.ts";
 import type { Tool, ToolResult } from "../tool-framework/index.ts";
@@ -169,9 +167,10 @@ export function mcpFailure(
 function errorShape(err: unknown): string {
   const code = (err as { code?: unknown })?.code;
   const name = (err as { name?: unknown })?.name;
-  if (err instanceof McpError || (name === "McpError" && Number.isInteger(code)))
-    return `the server answered with JSON-RPC error ${code}`;
-  if (err instanceof StreamableHTTPError)
+  // By class name, not instanceof: importing the SDK's classes here would load the SDK at agent-step's cold
+  // start, which loads it on the first connection (lazy-open-session.ts); bundles keep class names.
+  if (name === "McpError" && Number.isInteger(code)) return `the server answered with JSON-RPC error ${code}`;
+  if ((err as { constructor?: { name?: unknown } })?.constructor?.name === "StreamableHTTPError")
     return typeof code === "number" && code >= 100 && code <= 599
       ? `the server answered with HTTP status ${code}`
       : "the server's answer was not a valid MCP response";

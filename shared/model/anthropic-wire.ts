@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { assistantText, isPlainObject, replayInput, toolResultText } from "./content.ts";
-import { conversationBreakpoint } from "./prompt-cache.ts";
+import type { ModelFacts } from "./model-facts.ts";
+import { cachePlan } from "./prompt-cache.ts";
 import type { MediaBlock, Message, ModelRequest, StopReason, ToolCall, Usage } from "./types.ts";
 import { describeIssues, malformed, type ParsedTurn } from "./wire.ts";
 
@@ -9,26 +10,37 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
  * Anthropic Messages API (`anthropic-version: 2023-06-01`) request body. The API renders tools, then system, then
- * messages, so one `cache_control` on the system block caches tools and system together; a second on the last
- * block of the conversation once the run is past round 1 (prompt-cache.ts).
+ * messages, so one `cache_control` on the system block caches tools and system together (on the last tool when
+ * there is no system prompt); a second on the last block of the conversation once the run is past round 1
+ * (prompt-cache.ts). Each only where the prefix up to it reaches the model's minimum (`facts`, model-facts.ts).
  */
-export function toAnthropicBody(model: string, request: ModelRequest): Record<string, unknown> {
+export function toAnthropicBody(
+  model: string,
+  request: ModelRequest,
+  facts: Pick<ModelFacts, "cacheFields" | "minCacheTokens" | "toolPromptTokens"> | null,
+): Record<string, unknown> {
+  const plan = cachePlan(request, facts);
   const messages = mergeRoles(request.messages.map(toAnthropicMessage));
-  if (conversationBreakpoint(request.messages)) markLast(messages);
+  if (plan.messages) markLast(messages);
+  const marked = plan.system || plan.tools;
   const body: Record<string, unknown> = {
     model,
     max_tokens: request.maxTokens,
     // A blank text block is refused by the API; a blank system prompt is left out instead of marked.
     ...(request.system === ""
       ? {}
-      : { system: [{ type: "text", text: request.system, cache_control: EPHEMERAL }] }),
+      : {
+          system: [{ type: "text", text: request.system, ...(marked ? { cache_control: EPHEMERAL } : {}) }],
+        }),
     messages,
   };
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
+    const last = request.tools.length - 1;
+    body.tools = request.tools.map((t, i) => ({
       name: t.name,
       description: t.description,
       input_schema: t.inputSchema,
+      ...(plan.tools && request.system === "" && i === last ? { cache_control: EPHEMERAL } : {}),
     }));
   }
   return body;

@@ -1,6 +1,7 @@
 import { parseAnthropicResponse, toAnthropicBody } from "./anthropic-wire.ts";
 import { modelFailure } from "./failure.ts";
 import { type FetchLike, joinUrl, postTurn } from "./http.ts";
+import { modelFacts } from "./model-facts.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { ApiKeySource } from "./secret-source.ts";
 import type { ModelProvider } from "./types.ts";
@@ -23,6 +24,7 @@ export interface AnthropicOptions {
 export function anthropicModel(options: AnthropicOptions): ModelProvider {
   const url = joinUrl(options.baseUrl ?? "https://api.anthropic.com", "/v1/messages");
   const fetchFn = options.fetch ?? fetch;
+  const facts = modelFacts("anthropic", options.model);
   return {
     name: options.name ?? `anthropic:${options.model}`,
     capabilities: { supportsImages: true, supportsDocuments: true },
@@ -32,7 +34,7 @@ export function anthropicModel(options: AnthropicOptions): ModelProvider {
       if (key.key === undefined) return modelFailure("model-config", "the Anthropic API needs a key");
       const secrets = [key.key];
       const headers = { "x-api-key": key.key, "anthropic-version": ANTHROPIC_VERSION };
-      const body = toAnthropicBody(options.model, request);
+      const body = toAnthropicBody(options.model, request, facts);
       return postTurn({
         fetch: fetchFn,
         url,

@@ -7,7 +7,8 @@ import type {
   ToolUseBlock,
 } from "@aws-sdk/client-bedrock-runtime";
 import { assistantText, isPlainObject, mediaPlaceholder, replayInput, toolResultText } from "./content.ts";
-import { conversationBreakpoint } from "./prompt-cache.ts";
+import type { ModelFacts } from "./model-facts.ts";
+import { cachePlan } from "./prompt-cache.ts";
 import type { MediaBlock, Message, ModelCapabilities, ModelRequest, StopReason, ToolCall } from "./types.ts";
 import { malformed, type ParsedTurn } from "./wire.ts";
 
@@ -19,10 +20,11 @@ export interface ConverseMapping {
   /** `status` on toolResult is honoured by Claude models only; others get an `ERROR: ` prefix instead. */
   readonly toolResultStatus: boolean;
   /**
-   * `cachePoint` blocks (Bedrock prompt caching): accepted by the Claude and Nova models that support it; others
-   * reject the request with a ValidationException, so only those get them.
+   * The model's prompt-cache facts (model-facts.ts), or null for none. A `cachePoint` in a field the model does
+   * not take (Nova: `toolConfig.tools`), or sent to a model without prompt caching, is refused with a
+   * ValidationException, so only the fields the facts name get one, and only past the model's minimum.
    */
-  readonly promptCache: boolean;
+  readonly promptCache: Pick<ModelFacts, "cacheFields" | "minCacheTokens" | "toolPromptTokens"> | null;
 }
 
 /** Bedrock's prompt-cache checkpoint: the prefix up to it is cached (five minutes by default). */
@@ -35,19 +37,18 @@ export function toConverseInput(
   mapping: ConverseMapping,
 ): ConverseCommandInput {
   const messages = mergeRoles(request.messages.map((m) => toConverseMessage(m, mapping)));
-  const cache = mapping.promptCache;
+  const plan = cachePlan(request, mapping.promptCache);
   // The conversation's checkpoint once the run is past round 1 (prompt-cache.ts), after its last block.
   const last = messages.at(-1);
-  if (cache && last && conversationBreakpoint(request.messages))
-    last.content = [...(last.content ?? []), CACHE_POINT];
+  if (plan.messages && last) last.content = [...(last.content ?? []), CACHE_POINT];
   const input: ConverseCommandInput = {
     modelId,
     messages,
     inferenceConfig: { maxTokens: request.maxTokens },
   };
   // Converse rejects blank text blocks, the system prompt included. The prefix that never changes between runs
-  // (tools, then system) is checkpointed after each.
-  if (request.system !== "") input.system = [{ text: request.system }, ...(cache ? [CACHE_POINT] : [])];
+  // (tools, then system) is checkpointed after each, where the model takes it.
+  if (request.system !== "") input.system = [{ text: request.system }, ...(plan.system ? [CACHE_POINT] : [])];
   if (request.tools.length > 0) {
     input.toolConfig = {
       tools: [
@@ -58,7 +59,7 @@ export function toConverseInput(
             inputSchema: { json: t.inputSchema as DocumentType },
           },
         })),
-        ...(cache ? [CACHE_POINT] : []),
+        ...(plan.tools ? [CACHE_POINT] : []),
       ],
     };
   }

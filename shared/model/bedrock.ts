@@ -1,6 +1,7 @@
 import { type BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
 import { parseConverseOutput, toConverseInput } from "./bedrock-wire.ts";
 import { modelFailure, networkCode } from "./failure.ts";
+import { modelFacts } from "./model-facts.ts";
 import { type Attempt, type RetryOptions, withRetry } from "./retry.ts";
 import type { ModelCapabilities, ModelFailure, ModelProvider } from "./types.ts";
 
@@ -17,7 +18,10 @@ export interface BedrockOptions {
   readonly retry?: RetryOptions;
   /** Default: images and documents for Anthropic Claude models, which accept them in tool results; off otherwise. */
   readonly capabilities?: ModelCapabilities;
-  /** Send `cachePoint` checkpoints. Default: for Claude and Nova model ids, which support them. */
+  /**
+   * Send `cachePoint` checkpoints. Default: where the model's facts (model-facts.ts) say it takes them: Claude
+   * after tools, system and messages; Nova after system and messages; none for other models.
+   */
   readonly promptCache?: boolean;
 }
 
@@ -26,7 +30,7 @@ export function bedrockModel(options: BedrockOptions): ModelProvider {
   const claude = /(^|[.:/])anthropic\./.test(options.modelId);
   const capabilities = options.capabilities ?? { supportsImages: claude, supportsDocuments: claude };
   // Prompt caching on Bedrock: Anthropic Claude and Amazon Nova models (Bedrock user guide, "Prompt caching").
-  const promptCache = options.promptCache ?? (claude || /(^|[.:/])amazon\.nova-/.test(options.modelId));
+  const promptCache = options.promptCache === false ? null : modelFacts("bedrock", options.modelId);
   const mapping = { capabilities, toolResultStatus: claude, promptCache };
   return {
     name: options.name ?? `bedrock:${options.modelId}`,

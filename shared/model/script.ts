@@ -16,7 +16,7 @@ const scriptToolCall = z
   })
   .strict();
 
-const scriptTurn = z
+const scriptTurnBase = z
   .object({
     text: z.string().default(""),
     toolCalls: z.array(scriptToolCall).default([]),
@@ -39,13 +39,27 @@ const scriptTurn = z
   })
   .strict();
 
+/**
+ * A turn may name alternatives chosen by the engine's own words: the first case whose `whenLastTurnStartsWith`
+ * begins the last user turn's text replaces the turn. An approved plan's continuation starts `Plan outcome: applied`
+ * or `Plan outcome: failed (<reason>)` (shared/agent/plans/plan-outcome.ts), so a script can answer the outcome the
+ * apply had instead of asserting one. The text is the engine's first line, never a tool's data or a sender's mail.
+ */
+const scriptTurn = scriptTurnBase
+  .extend({
+    cases: z
+      .array(z.object({ whenLastTurnStartsWith: z.string().min(1), turn: scriptTurnBase }).strict())
+      .optional(),
+  })
+  .strict();
+
 /** `{"turns": [{"toolCalls": [{"name": "send_email", "input": {...}}]}, {"text": "done"}]}` */
 export const modelScript = z
   .object({ turns: z.array(scriptTurn).min(1, "a script needs at least one turn") })
   .strict();
 
 export type ModelScript = z.infer<typeof modelScript>;
-export type ScriptTurn = z.infer<typeof scriptTurn>;
+export type ScriptTurn = z.infer<typeof scriptTurnBase>;
 
 /** An invalid script: each problem names the field (`turns.0.toolCalls.0.name: ...`). */
 export class ScriptError extends PosternError {

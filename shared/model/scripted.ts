@@ -25,13 +25,14 @@ export function scriptTurnIndex(request: ModelRequest): number {
 
 function replay(script: ModelScript, request: ModelRequest): ModelResult {
   const index = scriptTurnIndex(request);
-  const turn = script.turns[index];
-  if (turn === undefined) {
+  const scripted = script.turns[index];
+  if (scripted === undefined) {
     return modelFailure(
       "script-exhausted",
       `the script has ${script.turns.length} turn(s); turn ${index} was requested (${index} assistant turns in the transcript)`,
     );
   }
+  const turn = chosenCase(scripted, request) ?? scripted;
   if (turn.fail) return modelFailure(turn.fail.reason, turn.fail.detail, { retryable: turn.fail.retryable });
   const toolCalls = turn.toolCalls.map((c, i): ToolCall => {
     const id = c.id ?? `call_${index}_${i}`;
@@ -53,6 +54,14 @@ function replay(script: ModelScript, request: ModelRequest): ModelResult {
       usage: turn.usage ?? estimateUsage(request, turn),
     },
   };
+}
+
+/** The case of a turn that the last user turn's first text starts with (script.ts `cases`), if any. */
+function chosenCase(turn: ModelScript["turns"][number], request: ModelRequest): ScriptTurn | undefined {
+  if (!turn.cases) return undefined;
+  const last = request.messages.at(-1);
+  const text = last?.role === "user" ? (last.content[0]?.text ?? "") : "";
+  return turn.cases.find((c) => text.startsWith(c.whenLastTurnStartsWith))?.turn;
 }
 
 function estimateUsage(

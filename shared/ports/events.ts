@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "send.failed",
   "plan.pending",
   "plan.applied",
+  "plan.failed",
   "plan.cancelled",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

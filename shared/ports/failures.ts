@@ -6,13 +6,16 @@ import type { Logger } from "../logger.ts";
 
 /**
  * The classes of failure, each its own metric and alarm. `send-failed`: mail an agent asked for (a reply, new mail)
- * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14) could not be sent
- * to its approvers; `notice-undelivered`: an engine notice (a refusal, budget or run-failure notice, G6) could not
- * be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
+ * was never sent, SES refused it or the outbound did; `card-undelivered`: a confirm card (G14), or the mail telling
+ * an approver what their approval did, could not be sent; `notice-undelivered`: an engine notice (a refusal, budget
+ * or run-failure notice, G6) could not be sent; `run-failed`: a run ended `failed`, so its sender got no answer; `webhook-undelivered`: an event could
  * not be delivered to an operator's endpoint (retries exhausted, its breaker opened, or it could not be queued);
  * `mcp-definition-changed`: an MCP tool's live definition no longer matches its reviewed pin, so it is not offered
  * until an operator reviews it again (G20); `mcp-unavailable`: an MCP server whose tools a run would be offered could
- * not be listed (unreachable, refused, timed out, its credentials unreadable), so none of its tools were offered.
+ * not be listed (unreachable, refused, timed out, its credentials unreadable), so none of its tools were offered;
+ * `plan-failed`: an approved plan (G14) did not run as approved: an operation failed (the tool returned a failure,
+ * threw or timed out, or a gate refused it at apply), its agent was gone, or its stored operations no longer matched
+ * the confirmed hash. An approval is not an outcome: the approver, the model and the requester are told what ran.
  */
 export const FAILURE_CLASSES = [
   "send-failed",
@@ -22,6 +25,7 @@ export const FAILURE_CLASSES = [
   "webhook-undelivered",
   "mcp-definition-changed",
   "mcp-unavailable",
+  "plan-failed",
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
@@ -82,6 +86,12 @@ export const FAILURE_METRICS: Readonly<
     source: "agentStep",
     alarm:
       "Postern: an MCP server could not be listed and its tools were not offered; `postern mcp review <server>`, docs/mcp.md",
+  },
+  "plan-failed": {
+    metric: "PlanFailed",
+    source: "agentStep",
+    alarm:
+      "Postern: an approved plan did not run as approved (an operation failed); `postern runs failures`, docs/reasons.md",
   },
 };
 

@@ -55,13 +55,24 @@ export {
   type AttachmentRef,
   bodyText,
   inlineBody,
+  type MessageProof,
   type MessagePutResult,
   type MessageRecord,
   type MessageStore,
   SENT_INLINE_BODY_MAX_BYTES,
   type ThreadedBy,
 } from "./messages.ts";
-export type { PlanBook, PlanOperation, PlanPort, PlanRecord, PlanState, StoredOperation } from "./plans.ts";
+export type {
+  PlanBook,
+  PlanOperation,
+  PlanOpResult,
+  PlanPort,
+  PlanRecord,
+  PlanState,
+  RequesterProof,
+  StoredOperation,
+} from "./plans.ts";
+export { ASKING_TEXT_MAX, planFromItem, proofLine } from "./plans.ts";
 export type {
   CreateRunResult,
   FinalRunState,

@@ -12,6 +12,20 @@ export interface AttachmentRef {
 }
 
 /**
+ * How an accepted mail's sender was proven (G2), as verify recorded it: the proving DKIM signature's domain, and
+ * which of the fields an approver weighs it covers. `threading`: `signed` when the signature covers every threading
+ * field the mail carries, `unsigned` when one it carries is not covered (read as absent), `none` when it carries none.
+ */
+export interface MessageProof {
+  readonly dkimDomain: string;
+  readonly signed: {
+    readonly to: boolean;
+    readonly cc: boolean;
+    readonly threading: "signed" | "unsigned" | "none";
+  };
+}
+
+/**
  * One mail in an agent's mailbox (accepted inbound or sent outbound). A short body is kept on the item (`body`);
  * a longer one lives in S3 (`bodyKey`), so the item stays small. Refused mail never becomes a MessageRecord (its
  * evidence stays in the inbound table + raw S3). Read a body with `bodyText`.
@@ -51,6 +65,8 @@ export interface MessageRecord {
   readonly sesMessageId?: string;
   /** Inbound only: automatic mail (G5) an agent opted in to; the engine never writes to its sender unasked. */
   readonly automatic?: boolean;
+  /** Inbound only: how the sender was proven (absent on mail stored before it was recorded). */
+  readonly proof?: MessageProof;
   /**
    * Inbound only: how the mail was addressed to the agent (shared/gate/addressed.ts). `envelope` and `reply` mean
    * the signature covered no To/Cc naming it: the run writes to the sender only. Absent on older records.

@@ -1,17 +1,17 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import { TABLES } from "../config/index.ts";
-import type {
-  IndexReader,
-  MessageRecord,
-  Page,
-  PageRequest,
-  PlanRecord,
-  PlanState,
-  RefusalRecord,
-  RunRecord,
-  StoredOperation,
-  ThreadRecord,
+import {
+  type IndexReader,
+  type MessageRecord,
+  type Page,
+  type PageRequest,
+  type PlanRecord,
+  type PlanState,
+  planFromItem,
+  type RefusalRecord,
+  type RunRecord,
+  type ThreadRecord,
 } from "../ports/index.ts";
 import { clampLimit, decodeCursor, encodeCursor, queryPage } from "./page.ts";
 
@@ -180,16 +180,7 @@ export class IndexReads implements IndexReader {
       },
       { limit: clampLimit(req.limit), start, keys },
     );
-    const plans = items.map((i) => ({
-      runId: String(i.pk).replace(/^plan#/, ""),
-      agent: String(i.agent),
-      state: i.state as PlanState,
-      ops: (i.ops ?? []) as StoredOperation[],
-      ...(i.code ? { code: String(i.code) } : {}),
-      ...(i.hash ? { hash: String(i.hash) } : {}),
-      ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
-      ...(i.planAt ? { planAt: String(i.planAt) } : {}),
-    }));
+    const plans = items.map((i) => planFromItem(String(i.pk).replace(/^plan#/, ""), i));
     return { items: plans, next: last ? encodeCursor(last) : null };
   }
 }

@@ -1,7 +1,13 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
 import { STATE_KEYS } from "../config/index.ts";
-import type { PlanBook, PlanRecord, PlanState, StoredOperation } from "../ports/index.ts";
+import {
+  type PlanBook,
+  type PlanRecord,
+  type PlanState,
+  planFromItem,
+  type StoredOperation,
+} from "../ports/index.ts";
 import { isConditionFailed } from "./dynamo-util.ts";
 import type { StateRepo } from "./state-repo.ts";
 
@@ -58,17 +64,7 @@ export class PlanStore implements PlanBook {
     );
     if (!r.Item) return null;
     const i = r.Item;
-    return {
-      runId,
-      agent: String(i.agent),
-      state: i.state as PlanState,
-      ops: (i.ops ?? []) as StoredOperation[],
-      ...(i.code ? { code: String(i.code) } : {}),
-      ...(i.hash ? { hash: String(i.hash) } : {}),
-      ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
-      ...(i.planAt ? { planAt: String(i.planAt) } : {}),
-      ...(i.decidedBy ? { decidedBy: String(i.decidedBy) } : {}),
-    };
+    return planFromItem(runId, i);
   }
 
   /** open → pending with the card's code and the hash it is bound to; indexes the code. */

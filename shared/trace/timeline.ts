@@ -140,10 +140,28 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         status: "failed",
         text: "plan: NOT applied: stored operations no longer match the confirmed hash",
       };
-    case "plan-op":
+    case "plan-op": {
+      // Numbered as the card numbers them, from 1 (traces before `number` carry only the 0-based `index`).
+      const n = typeof d.number === "number" ? d.number : typeof d.index === "number" ? d.index + 1 : "?";
+      const op = `plan: operation ${n}${typeof d.of === "number" ? ` of ${d.of}` : ""} ${s(d.tool)}`;
+      if (d.status === "not-run")
+        return { status: "cancelled", text: `${op} not run: an earlier operation failed` };
       return d.ok
-        ? { status: "applied", text: `plan: operation ${s(d.index)} ${s(d.tool)} applied` }
-        : { status: "failed", text: `plan: operation ${s(d.index)} ${s(d.tool)} failed: ${s(d.reason)}` };
+        ? { status: "applied", text: `${op} applied` }
+        : { status: "failed", text: `${op} failed: ${s(d.reason)}` };
+    }
+    case "plan-resumed":
+      return { status: "info", text: `plan: apply resumed by the redelivered approval of ${s(d.by)}` };
+    case "plan-finished":
+      return d.state === "applied"
+        ? {
+            status: "applied",
+            text: `plan: applied, ${s(d.succeeded)} of ${s(d.operations)} operation(s) succeeded`,
+          }
+        : {
+            status: "failed",
+            text: `plan: FAILED (${s(d.reason)}): ${s(d.succeeded)} of ${s(d.operations)} operation(s) succeeded`,
+          };
     default:
       return { status: "info", text: `${e.type} ${JSON.stringify(d).slice(0, 200)}` };
   }
@@ -154,6 +172,7 @@ const FAILURE_WHAT: Record<string, string> = {
   "card-undelivered": "confirm card NOT sent",
   "notice-undelivered": "notice NOT sent",
   "run-failed": "run failed, the sender got no answer",
+  "plan-failed": "approved plan did NOT run as approved",
 };
 
 const NOTICE_TEXT: Record<string, string> = {

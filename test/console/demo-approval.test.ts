@@ -129,7 +129,10 @@ describe.runIf(executablePath)("the demo approval flow in Chromium", () => {
     expect(await page.locator("header .who").textContent()).toContain(DEMO_OPERATOR);
     await page.goto(`${console.url}/plans`);
     await page.click(`a[href="/plans/${run.runId}"]`);
-    expect(await page.locator("pre.untrusted").first().textContent()).toContain('"order": "A-1001"');
+    // Who asked comes first, their words fenced as theirs; then the operations' exact arguments.
+    expect(await page.locator("main").textContent()).toContain(DEMO_SENDER);
+    expect(await page.locator("pre.untrusted").first().textContent()).toContain("Please refund order A-1001");
+    expect(await page.locator("li pre.untrusted").first().textContent()).toContain('"order": "A-1001"');
     await page.click('button:text("Apply")');
     expect(await page.locator(".flash").textContent()).toContain("Decision sent");
 

@@ -31,6 +31,8 @@ const LOST = `lost@${DOMAIN}`; // its model is not in the catalog
 const OFFLINE = `offline@${DOMAIN}`; // its model's server does not answer
 const SHOP = `shop@${DOMAIN}`; // proposes a refund whose approver cannot be written to
 const UNDELIVERABLE_APPROVER = "operator@localhost";
+const DESK = `desk@${DOMAIN}`; // proposes a refund of an order the sender does not own: it fails when approved
+const OPERATOR = "admin@operators.example"; // the console's operator, the desk's approver
 
 let stack: LocalStack;
 let dir: string;
@@ -47,6 +49,7 @@ beforeAll(async () => {
       models: [
         { id: "reply", provider: "scripted", script: "reply.json", egress: "internal" },
         { id: "refund", provider: "scripted", script: "refund.json", egress: "internal" },
+        { id: "desk", provider: "scripted", script: "desk.json", egress: "internal" },
         // Port 9 (discard) on loopback: nothing listens, every attempt is refused (model-network, retryable).
         {
           id: "offline",
@@ -60,6 +63,18 @@ beforeAll(async () => {
     "reply.json": {
       turns: [
         { toolCalls: [{ name: "send_email", input: { mode: "reply", body: "Thanks, we got your mail." } }] },
+        { text: "done" },
+      ],
+    },
+    // The continuation after the approval ends quietly: what is under test is the plan's own outcome.
+    "desk.json": {
+      turns: [
+        {
+          toolCalls: [
+            { name: "issue_refund", input: { order: "A-1002", amountCents: 2000, reason: "arrived broken" } },
+          ],
+        },
+        { text: "proposed" },
         { text: "done" },
       ],
     },
@@ -103,13 +118,16 @@ beforeAll(async () => {
   await stores.admin.putAgent({ address: SHOP, name: "Shop", model: "refund" });
   await stores.admin.putToolkit({ id: "refunds", tools: ["issue_refund"], agents: [SHOP] });
   await stores.admin.putApprover({ toolkit: "refunds", address: UNDELIVERABLE_APPROVER });
+  await stores.admin.putAgent({ address: DESK, name: "Desk", model: "desk" });
+  await stores.admin.putToolkit({ id: "desk-refunds", tools: ["issue_refund"], agents: [DESK] });
+  await stores.admin.putApprover({ toolkit: "desk-refunds", address: OPERATOR });
   console_ = await startLocalConsole({
     clients: stack.clients,
     resources: stack.resources,
     config: stack.config.config,
     logger: recordingLogger(),
     port: 0,
-    operatorEmail: "admin@operators.example",
+    operatorEmail: OPERATOR,
     registry,
   });
   client = new ConsoleClient(console_.url);
@@ -321,6 +339,54 @@ describe("G19: every failure ends somewhere a person looks", () => {
     expect((await cliText(runsList)).split("\n").find((l) => l.startsWith(run.runId))).toContain(
       "card-undelivered: recipient-invalid",
     );
+  });
+
+  it("an approved refund whose tool fails: failed (its reason), not applied, everywhere a person looks", async () => {
+    // A-1002 is carol's order: asked for by dave, the refund tool answers order-not-found when it runs.
+    await mail("dave@customer.example", DESK, "Refund please");
+    const pending = await waitFor("the desk's pending plan", async () => {
+      for (const r of await stores.runs.listRecent(50))
+        if (r.agent === DESK && (await stores.state.get(`plan#${r.runId}`, "plan"))?.state === "pending")
+          return r;
+      return undefined;
+    });
+    const runId = pending.runId;
+    const csrf = await client.csrf(`/plans/${runId}`);
+    expect((await client.post(`/plans/${runId}/apply`, { _csrf: csrf, decision: "approve" })).status).toBe(
+      303,
+    );
+    const run = await failedRun(DESK, "plan-failed");
+    expect(run.runId).toBe(runId);
+    expect(await stores.state.get(`plan#${runId}`, "plan")).toMatchObject({
+      state: "failed",
+      failedReason: "order-not-found",
+      results: [{ number: 1, tool: "issue_refund", status: "failed", reason: "order-not-found" }],
+    });
+    expect(await failureEvents(runId)).toEqual([
+      expect.objectContaining({ class: "plan-failed", reason: "order-not-found" }),
+    ]);
+    expect(failureLines("agent-step", "plan-failed")).toEqual([
+      expect.objectContaining({ reason: "order-not-found", runId }),
+    ]);
+    const planPage = await page(`/plans/${runId}`);
+    expect(planPage).toContain("failed (order-not-found)</strong> by admin@operators.example");
+    expect(planPage).toContain("<strong>dave@customer.example</strong>");
+    expect(planPage).not.toMatch(/<strong[^>]*>applied/);
+    expect(await page(`/runs/${runId}`)).toContain(
+      "FAILURE: approved plan did NOT run as approved (order-not-found",
+    );
+    expect(await page("/failures")).toContain(`<a href="/runs/${runId}">`);
+    const show = await cliText((f, io) => runsShow(runId, f, io));
+    expect(show).toContain("plan failed (order-not-found)  decided by admin@operators.example");
+    expect(show).toContain("1. issue_refund  FAILED (order-not-found): no order A-1002 for this sender");
+    expect(await cliText(runsFailures)).toMatch(/plan-failed\s+order-not-found\s+desk@/);
+    // The approver is told what ran and what failed.
+    const told = await waitFor("the approver's outcome mail", async () =>
+      (await outboxTo(OPERATOR)).find((m) =>
+        m.subject.startsWith("FAILED: not everything you approved was done"),
+      ),
+    );
+    expect(told.text).toContain("result: FAILED (order-not-found)");
   });
 
   it("a notice that cannot be delivered: the failed run's notice to an address SES refuses", async () => {

@@ -150,7 +150,9 @@ describe("a plan after Apply", () => {
     await waitFor("the plan applied", async () =>
       (await s.stores.state.get(`plan#${run.runId}`, "plan"))?.state === "applied" ? true : undefined,
     );
-    expect(await (await approver.get(`/plans/${run.runId}`)).text()).toContain("<strong>applied</strong>");
+    expect(await (await approver.get(`/plans/${run.runId}`)).text()).toContain(
+      '<strong class="status s-applied">applied</strong>',
+    );
   });
 });
 

@@ -96,7 +96,7 @@ describe("a run's timeline", () => {
     expect(at("tool issue_refund proposed")).toBeLessThan(at("round 2"));
     expect(at("round 2")).toBeLessThan(at("plan: confirm card queued"));
     expect(at("plan: confirm card queued")).toBeLessThan(at("run finished"));
-    expect(at("run finished")).toBeLessThan(at("plan: operation 0 issue_refund applied"));
+    expect(at("run finished")).toBeLessThan(at("plan: operation 1 issue_refund applied"));
     expect(text).not.toMatch(/round 0/);
     expect(text).not.toContain("issue_refund ok");
   });

@@ -1,4 +1,9 @@
-import type { PlanBook, PlanRecord, PlanState, StoredOperation } from "../../shared/ports/plans.ts";
+import {
+  type PlanBook,
+  type PlanRecord,
+  planFromItem,
+  type StoredOperation,
+} from "../../shared/ports/plans.ts";
 import { type MemoryState, memoryState } from "./state.ts";
 import { stored } from "./stored.ts";
 
@@ -23,17 +28,7 @@ export function memoryPlanStore(state: MemoryState = memoryState()): MemoryPlanS
   const get = async (runId: string): Promise<PlanRecord | null> => {
     const i = item(runId);
     if (!i) return null;
-    return stored({
-      runId,
-      agent: String(i.agent),
-      state: i.state as PlanState,
-      ops: (i.ops ?? []) as StoredOperation[],
-      ...(i.code ? { code: String(i.code) } : {}),
-      ...(i.hash ? { hash: String(i.hash) } : {}),
-      ...(i.expiresAtIso ? { expiresAtIso: String(i.expiresAtIso) } : {}),
-      ...(i.planAt ? { planAt: String(i.planAt) } : {}),
-      ...(i.decidedBy ? { decidedBy: String(i.decidedBy) } : {}),
-    });
+    return stored(planFromItem(runId, i));
   };
   const log = <T>(line: string, result: T): T => {
     calls.push(`${line} → ${String(result)}`);

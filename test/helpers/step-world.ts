@@ -18,6 +18,7 @@ import { applyConfirmation } from "../../shared/agent/plans/apply-plan.ts";
 import { confirmNoticeRequest } from "../../shared/agent/plans/confirm-notice.ts";
 import { sendPlanCard } from "../../shared/agent/plans/plan-card.ts";
 import { proposeOperation } from "../../shared/agent/plans/propose-operation.ts";
+import { loadRequester } from "../../shared/agent/plans/requester.ts";
 import type { StepDeps } from "../../shared/agent/ports.ts";
 import { budgetNoticeRequest } from "../../shared/agent/runs/budget-notice.ts";
 import { createBudgetGate } from "../../shared/agent/runs/budgets.ts";
@@ -70,8 +71,10 @@ export interface StepWorldOptions {
   readonly leaseMs?: number;
   /** The agent's outbound rules (admin table `outboundRules`). */
   readonly outboundRules?: readonly OutboundRuleItem[];
-  /** Signed events out, where the wiring passes them (the loop and run loading). */
+  /** Signed events out, where the wiring passes them (the loop, run loading, plan outcomes). */
   readonly webhooks?: EventSink;
+  /** An approved operation's deadline (apply-one.ts), short for the test of a tool that never answers. */
+  readonly opTimeoutMs?: number;
 }
 
 /** Every store the agent-step function uses, as its fake, over one clock. */
@@ -107,6 +110,7 @@ interface Common {
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue: StepDeps["enqueue"];
   readonly webhooks?: EventSink;
+  readonly opTimeoutMs?: number;
 }
 
 /** Tool results by idempotency key in the `state` table, as the wiring keeps them. */
@@ -197,7 +201,14 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     }),
     checks: runCallChecks({ config, registry, channel }),
     propose: proposeOperation({ plans, registry }),
-    afterRun: sendPlanCard({ plans, loadAdmin, events, sendOutbound, now }),
+    afterRun: sendPlanCard({
+      plans,
+      loadAdmin,
+      events,
+      sendOutbound,
+      now,
+      requester: loadRequester({ message: (a, id) => messages.get(a, id), getText: (k) => blobs.getText(k) }),
+    }),
     logger,
     runFailures: failed,
     leaseMs,
@@ -227,8 +238,12 @@ function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
         makeToolContext: (run, a, call, key, grantedBy) =>
           step.makeToolContext(run, a, 0, call, key, grantedBy),
         events: step.events,
+        ...(c.webhooks ? { webhooks: c.webhooks } : {}),
+        failures: f.failures,
         now,
         notify: (m, reason) => c.sendOutbound(confirmNoticeRequest(m, reason)),
+        sendOutbound: c.sendOutbound,
+        ...(c.opTimeoutMs === undefined ? {} : { opTimeoutMs: c.opTimeoutMs }),
         continueRun: continueRun({ transcripts: f.transcripts, runs: f.runs, enqueue: c.enqueue }),
       }),
   };
@@ -259,6 +274,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
     // Parsed with the consumer's schema, as the wiring does: a message agent-step would refuse is never sent.
     enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepMessageSchema.parse(m))),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.opTimeoutMs === undefined ? {} : { opTimeoutMs: opts.opTimeoutMs }),
   };
   const step = loopDeps(f, common, opts.leaseMs ?? 60_000);
   let n = 0;

@@ -35,8 +35,8 @@ const FUNCTIONS = {
   webhooks: "WebhooksDeliverFunction",
 } as const;
 
-// The real `cdk synth` path (infra/app.ts with esbuild bundling and cdk-nag) once for the file; the bundles it
-// leaves in the cloud assembly are the ones imported below, so "the same way CDK does" is literally CDK's output.
+// The real synth (buildApp, which infra/app.ts runs, with esbuild bundling and cdk-nag; synth-app.ts) once for the
+// file; the bundles it leaves in the cloud assembly are the ones imported below: CDK's own output.
 let outdir: string;
 let synthMs: number;
 let template: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
@@ -46,15 +46,8 @@ const assetDirs = {} as Record<keyof typeof FUNCTIONS, string>;
 beforeAll(async () => {
   outdir = mkdtempSync(join(tmpdir(), "postern-cdk-out-"));
   const t0 = Date.now();
-  await run(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "infra/app.ts")], {
+  await run(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "test/infra/synth-app.ts"), CONFIG, outdir], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ config: CONFIG }),
-      CDK_DEFAULT_ACCOUNT: "111111111111",
-      CDK_DEFAULT_REGION: "eu-west-1",
-    },
     maxBuffer: 16 * 1024 * 1024,
   });
   synthMs = Date.now() - t0;
@@ -161,7 +154,7 @@ async function invoke(
   return out.results;
 }
 
-describe("cdk synth (infra/app.ts, offline, bundling with the local esbuild)", () => {
+describe("cdk synth (buildApp as infra/app.ts runs it, offline, bundling with the local esbuild)", () => {
   it("synthesises with cdk-nag clean, create mode included", () => {
     const report = JSON.parse(
       readFileSync(join(outdir, "validation-report.json"), "utf8"),

@@ -7,7 +7,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../infra/build-app.ts";
 import { SES_RECEIVING_REGIONS, sesReceivingProblem } from "../../infra/ses-receiving.ts";
-import { chooseConfigFile, loadSynthConfig } from "../../infra/synth-config.ts";
+import { loadSynthConfig } from "../../infra/synth-config.ts";
 import { ConfigError } from "../../shared/config/load.ts";
 import { ROOT } from "./synth.ts";
 
@@ -275,18 +275,27 @@ describe("valid configs", () => {
     expect(c.warnings.join("\n")).toMatch(/loopback address, unreachable from Lambda/);
   });
 
-  it("postern.config.json wins over the example; neither is an error naming the fix", () => {
-    const dir = mkdtempSync(join(tmpdir(), "postern-root-"));
-    expect(() => chooseConfigFile(dir)).toThrow(
-      /copy postern\.config\.example\.json to postern\.config\.json/,
-    );
-    writeFileSync(join(dir, "postern.config.example.json"), "{}");
-    expect(chooseConfigFile(dir)).toBe(join(dir, "postern.config.example.json"));
-    writeFileSync(join(dir, "postern.config.json"), "{}");
-    expect(chooseConfigFile(dir)).toBe(join(dir, "postern.config.json"));
+  it("the committed example config passes the deploy checks; it names no old model", () => {
+    const { warnings } = loadSynthConfig(join(ROOT, "postern.config.example.json"));
+    // its local Ollama entry is a loopback address, which warns; no model of it is old
+    expect(warnings).toEqual([
+      "models.1 (local): http://127.0.0.1:11434/v1 is a loopback address, unreachable from Lambda (fine for npm start)",
+    ]);
   });
 
-  it("the committed example config passes the deploy checks", () => {
-    expect(() => loadSynthConfig(join(ROOT, "postern.config.example.json"))).not.toThrow();
+  it("warns on a model the facts table marks old (shared/model/model-facts.ts), on either service", () => {
+    const direct = {
+      id: "direct",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5-20250929",
+      apiKeySecret: "secretsmanager:postern/anthropic",
+      egress: "external",
+    };
+    const current = { ...bedrock, id: "current", modelId: "global.anthropic.claude-sonnet-4-6" };
+    const c = loadSynthConfig(writeConfig({ ...base, models: [bedrock, direct, current] }));
+    expect(c.warnings).toEqual([
+      "models.0 (claude): global.anthropic.claude-sonnet-4-5-20250929-v1:0 is Claude Sonnet 4.5, retired from the Claude API on 2026-11-30, and Legacy on Bedrock (new accounts cannot use it): use Claude Sonnet 4.6; run `postern doctor`",
+      "models.1 (direct): claude-sonnet-4-5-20250929 is Claude Sonnet 4.5, retired from the Claude API on 2026-11-30, and Legacy on Bedrock (new accounts cannot use it): use Claude Sonnet 4.6; run `postern doctor`",
+    ]);
   });
 });

@@ -84,6 +84,8 @@ describe("doctor: Bedrock models of the catalog", () => {
     ]);
     expect(ports.calls.bedrock).toEqual([
       { command: "GetInferenceProfileCommand", input: { inferenceProfileIdentifier: `eu.${SONNET}` } },
+      // the profile's lifecycle is the model's: Bedrock answers it for the foundation model
+      { command: "GetFoundationModelCommand", input: { modelIdentifier: SONNET } },
       { command: "GetFoundationModelAvailabilityCommand", input: { modelId: SONNET } },
     ]);
   });
@@ -114,7 +116,7 @@ describe("doctor: Bedrock models of the catalog", () => {
     );
   });
 
-  it("an on-demand foundation model: ok; a LEGACY one warns with its end of life", async () => {
+  it("an on-demand foundation model: ok; a LEGACY one fails with its end of life, naming the current model", async () => {
     expect(only(await run("amazon.nova-pro-v1:0").checks, "model m")).toMatchObject({ status: "ok" });
     const legacy = when(GetFoundationModelCommand).reply((input) => ({
       ...META,
@@ -127,10 +129,19 @@ describe("doctor: Bedrock models of the catalog", () => {
     }));
     const c = only(await run("anthropic.claude-3-haiku-20240307-v1:0", [legacy]).checks, "model m");
     expect(c).toMatchObject({
-      status: "warn",
-      detail: expect.stringMatching(/LEGACY, end of life 2026-09-01/),
+      status: "fail",
+      detail: expect.stringMatching(
+        /LEGACY, end of life 2026-09-01: Bedrock does not serve Legacy models to new/,
+      ),
     });
-    expect(fixOf(c)).toMatch(/current model/);
+    expect(fixOf(c)).toMatch(/"modelId": "global\.anthropic\.claude-sonnet-4-6"/);
+    // through a profile too: the profile is ACTIVE, the model it routes to is not
+    const viaProfile = only(await run(`global.${SONNET}`, [legacy]).checks, "model m");
+    expect(viaProfile).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(/^anthropic\.claude-sonnet-4-5-20250929-v1:0 is LEGACY/),
+    });
+    expect(fixOf(viaProfile)).toMatch(/retired from the Claude API on 2026-11-30, and Legacy on Bedrock/);
   });
 
   it("an unknown foundation model (ResourceNotFoundException): fails, fix lists the models of the region", async () => {

@@ -122,7 +122,7 @@ export const config = parseConfig({
     {
       id: "sonnet",
       provider: "anthropic",
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       apiKeySecret: "secretsmanager:postern/anthropic",
       egress: "external",
     },
@@ -448,6 +448,16 @@ export type Overrides = Partial<Record<Service, Answer[]>> & {
   quotas?: QuotasPort | null;
   /** The credential chain's answer: rejects when there are none. */
   credentials?: () => Promise<unknown>;
+  /** HTTP for the Claude API check (null: none, the check is skipped); default HEALTHY_MODELS_API. */
+  http?: DoctorPorts["http"];
+  env?: Readonly<Record<string, string | undefined>>;
+};
+
+/** The Claude API's Models API knowing every model asked for (its `ModelInfo` shape). */
+const HEALTHY_MODELS_API: DoctorPorts["http"] = async (url) => {
+  const id = decodeURIComponent(url.split("/v1/models/")[1] ?? "");
+  const info = { type: "model", id, display_name: id, created_at: "2026-02-17T00:00:00Z" };
+  return new Response(JSON.stringify(info), { status: 200, headers: { "content-type": "application/json" } });
 };
 
 /** Ports answering as HEALTHY, with `over`'s answers tried first; `calls[service]` records what each was sent. */
@@ -495,6 +505,8 @@ export function fakePorts(over: Overrides = {}): DoctorPorts & {
     scheduler: over.scheduler === undefined ? HEALTHY_SCHEDULER : over.scheduler,
     quotas:
       over.quotas === undefined ? () => HEALTHY_QUOTAS : over.quotas && (() => over.quotas as QuotasPort),
+    http: over.http === undefined ? HEALTHY_MODELS_API : over.http,
+    env: over.env ?? { ANTHROPIC_API_KEY: "sk-ant-api03-doctor-test-key" },
     now: () => NOW,
     credentials: over.credentials ?? (async () => ({ accessKeyId: "AKIDEXAMPLE", secretAccessKey: "x" })),
   };

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   GetFoundationModelAvailabilityCommand,
   GetFoundationModelCommand,
@@ -73,6 +76,7 @@ describe("postern doctor", () => {
       "model claude",
       "model access claude",
       "model quota claude",
+      "model sonnet",
       "model secret sonnet",
       "model secret vllm",
       "receipt rule agents.example.com",
@@ -138,6 +142,8 @@ describe("postern doctor", () => {
         },
         scheduler: { getSchedule: async () => Promise.reject(expired()) },
         quotas: { listServiceQuotas: async () => Promise.reject(expired()) },
+        // what fetch throws when the Claude API cannot be reached
+        http: async () => Promise.reject(new TypeError("fetch failed")),
       }),
     );
     expect(checks.length).toBeGreaterThan(10);
@@ -211,9 +217,14 @@ describe("postern doctor", () => {
     try {
       const program = new Command("postern").showHelpAfterError();
       registerDoctorCommand(program);
-      await program.parseAsync(["node", "postern", "doctor", "--config", "postern.config.example.json"]);
+      // No local stack's state directory either (never the working directory's .postern: it may be a developer's).
+      const noStack = join(mkdtempSync(join(tmpdir(), "postern-doctor-")), ".postern");
+      await program.parseAsync([
+        ...["node", "postern", "doctor", "--config", "postern.config.example.json"],
+        ...["--dir", noStack],
+      ]);
       expect(written).toEqual([
-        "postern doctor: set AWS_REGION or pass --region (the region you deploy to)\n",
+        "postern doctor: set AWS_REGION or pass --region (the region you deploy to); for the local stack, `npm start` here first, or pass --local\n",
       ]);
       expect(out).not.toHaveBeenCalled();
       expect(process.exitCode).toBe(1);

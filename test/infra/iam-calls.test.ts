@@ -379,8 +379,6 @@ describe("granted but never exercised", () => {
     },
     outbound: {
       ...common("Outbound", "outbound"),
-      "s3:PutObject bucket/mail/*":
-        "a sent body too long for the mailbox item (shared/outbound/process.ts bodyKey); this scenario's replies are short",
       "s3:GetObject bucket/files/*":
         "files/ attachments a send carries (send_email attachmentIds); this scenario attaches none",
       "ses:SendEmail identity/*":

@@ -10,10 +10,18 @@ import { AdminRepo } from "../../shared/store/admin-repo.ts";
 
 const run = promisify(execFile);
 
-/** The real binary (bin/postern.mjs → cli/main.ts → registerAdminCommands), on this test's Node 24. */
-async function postern(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+const BIN = join(import.meta.dirname, "../../bin/postern.mjs");
+
+/**
+ * The real binary (bin/postern.mjs → cli/main.ts → registerAdminCommands), on this test's Node 24, in `cwd`: never
+ * the repository, where a developer's own postern.config.json or .postern/ would be read.
+ */
+async function postern(
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ["bin/postern.mjs", ...args], { timeout: 60_000 });
+    const r = await run(process.execPath, [BIN, ...args], { timeout: 60_000, cwd });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -37,7 +45,7 @@ it("`postern admin import` writes the issue's document into the local data dir; 
   );
   // Without postern.config.json or --config, a local write is checked against the demo config `npm start` uses
   // (written next to the data dir): its domain is not this document's, so nothing is imported.
-  const demo = await postern("admin", "import", file, "--data-dir", dataDir);
+  const demo = await postern(root, "admin", "import", file, "--data-dir", dataDir);
   expect(demo).toMatchObject({ code: 1, stdout: "" });
   expect(demo.stderr).toContain(
     'agents[0].address: domain "shopping.example.net" is not registered; an agent\'s address must be at one of: demo.postern.test',
@@ -50,7 +58,7 @@ it("`postern admin import` writes the issue's document into the local data dir; 
       models: [{ id: "demo", provider: "scripted", script: "script.json", egress: "internal" }],
     }),
   );
-  const imported = await postern("admin", "import", file, "--data-dir", dataDir, "--config", config);
+  const imported = await postern(root, "admin", "import", file, "--data-dir", dataDir, "--config", config);
   expect(imported).toMatchObject({ code: 0, stdout: "imported 3 item(s)\n" });
 
   const t = await openTarget({ dataDir });
@@ -66,6 +74,7 @@ it("`postern admin import` writes the issue's document into the local data dir; 
   }
 
   const usage = await postern(
+    root,
     "rules",
     "add",
     "--agent",

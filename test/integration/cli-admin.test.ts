@@ -52,6 +52,8 @@ async function cliWith(
   };
   const code = await runAdminCommand(argv, {
     ...deps,
+    // Never the working directory: a developer's own postern.config.json or .postern/ there is not this test's.
+    cwd: dir,
     io,
     open: async (o) => {
       opened.push(o.target ?? "local");

@@ -101,8 +101,8 @@ export const OUTSIDE: Readonly<Record<string, OutsideRule>> = {
   functions: { modules: [...PIPELINE, "events", ...FOUNDATIONS], folders: ["tools"], sdk: false },
   /** The operator's tools see Postern only through their ToolContext (G12). */
   tools: { modules: ["tool-framework", "net", ...FOUNDATIONS], folders: [], sdk: false },
-  /** The CDK app: the deployment config, the table list and log names; never a core. */
-  infra: { modules: ["config", "ports", "aws", ...FOUNDATIONS], folders: ["console"], sdk: true },
+  /** The CDK app: the deployment config, the table list and log names, the model facts; never a core. */
+  infra: { modules: ["config", "ports", "aws", "model", ...FOUNDATIONS], folders: ["console"], sdk: true },
   /** The operator's CLI and console read every module, but only through its front door. */
   cli: { modules: "any", folders: ["console", "infra", "tools"], sdk: true },
   /**

@@ -284,8 +284,9 @@ const FAMILIES: Record<string, readonly string[]> = {
       "confirm-expired",
       "confirm-unclear",
       "plan-tampered",
-      "agent-missing",
     ]),
+    // apply-plan.ts: an approved plan whose agent is gone fails (`plan-failed`) with this reason.
+    "agent-missing",
     // plan-card.ts: a plan nobody may confirm (the `plan-unconfirmable` event's reason).
     "no-approver",
   ],

@@ -1,36 +1,36 @@
-import type { AdminSnapshot, AgentItem, ToolkitItem } from "../../admin/index.ts";
+import type { AdminSnapshot, AgentItem } from "../../admin/index.ts";
 import { routingKey } from "../../gate/index.ts";
-import type { ConfirmMessage, Unclear } from "../../messages/index.ts";
-import type { EventSink, PlanPort, PlanRecord, StoredOperation } from "../../ports/index.ts";
-import type { ToolContext, ToolRegistry } from "../../tool-framework/index.ts";
-import { type ToolResult, toolFailure } from "../../tool-framework/index.ts";
-import type { CallCheck } from "../loop/call-check.ts";
-import type { ToolCallRequest, ToolResultCache } from "../loop/dispatch.ts";
-import { checkToolCall } from "../loop/toolkits.ts";
-import type { BudgetGate, LoadedRun, RunEventSink } from "../ports.ts";
+import type { ConfirmMessage, OutboundRequest, Unclear } from "../../messages/index.ts";
+import type { EventSink, FailureSink, PlanPort, PlanRecord } from "../../ports/index.ts";
+import type { LoadedRun, RunEventSink } from "../ports.ts";
+import { type ApplyOneDeps, applyOne } from "./apply-one.ts";
+import { outcomeMailRequest } from "./outcome-mail.ts";
 import { planHash } from "./plan.ts";
+import {
+  judgePlan,
+  type OpResult,
+  opName,
+  outcomeSummary,
+  type PlanVerdict,
+  storedResults,
+} from "./plan-outcome.ts";
 
-export interface ApplyDeps {
+export type { OpResult } from "./plan-outcome.ts";
+
+export interface ApplyDeps extends ApplyOneDeps {
   readonly plans: PlanPort;
   loadAdmin(): Promise<AdminSnapshot>;
-  readonly registry: ToolRegistry;
   getRun(runId: string): Promise<LoadedRun | null>;
-  checks(run: LoadedRun, agent: AgentItem): readonly CallCheck[];
-  readonly budgets: BudgetGate;
-  readonly cache: ToolResultCache;
-  makeToolContext(
-    run: LoadedRun,
-    agent: AgentItem,
-    call: ToolCallRequest,
-    key: string,
-    grantedBy: readonly ToolkitItem[],
-  ): ToolContext;
   readonly events: RunEventSink;
-  /** Signed events out: `plan.applied` / `plan.cancelled`. */
+  /** Signed events out: `plan.applied` / `plan.failed` / `plan.cancelled`. */
   readonly webhooks?: EventSink;
+  /** G19: a plan that did not run as approved is a `plan-failed` failure (metric, alarm, feed, trace, run row). */
+  readonly failures: FailureSink;
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
   notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
-  /** Give the agent a new round with the results. */
+  /** Queue the approver's confirmation notice: what ran and what failed (outcome-mail.ts). */
+  sendOutbound(request: OutboundRequest): Promise<void>;
+  /** Give the agent a new round with the results; `summary` is the engine's outcome line. */
   continueRun(run: LoadedRun, agent: AgentItem, summary: string, results: readonly OpResult[]): Promise<void>;
   now(): Date;
 }
@@ -48,12 +48,6 @@ const UNCLEAR_NOTICE: Record<Unclear, ConfirmNotice> = {
   "several-codes": "confirm-several-codes",
 };
 
-export interface OpResult {
-  readonly tool: string;
-  readonly summary: string;
-  readonly result: ToolResult;
-}
-
 /** Why a confirmation moved nothing (G14); recorded by the caller, and some answered with a ConfirmNotice. */
 export type ApplyRefusal =
   | "confirm-agent-originated"
@@ -64,13 +58,17 @@ export type ApplyRefusal =
   | "confirm-not-pending"
   | "confirm-expired"
   | "confirm-unclear"
-  | "plan-tampered"
-  | "agent-missing";
+  | "plan-tampered";
 
 export type ApplyOutcome =
   | { readonly status: "applied"; readonly results: readonly OpResult[] }
+  /** Approved, but not every operation succeeded (or the agent was gone): `reason` is the first failure's. */
+  | { readonly status: "failed"; readonly reason: string; readonly results: readonly OpResult[] }
   | { readonly status: "cancelled" }
   | { readonly status: "refused"; readonly reason: ApplyRefusal };
+
+/** The reply a decision came from (its SES id, or the console's), and who sent it: only its redelivery resumes. */
+const resumeKey = (msg: ConfirmMessage): string => `${msg.replyId}|${msg.sender}`;
 
 /** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
 export function approversFor(plan: PlanRecord, run: LoadedRun, admin: AdminSnapshot): Set<string> {
@@ -111,11 +109,16 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
   }
   // From here the sender is a listed approver: a reply that changes nothing is answered, so nobody believes a
   // refund was stopped (or made) when it was not.
-  if (plan.state !== "pending") {
+  // The delivery that moved the plan to applying, redelivered: the one before it died mid-apply (a timeout, a
+  // crash). It finishes the apply instead of leaving the plan in `applying` with nobody told (G19): operations that
+  // finished return their recorded result, and one cut off runs again under the same idempotency key.
+  const resuming =
+    plan.state === "applying" && msg.action === "approve" && plan.decidedReply === resumeKey(msg);
+  if (plan.state !== "pending" && !resuming) {
     await deps.notify(msg, plan.state === "expired" ? "confirm-expired" : "confirm-already-decided");
     return refused("confirm-not-pending");
   }
-  if (plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
+  if (!resuming && plan.expiresAtIso && deps.now().toISOString() > plan.expiresAtIso) {
     await deps.plans.move(run.runId, "pending", "expired");
     await record("plan-expired", { by: msg.sender });
     await deps.notify(msg, "confirm-expired");
@@ -128,7 +131,8 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     return refused("confirm-unclear");
   }
   if (msg.action === "cancel") {
-    if (!(await deps.plans.move(run.runId, "pending", "cancelled", { decidedBy: msg.sender })))
+    const decided = { decidedBy: msg.sender, decidedAt: deps.now().toISOString() };
+    if (!(await deps.plans.move(run.runId, "pending", "cancelled", decided)))
       return refused("confirm-not-pending");
     await record("plan-cancelled", { by: msg.sender });
     await deps.webhooks?.emit({
@@ -138,95 +142,156 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     });
     return { status: "cancelled" };
   }
-  // pending → applying is the once-only step: a replayed confirmation finds the plan no longer pending.
-  if (!(await deps.plans.move(run.runId, "pending", "applying", { decidedBy: msg.sender })))
+  // pending → applying is the once-only step: another reply finds the plan no longer pending.
+  const decided = {
+    decidedBy: msg.sender,
+    decidedAt: deps.now().toISOString(),
+    decidedReply: resumeKey(msg),
+  };
+  if (!resuming && !(await deps.plans.move(run.runId, "pending", "applying", decided)))
     return refused("confirm-not-pending");
+  if (resuming) await record("plan-resumed", { by: msg.sender });
   if (planHash({ agent: plan.agent, runId: plan.runId, ops: plan.ops }) !== plan.hash) {
+    await deps.failures.report({
+      class: "plan-failed",
+      reason: "plan-tampered",
+      detail: "the stored operations no longer match the confirmed hash: nothing was applied",
+      agent: run.agent,
+      runId: run.runId,
+      correlationId: run.correlationId,
+    });
     await deps.plans.move(run.runId, "applying", "tampered");
     await record("plan-tampered", { by: msg.sender });
     return refused("plan-tampered");
   }
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
-  if (!agent) return refused("agent-missing");
+  const results = await runOperations(plan, { run, agent, admin, deps, record });
+  const verdict: PlanVerdict = agent
+    ? judgePlan(results)
+    : { status: "failed", reason: "agent-missing", first: results[0] as OpResult };
+  return finish({ msg, plan, run, agent, verdict, results }, deps);
+}
+
+/**
+ * The approved operations in card order, each through every gate again (apply-one.ts). Later operations may depend
+ * on an earlier one: after a failure (or with the agent gone) nothing more runs, and each says so in the trace.
+ */
+async function runOperations(
+  plan: PlanRecord,
+  ctx: {
+    run: LoadedRun;
+    agent: AgentItem | undefined;
+    admin: AdminSnapshot;
+    deps: ApplyDeps;
+    record(type: string, data: Record<string, unknown>): Promise<void>;
+  },
+): Promise<OpResult[]> {
+  const { run, agent, admin, deps, record } = ctx;
   const results: OpResult[] = [];
+  const of = plan.ops.length;
   for (const [i, op] of plan.ops.entries()) {
+    const base = { number: i + 1, tool: op.tool, summary: op.summary };
+    if (!agent || results.some((r) => r.result === null || !r.result.ok)) {
+      results.push({ ...base, result: null });
+      await record("plan-op", { index: i, number: i + 1, of, tool: op.tool, status: "not-run", ok: false });
+      continue;
+    }
     const result = await applyOne(op, i, { run, agent, admin, deps });
-    results.push({ tool: op.tool, summary: op.summary, result });
+    results.push({ ...base, result, at: deps.now().toISOString() });
     await record("plan-op", {
       index: i,
+      number: i + 1,
+      of,
       tool: op.tool,
+      status: result.ok ? "ok" : "failed",
       ok: result.ok,
       ...(result.ok ? {} : { reason: result.reason }),
     });
-    if (!result.ok) break; // later operations may depend on this one: stop, and say so
   }
-  await deps.plans.move(run.runId, "applying", "applied", {
-    results: results.map((r) => ({ tool: r.tool, ok: r.result.ok })),
+  return results;
+}
+
+/**
+ * The plan's end, as it happened: its state and every operation's result on the plan, the trace, the G19 failure
+ * when it failed (reported before the state moves, so a crash between them still pages someone), the signed event,
+ * the approver's confirmation notice, and the model's continuation with each result.
+ */
+async function finish(
+  o: {
+    msg: ConfirmMessage;
+    plan: PlanRecord;
+    run: LoadedRun;
+    agent: AgentItem | undefined;
+    verdict: PlanVerdict;
+    results: readonly OpResult[];
+  },
+  deps: ApplyDeps,
+): Promise<ApplyOutcome> {
+  const { msg, plan, run, agent, verdict, results } = o;
+  const finishedAt = deps.now().toISOString();
+  const of = results.length;
+  if (verdict.status === "failed") {
+    const said = verdict.first.result && !verdict.first.result.ok ? verdict.first.result.detail : undefined;
+    await deps.failures.report({
+      class: "plan-failed",
+      reason: verdict.reason,
+      detail: `${agent ? opName(verdict.first, of) : `the agent ${run.agent} is gone or disabled; none of ${of} operation(s)`} ${agent ? "failed" : "ran"}${said ? `: ${String(said)}` : ""}`,
+      agent: run.agent,
+      runId: run.runId,
+      correlationId: run.correlationId,
+    });
+  }
+  await deps.plans.move(run.runId, "applying", verdict.status, {
+    results: storedResults(results),
+    finishedAt,
+    ...(verdict.status === "failed" ? { failedReason: verdict.reason } : {}),
   });
+  await deps.events.append(run.runId, {
+    type: "plan-finished",
+    round: 0,
+    data: {
+      state: verdict.status,
+      ...(verdict.status === "failed" ? { reason: verdict.reason } : {}),
+      operations: of,
+      succeeded: results.filter((r) => r.result?.ok === true).length,
+    },
+  });
+  const failed = results.filter((r) => r.result !== null && !r.result.ok).map((r) => r.tool);
   await deps.webhooks?.emit({
-    type: "plan.applied",
+    type: verdict.status === "applied" ? "plan.applied" : "plan.failed",
     key: run.runId,
     data: {
       agent: run.agent,
       runId: run.runId,
       decidedBy: msg.sender,
       tools: results.map((r) => r.tool),
-      failed: results.filter((r) => !r.result.ok).map((r) => r.tool),
+      failed,
+      ...(verdict.status === "failed"
+        ? {
+            reason: verdict.reason,
+            succeeded: results.filter((r) => r.result?.ok === true).map((r) => r.tool),
+            notRun: results.filter((r) => r.result === null).map((r) => r.tool),
+          }
+        : {}),
     },
   });
-  await deps.continueRun(run, agent, `Approved by ${msg.sender}.`, results);
-  return { status: "applied", results };
-}
-
-async function applyOne(
-  op: StoredOperation,
-  index: number,
-  ctx: { run: LoadedRun; agent: AgentItem; admin: AdminSnapshot; deps: ApplyDeps },
-): Promise<ToolResult> {
-  const { run, agent, admin, deps } = ctx;
-  const gate = checkToolCall(
-    {
-      agent: agent.address,
-      sender: run.sender,
-      kind: run.kind,
-      toolkits: admin.toolkits,
-      registry: deps.registry,
-    },
-    op.tool,
-  );
-  if (!gate.ok) return toolFailure(gate.reason, `${op.tool} is no longer granted`);
-  // The toolkits that grant it now (G11), re-read like every other gate at apply time.
-  const grantedBy = admin.toolkits.filter((k) => gate.toolkits.includes(k.id));
-  const parsed = gate.tool.input.safeParse(op.input);
-  if (!parsed.success) return toolFailure("tool-input-invalid", "stored arguments no longer validate");
-  for (const check of deps.checks(run, agent)) {
-    const v = await check("input", { name: op.tool, input: parsed.data, grantedBy });
-    if (!v.ok) return toolFailure(v.reason, v.detail);
-  }
-  const budget = await deps.budgets.beforeInference(run, agent, 2);
-  if (!budget.ok) return toolFailure(budget.reason, "budget exceeded");
-  const key = `plan:${run.runId}:${index}`;
-  const cached = await deps.cache.get(key);
-  if (cached) return cached;
-  const call: ToolCallRequest = { id: op.callId, name: op.tool, input: parsed.data };
-  let result: ToolResult;
-  try {
-    result = await gate.tool.use(deps.makeToolContext(run, agent, call, key, grantedBy), parsed.data);
-  } catch (err) {
-    result = toolFailure(
-      "tool-error",
-      `${op.tool} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 500),
+  if (plan.code)
+    await deps.sendOutbound(
+      outcomeMailRequest({
+        runId: run.runId,
+        agent: run.agent,
+        correlationId: run.correlationId,
+        to: msg.sender,
+        code: plan.code,
+        finishedAt,
+        verdict,
+        results,
+        continues: agent !== undefined,
+      }),
     );
-  }
-  if (result.ok) {
-    for (const check of deps.checks(run, agent)) {
-      const v = await check("result", { name: op.tool, input: parsed.data, result, grantedBy });
-      if (!v.ok) {
-        result = toolFailure(v.reason, v.detail);
-        break;
-      }
-    }
-  }
-  await deps.cache.put(key, result);
-  return result;
+  // No agent, no continuation: there is nobody to continue the conversation (the approver was told above).
+  if (agent) await deps.continueRun(run, agent, outcomeSummary(verdict, results, msg.sender), results);
+  return verdict.status === "applied"
+    ? { status: "applied", results }
+    : { status: "failed", reason: verdict.reason, results };
 }

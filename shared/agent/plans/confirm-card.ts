@@ -8,31 +8,29 @@
 // a line: summaries and arguments are escaped so no line break or control character survives.
 
 import { formatCode } from "../../mail/index.ts";
-import type { PlanOperation } from "../../ports/index.ts";
+import type { PlanOperation, RequesterProof } from "../../ports/index.ts";
+import { requesterBlock } from "./card-requester.ts";
+import { cardText } from "./card-text.ts";
+
+export { cardText } from "./card-text.ts";
+
 import { canonicalJson } from "./plan.ts";
-
-// Controls (Cc), format characters (Cf: bidi overrides, zero-width), line and paragraph separators
-// (Zl, Zp): anything that could move text to a line of its own, or reorder what the approver sees.
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-/** Model-written text, made to stay on the line it is printed on: each unsafe character becomes `\u{XXXX}`. */
-export function cardText(text: string): string {
-  return text.replace(
-    UNSAFE,
-    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}}`,
-  );
-}
 
 export function renderCard(input: {
   agent: string;
   code: string;
   ops: readonly PlanOperation[];
   expiresAt: string;
+  /** Who asked (card-requester.ts); null for a scheduled run's plan, or when it was not recorded. */
+  requester?: RequesterProof | null;
+  /** The responsibility that started a scheduled run, else null. */
+  scheduled?: string | null;
 }): string {
   const many = input.ops.length !== 1;
   const lines = [
     `The agent ${input.agent} proposes the following operation${many ? "s" : ""}. Nothing has run yet.`,
     "",
+    ...requesterBlock(input.requester ?? null, { scheduled: input.scheduled ?? null }, input.code),
   ];
   input.ops.forEach((op, i) => {
     lines.push(`${i + 1}. ${cardText(op.summary)}`);

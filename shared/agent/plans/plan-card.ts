@@ -1,7 +1,7 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { formatCode } from "../../mail/index.ts";
 import type { OutboundRequest } from "../../messages/index.ts";
-import type { EventSink, PlanBook } from "../../ports/index.ts";
+import type { EventSink, PlanBook, RequesterProof } from "../../ports/index.ts";
 import type { LoadedRun, RunEventSink, StepDeps } from "../ports.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
@@ -36,6 +36,8 @@ export function sendPlanCard(deps: {
   now(): Date;
   /** Signed events out: `plan.pending` once the card is out. */
   readonly webhooks?: EventSink;
+  /** Who asked, from the run's stored trigger message (requester.ts); null for a scheduled run or a message gone. */
+  requester(run: LoadedRun): Promise<RequesterProof | null>;
 }): NonNullable<StepDeps["afterRun"]> {
   const { plans } = deps;
   return async (run, agent) => {
@@ -56,7 +58,13 @@ export function sendPlanCard(deps: {
     if (plan.state === "open") {
       const code = newConfirmCode();
       const expiresAtIso = new Date(deps.now().getTime() + PLAN_TTL_MS).toISOString();
-      await plans.seal(run.runId, agent.address, { code, hash: planHash(plan), expiresAtIso });
+      const requester = await deps.requester(run);
+      await plans.seal(run.runId, agent.address, {
+        code,
+        hash: planHash(plan),
+        expiresAtIso,
+        ...(requester ? { requester } : {}),
+      });
       sealed = (await plans.get(run.runId)) ?? plan;
     }
     if (!sealed.code) return;
@@ -74,6 +82,8 @@ export function sendPlanCard(deps: {
         code: sealed.code,
         ops: sealed.ops,
         expiresAt: sealed.expiresAtIso ?? "",
+        requester: sealed.requester ?? null,
+        scheduled: run.trigger.kind === "responsibility" ? run.trigger.responsibility.id : null,
       }),
       attachmentIds: [],
       correlationId: run.correlationId,

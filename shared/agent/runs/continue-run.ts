@@ -1,10 +1,11 @@
 import type { StepMessage } from "../../messages/index.ts";
-import { capResultText } from "../loop/tool-result.ts";
+import { capResultText, MAX_ERROR_DETAIL_CHARS } from "../loop/tool-result.ts";
 import type { ApplyDeps, OpResult } from "../plans/apply-plan.ts";
 import type { RunTable, Transcript, TranscriptStore } from "../ports.ts";
 
 /**
- * The original conversation, plus one engine-written turn with what was applied and how each operation went. Each
+ * The original conversation, plus one engine-written turn: the outcome line (plan-outcome.ts: applied, or failed and
+ * why) and how each operation went, numbered as the card numbered them, those never run included. Each
  * operation's data enters the transcript under the same cap as a tool result in the loop.
  */
 export function continuationTranscript(
@@ -12,12 +13,20 @@ export function continuationTranscript(
   summary: string,
   results: readonly OpResult[],
 ): Transcript {
-  const text = `${summary} The proposed operations were applied. Results:\n${JSON.stringify(
+  const text = `${summary}\nResults:\n${JSON.stringify(
     results.map((r) => ({
+      operation: r.number,
       tool: r.tool,
       summary: r.summary,
-      ok: r.result.ok,
-      ...(r.result.ok ? { data: capResultText(r.result.data ?? null) } : { error: r.result.reason }),
+      ...(r.result === null
+        ? { status: "not-run" }
+        : r.result.ok
+          ? { status: "ok", data: capResultText(r.result.data ?? null) }
+          : {
+              status: "failed",
+              error: r.result.reason,
+              message: String(r.result.detail ?? "").slice(0, MAX_ERROR_DETAIL_CHARS),
+            }),
     })),
   )}`;
   return {
@@ -28,7 +37,7 @@ export function continuationTranscript(
 }
 
 /**
- * After a plan is applied (G14), a new run (`<runId>-applied`) continues the conversation with the results, so the
+ * After an approved plan ran (G14), applied or failed, a new run (`<runId>-applied`) continues the conversation with the results, so the
  * agent can tell the sender what happened. Idempotent: the run is created once, and its round 1 is claimed once.
  */
 export function continueRun(deps: {

@@ -121,6 +121,10 @@ describe("applyConfirmation", () => {
     expect(await w.apply()).toEqual({ status: "refused", reason: "plan-tampered" });
     expect((await w.plans.get(w.runId))?.state).toBe("tampered");
     expect(w.counts.get("issue_refund")).toBeUndefined();
+    // G19: not applied is a failure someone must see, not only a state.
+    expect(w.failures.reports).toEqual([
+      expect.objectContaining({ class: "plan-failed", reason: "plan-tampered", runId: w.runId }),
+    ]);
   });
 
   it("an unknown code, or a code of another agent's plan, is refused without a word", async () => {
@@ -142,7 +146,8 @@ describe("applyConfirmation", () => {
     await w.state.increment(`budget#tokens#agent#${AGENT}`, day, 5_000_000);
     const out = await w.apply();
     expect(out).toMatchObject({
-      status: "applied",
+      status: "failed",
+      reason: "agent-tokens-per-day",
       results: [{ result: { ok: false, reason: "agent-tokens-per-day" } }],
     });
     expect(w.counts.get("issue_refund")).toBeUndefined();

@@ -18,13 +18,14 @@ const original: Transcript = {
   untrustedText: "refund order 1234",
 };
 const results: OpResult[] = [
-  { tool: "refund", summary: "Refund: 1234", result: success({ refunded: 12 }) },
-  { tool: "notify", summary: "Notify", result: toolFailure("tool-error", "down") },
+  { number: 1, tool: "refund", summary: "Refund: 1234", result: success({ refunded: 12 }) },
+  { number: 2, tool: "notify", summary: "Notify", result: toolFailure("tool-error", "down") },
+  { number: 3, tool: "close", summary: "Close", result: null },
 ];
 
-describe("continuing a run after its plan is applied (G14)", () => {
+describe("continuing a run after its approved plan ran (G14)", () => {
   it("the transcript gains one engine-written turn with each operation's outcome, and restarts at round 1", () => {
-    const t = continuationTranscript(original, "Approved by boss@example.com.", results);
+    const t = continuationTranscript(original, "Plan outcome: failed (tool-error).", results);
     expect(t.messages.slice(0, 2)).toEqual(original.messages);
     expect(t).toMatchObject({ system: "Help.", untrustedText: "refund order 1234", lastRound: 0 });
     expect(t.messages[2]).toEqual({
@@ -32,12 +33,26 @@ describe("continuing a run after its plan is applied (G14)", () => {
       content: [
         {
           type: "text",
-          text: `Approved by boss@example.com. The proposed operations were applied. Results:\n${JSON.stringify(
-            [
-              { tool: "refund", summary: "Refund: 1234", ok: true, data: { refunded: 12 } },
-              { tool: "notify", summary: "Notify", ok: false, error: "tool-error" },
-            ],
-          )}`,
+          // The engine's outcome line, never a fixed "applied": each operation numbered as on the card, those
+          // never run included, a failure with its reason and the tool's own message.
+          text: `Plan outcome: failed (tool-error).\nResults:\n${JSON.stringify([
+            {
+              operation: 1,
+              tool: "refund",
+              summary: "Refund: 1234",
+              status: "ok",
+              data: { refunded: 12 },
+            },
+            {
+              operation: 2,
+              tool: "notify",
+              summary: "Notify",
+              status: "failed",
+              error: "tool-error",
+              message: "down",
+            },
+            { operation: 3, tool: "close", summary: "Close", status: "not-run" },
+          ])}`,
         },
       ],
     });
@@ -125,7 +140,7 @@ describe("continuing a run after its plan is applied (G14)", () => {
 describe("an applied operation's result in the continued transcript", () => {
   it("is capped like a tool result in the loop", () => {
     const big: OpResult[] = [
-      { tool: "export", summary: "Export", result: success({ rows: "r".repeat(500_000) }) },
+      { number: 1, tool: "export", summary: "Export", result: success({ rows: "r".repeat(500_000) }) },
     ];
     const t = continuationTranscript(original, "Approved.", big);
     const last = t.messages[2];

@@ -54,6 +54,8 @@ function flow(plan: PlanRecord | null, snapshot = admin()) {
     events,
     sendOutbound: async (r) => void sent.push(r),
     now: () => NOW,
+    // Who asked is card-requester.test.ts's subject.
+    requester: async () => null,
   });
   return { afterRun, plans, events, sent };
 }

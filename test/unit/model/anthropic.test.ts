@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropicModel } from "../../../shared/model/anthropic.ts";
 import type { ApiKeySource } from "../../../shared/model/secret-source.ts";
-import { conversation, PDF_BASE64, PNG_BASE64 } from "../../helpers/model-servers/conversation.ts";
+import {
+  conversation,
+  LONG_SYSTEM,
+  PDF_BASE64,
+  PNG_BASE64,
+} from "../../helpers/model-servers/conversation.ts";
 import {
   type RecordingServer,
   type Reply,
@@ -68,7 +73,7 @@ async function setup(replies: Reply[], timeoutMs = 5000) {
 describe("anthropic adapter", () => {
   it("sends the Messages API request shape", async () => {
     const { model, server } = await setup([toolUseReply]);
-    const request = conversation();
+    const request = conversation({ system: LONG_SYSTEM });
     await model.generate({
       ...request,
       messages: [...request.messages, { role: "user", content: [{ type: "text", text: "Any news?" }] }],
@@ -83,9 +88,7 @@ describe("anthropic adapter", () => {
     expect(body.max_tokens).toBe(512);
     // Prompt caching: the API renders tools, system, messages; one breakpoint on the system block caches
     // tools and system for the agent's next run.
-    expect(body.system).toEqual([
-      { type: "text", text: "You are the helpdesk agent.", cache_control: { type: "ephemeral" } },
-    ]);
+    expect(body.system).toEqual([{ type: "text", text: LONG_SYSTEM, cache_control: { type: "ephemeral" } }]);
     expect(body.tools).toEqual([
       {
         name: "lookup_order",
@@ -137,7 +140,10 @@ describe("anthropic adapter", () => {
   it("marks no conversation breakpoint on round 1, where a cache write would cost more than it saves", async () => {
     const { model, server } = await setup([message([{ type: "text", text: "ok" }], "end_turn")]);
     await model.generate(
-      conversation({ messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }] }),
+      conversation({
+        system: LONG_SYSTEM,
+        messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+      }),
     );
     const body = JSON.parse(server.requests[0]?.body ?? "");
     expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi" }] }]);

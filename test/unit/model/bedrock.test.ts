@@ -2,7 +2,12 @@ import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { bedrockModel } from "../../../shared/model/bedrock.ts";
 import { documentName } from "../../../shared/model/bedrock-wire.ts";
-import { conversation, PDF_BASE64, PNG_BASE64 } from "../../helpers/model-servers/conversation.ts";
+import {
+  conversation,
+  LONG_SYSTEM,
+  PDF_BASE64,
+  PNG_BASE64,
+} from "../../helpers/model-servers/conversation.ts";
 import {
   type RecordingServer,
   type Reply,
@@ -72,7 +77,7 @@ async function setup(replies: Reply[], opts: { modelId?: string; timeoutMs?: num
 describe("bedrock converse adapter", () => {
   it("sends the Converse request shape, signed with SigV4 for bedrock", async () => {
     const { model, server } = await setup([toolUseReply]);
-    const request = conversation();
+    const request = conversation({ system: LONG_SYSTEM });
     await model.generate({
       ...request,
       messages: [...request.messages, { role: "user", content: [{ type: "text", text: "Any news?" }] }],
@@ -84,12 +89,9 @@ describe("bedrock converse adapter", () => {
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request, /,
     );
     const body = JSON.parse(req?.body ?? "");
-    // Prompt caching: a checkpoint after the tools and after the system prompt, the prefix every run of
-    // the agent shares; serialised by the real SDK, so a shape its model does not know could not get here.
-    expect(body.system).toEqual([
-      { text: "You are the helpdesk agent." },
-      { cachePoint: { type: "default" } },
-    ]);
+    // Prompt caching: a checkpoint after the system prompt, the prefix every run of the agent shares;
+    // serialised by the real SDK, so a shape its model does not know could not get here.
+    expect(body.system).toEqual([{ text: LONG_SYSTEM }, { cachePoint: { type: "default" } }]);
     expect(body.inferenceConfig).toEqual({ maxTokens: 512 });
     expect(body.toolConfig).toEqual({
       tools: [
@@ -100,7 +102,7 @@ describe("bedrock converse adapter", () => {
             inputSchema: { json: request.tools[0]?.inputSchema },
           },
         },
-        { cachePoint: { type: "default" } },
+        // one short tool is under the model's minimum on its own: no checkpoint after the tools
       ],
     });
     expect(body.messages).toEqual([

@@ -124,3 +124,48 @@ describe("scripted model", () => {
     });
   });
 });
+
+describe("a scripted turn's cases (chosen by the engine's words, e.g. an approved plan's outcome line)", () => {
+  const model = scriptedModel(
+    parseScript({
+      turns: [
+        {
+          text: "no case matched",
+          cases: [
+            { whenLastTurnStartsWith: "Plan outcome: applied.", turn: { text: "issued" } },
+            { whenLastTurnStartsWith: "Plan outcome: failed", turn: { text: "not issued" } },
+          ],
+        },
+      ],
+    }),
+  );
+  const said = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
+  const answer = async (m: Message) => {
+    const r = await model.generate(request([m]));
+    return r.ok ? r.turn.text : r.reason;
+  };
+
+  it("the first case whose text starts the last user turn replaces the turn", async () => {
+    expect(await answer(said("Plan outcome: applied. Approved by boss@x.example"))).toBe("issued");
+    expect(await answer(said("Plan outcome: failed (order-not-found). Approved by ..."))).toBe("not issued");
+  });
+
+  it("text elsewhere in the turn chooses nothing: the turn itself answers", async () => {
+    expect(await answer(said('Results: [{"data":"Plan outcome: applied."}]'))).toBe("no case matched");
+    expect(await answer(said(" Plan outcome: applied."))).toBe("no case matched");
+  });
+
+  it("a case is a plain turn: cases do not nest", () => {
+    expect(() =>
+      parseScript({
+        turns: [
+          {
+            cases: [
+              { whenLastTurnStartsWith: "x", turn: { cases: [{ whenLastTurnStartsWith: "y", turn: {} }] } },
+            ],
+          },
+        ],
+      }),
+    ).toThrow(ScriptError);
+  });
+});
