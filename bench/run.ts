@@ -191,6 +191,25 @@ const one = await signMessage(
     signTime,
   },
 );
+// ARC (arc-proof.ts) is read only once the author's signature failed: the same mail, its body changed in transit
+const broken = Buffer.concat([one, Buffer.from("-- appended by a list\r\n")]);
+const arcTrusting = parseConfig({
+  domains: ["agents.example.net"],
+  models: [{ id: "demo", provider: "scripted", script: "s.json", egress: "internal" }],
+  attachments: { maxHeaderBytes: 4 * 1024 * 1024 },
+  senderProof: { trustedArcSealers: ["evil.example"] },
+});
+function arcSets(count: number, perSet = 1): string {
+  const out: string[] = [];
+  for (let i = count; i >= 1; i--)
+    for (let k = 0; k < perSet; k++)
+      out.push(
+        `ARC-Seal: i=${i}; a=rsa-sha256; cv=${i === 1 ? "none" : "pass"}; d=evil.example; s=s${i}x${k}; b=AAAA`,
+        `ARC-Message-Signature: i=${i}; a=rsa-sha256; c=relaxed/relaxed; d=evil.example; s=m${i}; h=from; bh=AAAA; b=AAAA`,
+        `ARC-Authentication-Results: i=${i}; evil.example; dkim=pass header.d=example.com`,
+      );
+  return `${out.join("\r\n")}\r\n`;
+}
 const rows: { label: string; raw: Buffer; cfg: typeof config; expect: string }[] = [
   {
     label: "3,000 aligned, own selectors, default header limit",
@@ -214,6 +233,18 @@ const rows: { label: string; raw: Buffer; cfg: typeof config; expect: string }[]
     raw: Buffer.concat([Buffer.from(floodFields(500, (i) => `l=${i + 1}; `)), one]),
     cfg: wide,
     expect: "accepted",
+  },
+  {
+    label: "ARC: 1,000 sets of fields above a broken mail, header limit 4 MB",
+    raw: Buffer.concat([Buffer.from(arcSets(1, 1000)), broken]),
+    cfg: arcTrusting,
+    expect: "arc-too-many-sets",
+  },
+  {
+    label: "ARC: 8 unsealed sets (9 key names) above a broken mail",
+    raw: Buffer.concat([Buffer.from(arcSets(8)), broken]),
+    cfg: arcTrusting,
+    expect: "arc-fail",
   },
 ];
 console.log("");

@@ -2,7 +2,13 @@ import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../shared/admin/index.ts";
 import type { DeploymentConfig } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
-import { type Decision, gateMessage, renderMessage, renderRefusal } from "../shared/gate/index.ts";
+import {
+  type Decision,
+  gateMessage,
+  type ProofVia,
+  renderMessage,
+  renderRefusal,
+} from "../shared/gate/index.ts";
 import type { AddressingKind } from "../shared/ports/index.ts";
 
 /** `postern check`'s answer: one JSON object, stable field names. */
@@ -20,6 +26,11 @@ export interface CheckResult {
    * an unsigned To/Cc addresses no one, unsigned threading fields start a new thread (docs/gate.md).
    */
   readonly signedHeaders?: readonly string[];
+  /**
+   * Accepted mail: what proved the sender. `{kind: "dkim"}` (with `delegated`: the signer the operator vouches for
+   * the From domain) or `{kind: "arc", sealer, instances}`: a chain of trusted sealers (docs/gate.md).
+   */
+  readonly provenBy?: ProofVia;
   /**
    * Accepted mail: how it was addressed to the agent (docs/gate.md): `signed` (a signed To/Cc names it),
    * `envelope` (named only in an unsigned To/Cc, signed Date fresh: the run writes to its sender only), `bcc`
@@ -95,6 +106,7 @@ export async function checkMessage(input: CheckInput): Promise<CheckResult> {
       notify: false,
       signedHeaders: decision.sender.signedHeaders,
       addressing: decision.addressing.kind,
+      ...(result.proof?.ok ? { provenBy: result.proof.via } : {}),
       ...(input.show ? { shown } : {}),
     };
   }

@@ -4,7 +4,7 @@
 // test/unit/gate/dkim-bounded-verify.test.ts holds the subclass to mailauth's own dkimVerify on the corpora.
 declare module "mailauth/lib/dkim/dkim-verifier.js" {
   import type { Writable } from "node:stream";
-  import type { DKIMResult, DKIMVerifyOptions } from "mailauth";
+  import type { ARCData, DKIMResult, DKIMVerifyOptions } from "mailauth";
 
   export interface ParsedHeaderLine {
     key: string;
@@ -36,6 +36,8 @@ declare module "mailauth/lib/dkim/dkim-verifier.js" {
     envelopeFrom: string | false;
     signatureHeaders: SignatureHeader[];
     keyCache: KeyCache;
+    /** The ARC chain read from the header section (arc-proof.ts), with its hidden keyCache. */
+    arc: ARCData;
     minBitLength: number | undefined;
     strict: boolean;
     messageHeaders(headers: ParsedHeaders): Promise<void>;

@@ -10,7 +10,7 @@ export function registerCheckCommand(program: Command): void {
     .description(
       "Run the inbound gate (routing, limits, loop guard, DKIM sender proof, access control) on MESSAGE (an .eml " +
         "file, `-` for stdin, or the id of a mail the local stack stored, e.g. from a refusal) for one " +
-        "envelope recipient and print {verdict, reason[, detail], sender, agent, notify[, signedHeaders]} as JSON; " +
+        "envelope recipient and print {verdict, reason[, detail], sender, agent, notify[, signedHeaders, addressing, provenBy]} as JSON; " +
         "with --show, the verdict as lines and then exactly what the model would be given (or the refusal line) as " +
         "plain text (--show --json: the JSON with `shown`). Without --config/--admin/--dns " +
         "it reads the local stack's state. Exit 0 for any verdict; 2 for usage or config errors.",

@@ -24,7 +24,7 @@ ${
 ${page.items.map(
   (
     r,
-  ) => html`<tr><td>${time(r.refusalAt)}</td><td>${r.verdict === "drop" ? "dropped" : "refused"}</td><td><code>${addressChars(r.reason)}</code></td>
+  ) => html`<tr><td>${time(r.refusalAt)}</td><td>${r.verdict === "drop" ? "dropped" : "refused"}</td><td><code>${addressChars(r.reason)}</code>${r.detail ? html`<br><span class="note">${r.detail}</span>` : ""}</td>
 <td>${r.agent ? html`<a href="/agents/${seg(r.agent)}">${addressChars(r.agent)}</a>` : "-"}</td><td>${addressChars(r.recipient)}</td>
 <td>${r.sender ? addressChars(r.sender) : html`<span class="note">not proven</span>`}</td>
 <td>${opts.canDownload ? html`<a href="/raw/${seg(r.sesMessageId)}" download>.eml</a>` : html`<span class="note">admins only</span>`} <code class="id">${addressChars(r.sesMessageId)}</code></td></tr>`,

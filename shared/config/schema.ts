@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { DELEGATION_REFUSAL_TEXT, delegationRefusal } from "./delegated-signer.ts";
 
 /**
  * The deployment config (`postern.config.json`): what must not change at run time. It is committed, validated at
@@ -174,6 +175,34 @@ export const senderProofOptions = z
     maxSignatures: z.number().int().min(1).max(5).default(3),
     /** Each key lookup's deadline; lookups run together, so this is also the most one message waits on DNS. */
     keyLookupTimeoutMs: z.number().int().min(100).max(10_000).default(2000),
+    /**
+     * ARC sealers (RFC 8617) whose seals may stand in for an author signature that a list or forwarder broke:
+     * the seal's d=, exact (no subdomain matches), lower-case A-label. None by default: ARC is then never evaluated.
+     * Every sealer in a chain must be listed (shared/gate/arc-proof.ts says why).
+     */
+    trustedArcSealers: z
+      .array(domainName)
+      .default([])
+      .refine((list) => new Set(list).size === list.length, "lists a sealer twice"),
+    /**
+     * Per From domain, the one signer domain the operator vouches for (`{"contoso.com": "contoso.onmicrosoft.com"}`):
+     * a signature by it proves that From domain, under every other DKIM check. None by default; a shared signer (a
+     * provider's own domain) is refused (delegated-signer.ts says which names can be vouched for).
+     */
+    delegatedSigners: z
+      .record(domainName, domainName)
+      .default({})
+      .superRefine((map, ctx) => {
+        for (const [fromDomain, signer] of Object.entries(map)) {
+          const refused = delegationRefusal(fromDomain, signer);
+          if (refused !== null)
+            ctx.addIssue({
+              code: "custom",
+              path: [fromDomain],
+              message: `${signer} ${DELEGATION_REFUSAL_TEXT[refused]}`,
+            });
+        }
+      }),
   })
   .strict()
   .prefault({});

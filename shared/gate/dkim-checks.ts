@@ -62,13 +62,21 @@ export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
  * The checks that need only the signature's tags as written: a signature that fails one of them
  * can never prove the sender, so it is refused without hashing the body or asking DNS.
  */
-export function tagRefusal(tags: Map<string, string>, fromDomain: string, now: Date): DkimRefusal | null {
+export function tagRefusal(
+  tags: Map<string, string>,
+  fromDomain: string,
+  now: Date,
+  delegated?: string,
+): DkimRefusal | null {
   const d = withoutSpace(tags.get("d") ?? "");
   // exact alignment on the lower-case A-label: a parent or sub-domain d= proves nothing about the
   // From domain. d= is compared as written, never converted: mailauth looks a U-label up under its
   // own conversion, and a mapping (full-width "ｅxample.com", Kelvin sign "\u212a") would align a key
   // we never asked about. Our header fields are latin1 text, so a non-ASCII d= never equals an A-label.
-  if (d.toLowerCase() !== fromDomain) return "dkim-misaligned";
+  // The one exception is the signer the operator vouches for, for this From domain only (delegatedSigners,
+  // shared/config/delegated-signer.ts), compared the same way.
+  if (d.toLowerCase() !== fromDomain && (delegated === undefined || d.toLowerCase() !== delegated))
+    return "dkim-misaligned";
 
   // l= signs only a prefix of the body; anything may be appended after it (RFC 6376 §8.2)
   if ([...tags.keys()].some((name) => name.toLowerCase() === "l")) return "dkim-length-limited";
@@ -101,12 +109,13 @@ export function judgeSignature(
   fromDomain: string,
   minRsaKeyBits: number,
   now: Date = new Date(),
+  delegated?: string,
 ): SignatureResult {
   // the verdict must be about this very signature: its b= is the one we read
   if (withoutSpace(tags.get("b") ?? "") !== withoutSpace(String(result.signature ?? "")))
     return fail("dkim-error");
 
-  const byTags = tagRefusal(tags, fromDomain, now);
+  const byTags = tagRefusal(tags, fromDomain, now, delegated);
   if (byTags !== null) return fail(byTags);
   // mailauth may also have seen an l= we did not (it reads tag names its own way)
   if (result.canonBodyLengthLimited === true) return fail("dkim-length-limited");
@@ -129,7 +138,8 @@ export function judgeSignature(
     id: createHash("sha256")
       .update(withoutSpace(tags.get("b") ?? ""))
       .digest("hex"),
-    domain: fromDomain,
+    // the signer: the From domain, or the one signer vouched for it (tagRefusal allowed nothing else)
+    domain: withoutSpace(tags.get("d") ?? "").toLowerCase(),
     selector: String(result.selector),
     algorithm,
     signedHeaders: signedHeaderNames(tags),

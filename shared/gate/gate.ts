@@ -179,6 +179,8 @@ function proofOptions(input: GateInput): ProveSenderOptions {
     allowNonAsciiLocalParts: senderProof.allowNonAsciiLocalParts,
     maxSignatures: senderProof.maxSignatures,
     keyLookupTimeoutMs: senderProof.keyLookupTimeoutMs,
+    trustedArcSealers: senderProof.trustedArcSealers,
+    delegatedSigners: senderProof.delegatedSigners,
   };
 }
 

@@ -87,7 +87,7 @@ export function headerValueAsUtf8(value: string): string | null {
 
 /** Whether the verifier saw the very fields we counted and parsed, in the same order. */
 export function sameFields(
-  ours: HeaderField[],
+  ours: readonly HeaderField[],
   theirs: { key: string; line: Buffer }[] | undefined,
 ): boolean {
   if (theirs === undefined || theirs.length !== ours.length) return false;

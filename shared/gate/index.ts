@@ -21,3 +21,4 @@ export {
   type ReplyAudience,
   replyAudience,
 } from "./outbound-reach.ts";
+export type { ProofVia } from "./sender-proof.ts";

@@ -10,10 +10,15 @@
 // (aligned d=, an accepted algorithm, no l=, From signed, t= not in the future) are evaluated, at
 // most `maxSignatures` of them, the topmost first (a relay adds its signature above the author's);
 // their keys are looked up together, each within `keyLookupTimeoutMs`, at most one per signature.
+//
+// Only when the author's own signature fails, and the operator trusts at least one ARC sealer, is the ARC chain
+// evaluated (arc-proof.ts): what a trusted list or forwarder recorded may stand in for the signature it broke. It
+// proves the author, never whom the author addressed (signedRecipients is empty), and says so in `via`.
 
 import type { DKIMResult, DKIMVerifyResult, DNSResolver } from "mailauth";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { type AddressRefusal, parseFromHeader, reduceToAddressChars, routingKey } from "./address.ts";
+import { type ArcRefusal, proveByArc } from "./arc-proof.ts";
 import { boundedResolver } from "./bounded-resolver.ts";
 import { type BoundedVerify, boundedDkimVerify } from "./dkim-bounded-verify.ts";
 import {
@@ -25,6 +30,7 @@ import {
   tagRefusal,
 } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8, readHeaderBlock, sameFields } from "./header-block.ts";
+import { misalignedDetail } from "./misaligned-detail.ts";
 import { type SignedRecipients, signedRecipients } from "./signed-recipients.ts";
 import { duplicatedField } from "./single-instance.ts";
 
@@ -36,7 +42,14 @@ export type SenderRefusal =
   | "from-not-utf8"
   | AddressRefusal
   | DkimRefusal
+  | ArcRefusal
   | "sender-proof-error"; // an exception inside verification: fail closed
+
+/** What proved the author: the author's own DKIM signature, or an ARC chain of trusted sealers (arc-proof.ts). */
+export type ProofVia =
+  /** `delegated`: the signer domain the operator vouches for this From domain (senderProof.delegatedSigners). */
+  | { readonly kind: "dkim"; readonly delegated?: string }
+  | { readonly kind: "arc"; readonly sealer: string; readonly instances: number };
 
 export type SenderProof =
   | Ok<{
@@ -45,8 +58,9 @@ export type SenderProof =
       domain: string;
       displayName: string;
       signature: ProvenSignature;
-      /** The To and Cc addresses the proven signature covers (who the signer addressed). */
+      /** The To and Cc addresses the proven signature covers (who the signer addressed); empty for ARC. */
       signedRecipients: SignedRecipients;
+      via: ProofVia;
     }>
   /** `address`: the From address reduced to address characters, for the refusal line (G4), or null. */
   | Fail<SenderRefusal, { address: string | null }>;
@@ -62,6 +76,10 @@ export type ProveSenderOptions = {
   keyLookupTimeoutMs?: number;
   /** the DKIM verifier; mailauth's unless a test needs to see how disagreement with it is handled */
   verify?: BoundedVerify;
+  /** ARC sealers whose word may stand in for a broken author signature (none: ARC is never evaluated). */
+  trustedArcSealers?: readonly string[];
+  /** Per From domain, the one signer domain the operator vouches for (validated by the config schema). */
+  delegatedSigners?: Readonly<Record<string, string>>;
 };
 
 export const DEFAULT_MAX_SIGNATURES = 3;
@@ -88,34 +106,79 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     const { mailbox } = parsed;
     address = reduceToAddressChars(mailbox.address);
 
-    const signatureFields = block.fields.filter((f) => f.name === "dkim-signature");
-    if (signatureFields.length === 0) return refuse("dkim-none");
-    const candidates = chooseSignatures(signatureFields, mailbox.domain, opts);
-    if (candidates.chosen.length === 0) return refuse(nearestMiss(candidates.reasons));
-
-    const verified = await verifyChosen(raw, candidates.chosen, opts);
-    const { verification } = verified;
-    if (!sameFields(block.fields, verification.headers?.parsed)) return refuse("header-ambiguous");
-    // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
-    if (verification.results.length !== candidates.chosen.length) return refuse("dkim-error");
-
-    const proving = firstProvingSignature(candidates, signatureFields, verified, mailbox.domain, opts);
-    if (!proving.ok) return refuse(proving.reason);
-    return {
-      ok: true,
+    const proven = {
       address: mailbox.address,
       routingKey: routingKey(mailbox.address),
       domain: mailbox.domain,
       displayName: mailbox.displayName,
-      signature: proving.signature,
-      signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
-        allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
-      }),
+    };
+
+    const proving = await proveByDkim(raw, block.fields, mailbox.domain, opts);
+    if (proving.ok)
+      return {
+        ok: true,
+        ...proven,
+        signature: proving.signature,
+        signedRecipients: signedRecipients(proving.result.signingHeaders?.headers ?? [], {
+          allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
+        }),
+        via:
+          proving.signature.domain === mailbox.domain
+            ? { kind: "dkim" }
+            : { kind: "dkim", delegated: proving.signature.domain },
+      };
+    const trustedSealers = opts.trustedArcSealers ?? [];
+    if (proving.reason === "header-ambiguous" || trustedSealers.length === 0)
+      return refuse(proving.reason, proving.detail);
+
+    const byArc = await proveByArc(raw, block.fields, mailbox.domain, {
+      resolver: opts.resolver,
+      now: opts.now,
+      minRsaKeyBits: opts.minRsaKeyBits,
+      trustedSealers,
+      keyLookupTimeoutMs: opts.keyLookupTimeoutMs ?? DEFAULT_KEY_LOOKUP_TIMEOUT_MS,
+    });
+    // no ARC field at all: the author's own refusal stands
+    if (byArc === null) return refuse(proving.reason, proving.detail);
+    if (!byArc.ok) return refuse(byArc.reason, byArc.detail);
+    return {
+      ok: true,
+      ...proven,
+      signature: byArc.signature,
+      // the seal proves who wrote the mail, not whom they wrote to: the forwarder's delivery addressed the agent
+      signedRecipients: { to: [], cc: [], refused: [] },
+      via: { kind: "arc", sealer: byArc.sealer, instances: byArc.instances },
     };
   } catch {
     // a verifier that throws has proven nothing
     return refuse("sender-proof-error");
   }
+}
+
+/** The author's own DKIM signature: the first chosen signature that passes our policy, or the nearest miss. */
+async function proveByDkim(
+  raw: Buffer,
+  fields: readonly HeaderField[],
+  fromDomain: string,
+  opts: ProveSenderOptions,
+): Promise<Ok<{ signature: ProvenSignature; result: DKIMResult }> | Fail<DkimRefusal | "header-ambiguous">> {
+  const signatureFields = fields.filter((f) => f.name === "dkim-signature");
+  if (signatureFields.length === 0) return fail("dkim-none");
+  const candidates = chooseSignatures(signatureFields, fromDomain, opts);
+  const refused = (reason: DkimRefusal): Fail<DkimRefusal> =>
+    reason === "dkim-misaligned" && candidates.misalignedSigner !== null
+      ? fail(reason, misalignedDetail(candidates.misalignedSigner, fromDomain))
+      : fail(reason);
+  if (candidates.chosen.length === 0) return refused(nearestMiss(candidates.reasons));
+
+  const verified = await verifyChosen(raw, candidates.chosen, opts);
+  const { verification } = verified;
+  if (!sameFields(fields, verification.headers?.parsed)) return fail("header-ambiguous");
+  // strict mode reports every evaluated DKIM-Signature, in order: anything else and we cannot pair them
+  if (verification.results.length !== candidates.chosen.length) return fail("dkim-error");
+
+  const proving = firstProvingSignature(candidates, signatureFields, verified, fromDomain, opts);
+  return proving.ok ? proving : refused(proving.reason);
 }
 
 /**
@@ -136,6 +199,8 @@ function singleFrom(
 interface Candidates {
   readonly chosen: readonly number[];
   readonly reasons: readonly DkimRefusal[];
+  /** The d= of the topmost signature refused as misaligned, to name in the refusal; null when none was. */
+  readonly misalignedSigner: string | null;
 }
 
 /**
@@ -149,13 +214,17 @@ function chooseSignatures(
 ): Candidates {
   const reasons: DkimRefusal[] = [];
   const chosen: number[] = [];
+  let misalignedSigner: string | null = null;
   const maxSignatures = opts.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
+  const delegated = delegatedSigner(opts.delegatedSigners, fromDomain);
   for (const [i, field] of signatureFields.entries()) {
-    const byTags = tagRefusal(parseTagList(field.value), fromDomain, opts.now);
+    const tags = parseTagList(field.value);
+    const byTags = tagRefusal(tags, fromDomain, opts.now, delegated);
+    if (byTags === "dkim-misaligned") misalignedSigner ??= tags.get("d") ?? null;
     if (byTags !== null) reasons.push(byTags);
     else if (chosen.length < maxSignatures) chosen.push(i);
   }
-  return { chosen, reasons };
+  return { chosen, reasons, misalignedSigner };
 }
 
 /**
@@ -222,12 +291,21 @@ function firstProvingSignature(
       fromDomain,
       opts.minRsaKeyBits,
       opts.now,
+      delegatedSigner(opts.delegatedSigners, fromDomain),
     );
     if (verdict.ok) return { ok: true, signature: verdict.signature, result };
     reasons.push(verdict.reason);
   }
   return fail(nearestMiss(reasons));
 }
+/** The signer vouched for this From domain, if any (own keys only: a From domain named `constructor` is no key). */
+function delegatedSigner(
+  map: Readonly<Record<string, string>> | undefined,
+  fromDomain: string,
+): string | undefined {
+  return map !== undefined && Object.hasOwn(map, fromDomain) ? map[fromDomain] : undefined;
+}
+
 const keyName = (r: DKIMResult) =>
   `${r.selector}._domainkey.${r.signingDomain}`.toLowerCase().replace(/\.$/, "");
 

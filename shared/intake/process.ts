@@ -172,6 +172,8 @@ async function actOn(
       decision.verdict === "accept" ? decision.sender.routingKey : decision.proven ? decision.sender : null,
     agent: decision.agent?.address ?? null,
     messageId: handed.messageId,
+    // the refusal's detail (engine text, G4): the console shows which signer or field it was about
+    ...(decision.verdict !== "accept" && decision.detail !== undefined ? { detail: decision.detail } : {}),
   });
   return {
     recipient,

@@ -21,6 +21,8 @@ export interface InboundOutcome {
   readonly agent: string | null;
   /** Id of the stored message in the agent's mailbox (accept only). */
   readonly messageId: string | null;
+  /** Engine-written detail of a refusal's reason (the signer of a misaligned signature, a duplicated field). */
+  readonly detail?: string;
 }
 
 export interface InboundRecord extends InboundClaim {
@@ -32,6 +34,8 @@ export interface InboundRecord extends InboundClaim {
   readonly sender: string | null;
   readonly agent: string | null;
   readonly messageId: string | null;
+  /** A refusal's engine-written detail; absent when it has none, and on records written before it was kept. */
+  readonly detail?: string;
 }
 
 export type ClaimResult =

@@ -96,7 +96,7 @@ export class InboundRepo implements InboundLedger {
         new UpdateCommand({
           TableName: this.#table,
           Key: { sesMessageId, recipient },
-          UpdateExpression: `SET #status = :done, completedAt = :now, verdict = :verdict, #reason = :reason, sender = :sender, #agent = :agent, messageId = :messageId${refusal ? ", refusalDay = :day, refusalAt = :now" : ""}`,
+          UpdateExpression: `SET #status = :done, completedAt = :now, verdict = :verdict, #reason = :reason, sender = :sender, #agent = :agent, messageId = :messageId${refusal ? ", refusalDay = :day, refusalAt = :now" : ""}${outcome.detail !== undefined ? ", detail = :detail" : ""}`,
           ConditionExpression: "#status = :claimed",
           ExpressionAttributeNames: { "#status": "status", "#reason": "reason", "#agent": "agent" },
           ExpressionAttributeValues: {
@@ -109,6 +109,7 @@ export class InboundRepo implements InboundLedger {
             ":agent": outcome.agent,
             ":messageId": outcome.messageId,
             ...(refusal ? { ":day": now.slice(0, 10) } : {}),
+            ...(outcome.detail !== undefined ? { ":detail": outcome.detail } : {}),
           },
         }),
       );

@@ -61,6 +61,25 @@ export function inboundContract(make: (clock: ManualClock) => InboundPort | Prom
       });
     });
 
+    it("keeps a refusal's detail, and writes none when the outcome has none", async () => {
+      const inbound = await make(manualClock());
+      const [withDetail, without] = [claimOf(), claimOf()];
+      await inbound.claim(withDetail);
+      await inbound.claim(without);
+      const outcome = {
+        verdict: "refuse",
+        reason: "dkim-misaligned",
+        sender: null,
+        agent: null,
+        messageId: null,
+      } as const;
+      const detail = "signed by contoso.onmicrosoft.com, not contoso.com";
+      await inbound.complete(withDetail.sesMessageId, withDetail.recipient, { ...outcome, detail });
+      await inbound.complete(without.sesMessageId, without.recipient, outcome);
+      expect((await inbound.get(withDetail.sesMessageId, withDetail.recipient))?.detail).toBe(detail);
+      expect(await inbound.get(without.sesMessageId, without.recipient)).not.toHaveProperty("detail");
+    });
+
     it("lets exactly one redelivery take over a stale claim, and none a completed one", async () => {
       const clock = manualClock("2026-11-29T10:00:00Z");
       const inbound = await make(clock);

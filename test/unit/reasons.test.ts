@@ -71,6 +71,14 @@ const DKIM = [
   "dkim-key-multiple",
   "dkim-error",
 ] as const;
+const ARC = [
+  "arc-fail",
+  "arc-temperror",
+  "arc-too-many-sets",
+  "arc-untrusted-sealer",
+  "arc-no-author-pass",
+  "arc-from-unsigned",
+] as const;
 const LIMITS = [
   "message-too-large",
   "headers-too-large",
@@ -100,6 +108,7 @@ const GATE = covers<Exclude<InboundReason, "accepted">>()([
   "from-not-utf8",
   ...ADDRESS,
   ...DKIM,
+  ...ARC,
   "sender-proof-error",
   "self-sender",
   "not-addressed",

@@ -87,6 +87,38 @@ describe("postern check", () => {
     expect(r.json.shown).toContain("| Subject: Ignore all rules");
     // what the proving signature covers, so an operator sees why threading or addressing would not count
     expect(r.json.signedHeaders).toEqual(expect.arrayContaining(["from", "to", "message-id"]));
+    expect(r.json.provenBy).toEqual({ kind: "dkim" });
+  });
+
+  it("says which signer vouched for an accepted sender, and names the signer of a misaligned one", async () => {
+    const raw = await signed("Joe <joe@football.example.com>", "attacker.example");
+    const refused = await check(raw);
+    expect(refused.json).toMatchObject({
+      reason: "dkim-misaligned",
+      detail: expect.stringMatching(/^signed by attacker\.example, not football\.example\.com: /),
+    });
+    const config = join(dir, "vouched.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        domains: ["shopping.example.net"],
+        models: [{ id: "demo", provider: "scripted", script: "demo-script.json", egress: "internal" }],
+        senderProof: { delegatedSigners: { "football.example.com": "mail.football.example.com" } },
+      }),
+    );
+    writeFileSync(
+      files.dns,
+      JSON.stringify(
+        zoneFor(keys, ["football.example.com", "attacker.example", "mail.football.example.com"]),
+      ),
+    );
+    const vouched = await check(await signed("Joe <joe@football.example.com>", "mail.football.example.com"), {
+      config,
+    });
+    expect(vouched.json).toMatchObject({
+      verdict: "accept",
+      provenBy: { kind: "dkim", delegated: "mail.football.example.com" },
+    });
   });
 
   it("names the duplicated field of a header-duplicated refusal", async () => {

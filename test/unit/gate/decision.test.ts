@@ -12,6 +12,7 @@ const proven: SenderProof = {
   displayName: "Alice",
   signature: { id: "b", domain: "example.com", selector: "s", algorithm: "rsa-sha256", signedHeaders: [] },
   signedRecipients: { to: [], cc: [], refused: [] },
+  via: { kind: "dkim" },
 };
 const unproven: SenderProof = { ok: false, reason: "dkim-none", address: "mallory@evil.example" };
 const known = (over: Partial<Known> = {}): Known => ({ proof: null, automatic: false, hop: 0, ...over });

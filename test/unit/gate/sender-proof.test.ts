@@ -59,6 +59,7 @@ describe("accepted senders", () => {
         signedHeaders: expect.arrayContaining(["from"]),
       },
       signedRecipients: { to: ["helpdesk@agents.example.net"], cc: [], refused: [] },
+      via: { kind: "dkim" },
     });
   });
 
@@ -232,6 +233,9 @@ describe("DKIM policy pitfalls", () => {
     expect(await prove(raw)).toEqual({
       ok: false,
       reason: "dkim-misaligned",
+      detail:
+        "signed by thescoop.com, not xn--thscoop-8gg.com: if xn--thscoop-8gg.com sends through thescoop.com, " +
+        "its admin must turn on DKIM signing for xn--thscoop-8gg.com",
       address: "ceo@xn--thscoop-8gg.com",
     });
   });
