@@ -26,6 +26,7 @@ import { routingKey } from "./address.ts";
 import { parseAddressList } from "./address-list.ts";
 import { MAX_CLOCK_SKEW_MS } from "./dkim-checks.ts";
 import { type HeaderField, headerValueAsUtf8 } from "./header-block.ts";
+import type { ProofVia } from "./sender-proof.ts";
 import type { SignedRecipients } from "./signed-recipients.ts";
 
 export type InboundAddressing = (
@@ -33,11 +34,12 @@ export type InboundAddressing = (
   | { readonly kind: "reply" }
   | { readonly kind: "envelope"; readonly field: "to" | "cc" }
   | { readonly kind: "bcc" }
+  | { readonly kind: "forwarded"; readonly sealer: string }
 ) & { readonly kind: AddressingKind };
 
 /** A run started by mail addressed this way writes to its proven sender only (G2, G9). */
 export const narrowsRun = (a: Pick<InboundAddressing, "kind">): boolean =>
-  a.kind === "reply" || a.kind === "envelope";
+  a.kind === "reply" || a.kind === "envelope" || a.kind === "forwarded";
 
 /**
  * Why a mail was not addressed, as `not-addressed`'s detail (engine words, G4): the agent is named only in an
@@ -54,6 +56,7 @@ export interface AddressingInput {
     readonly routingKey: string;
     readonly signedHeaders: readonly string[];
     readonly signedRecipients: SignedRecipients;
+    readonly via: ProofVia;
   };
   /** Our own reading of the header section (one instance of each single-instance field: single-instance.ts). */
   readonly fields: readonly HeaderField[];
@@ -92,6 +95,12 @@ export async function decideAddressing(input: AddressingInput): Promise<Addressi
   // In-Reply-To, so its replies are addressed by the signature and threaded by this match.
   const ownMail = await answersOwnMail(input, signed);
   const found = (addressing: InboundAddressing): AddressingResult => ({ ok: true, addressing, ownMail });
+  // Forwarded or list mail proven by trusted ARC sealers: the seal proves the author, never whom they wrote to
+  // (the list's own To names the list); the trusted forwarder's delivery addressed the agent, and the run is narrowed.
+  if (sender.via.kind === "arc")
+    return agent.requireSignedAddressing
+      ? fail("not-addressed", "signed-addressing-required")
+      : found({ kind: "forwarded", sealer: sender.via.sealer });
   if (addresses(sender.signedRecipients, agent.address)) return found({ kind: "signed" });
   const bcc = (detail?: NotAddressedDetail): AddressingResult =>
     agent.acceptBcc ? found({ kind: "bcc" }) : fail("not-addressed", detail);

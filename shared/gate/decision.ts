@@ -3,7 +3,7 @@ import type { LimitReason } from "../mail/index.ts";
 import type { InboundAddressing, OwnMailReply } from "./addressed.ts";
 import type { LoopReason } from "./loop-guard.ts";
 import type { Route } from "./routing.ts";
-import type { SenderProof, SenderRefusal } from "./sender-proof.ts";
+import type { ProofVia, SenderProof, SenderRefusal } from "./sender-proof.ts";
 import type { SignedRecipients } from "./signed-recipients.ts";
 
 /**
@@ -25,6 +25,8 @@ export interface ProvenSender {
   readonly signedHeaders: readonly string[];
   /** To and Cc as the proving signature covers them: who the signer addressed (reply-all writes only here). */
   readonly signedRecipients: SignedRecipients;
+  /** What proved the author: its own DKIM signature (or a delegated signer's), or trusted ARC sealers. */
+  readonly via: ProofVia;
 }
 
 /** Refusal and drop codes, stable: operators, notices and tests key on them. */
@@ -154,5 +156,6 @@ export function provenSender(p: Extract<SenderProof, { ok: true }>): ProvenSende
     signatureId: p.signature.id,
     signedHeaders: p.signature.signedHeaders,
     signedRecipients: p.signedRecipients,
+    via: p.via,
   };
 }

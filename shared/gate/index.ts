@@ -2,6 +2,7 @@
 // folder, import this file only (docs/architecture.md).
 
 export { evaluateLayer, routingKey } from "./access.ts";
+export { narrowsRun } from "./addressed.ts";
 export {
   type FenceNote,
   HTML_ONLY_NOTICE,

@@ -3,7 +3,7 @@ import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
-import { type Decision, gateMessage } from "../gate/index.ts";
+import { type Decision, gateMessage, narrowsRun, type ProofVia } from "../gate/index.ts";
 import type { Logger } from "../logger.ts";
 import type { ParsedMail } from "../mail/index.ts";
 import { cardCodes, noticeReasonFor, postmasterOf, readReply } from "../mail/index.ts";
@@ -109,7 +109,13 @@ async function actOn(
       ? { signedRecipientsRefused: decision.sender.signedRecipients.refused }
       : {}),
     // How the signer's word on the audience was proven (docs/gate.md): envelope and reply narrow the run.
-    ...(decision.verdict === "accept" ? { addressing: decision.addressing.kind } : {}),
+    ...(decision.verdict === "accept"
+      ? {
+          addressing: decision.addressing.kind,
+          narrowed: narrowsRun(decision.addressing),
+          provenBy: provenBy(decision.sender.via),
+        }
+      : {}),
     sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
   });
   let handed: { messageId: string | null; runId?: string } = { messageId: null };
@@ -182,6 +188,12 @@ async function actOn(
     status: "processed",
     ...(handed.runId ? { runId: handed.runId } : {}),
   };
+}
+
+/** How an accepted sender was proven, for the decision line: DKIM, a delegated signer, or ARC sealers. */
+function provenBy(via: ProofVia): string {
+  if (via.kind === "arc") return `arc:${via.sealer}`;
+  return via.delegated !== undefined ? `dkim-delegated:${via.delegated}` : "dkim";
 }
 
 /**

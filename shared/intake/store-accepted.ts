@@ -158,7 +158,11 @@ function messageProof(
   const carried = mail.inReplyTo !== null || mail.references.length > 0;
   const threadingUnsigned = unsigned.includes("in-reply-to") || unsigned.includes("references");
   return {
-    dkimDomain: decision.sender.domain,
+    // the domain whose signature proved the author: a delegated signer's own (senderProof.delegatedSigners)
+    dkimDomain:
+      decision.sender.via.kind === "dkim" && decision.sender.via.delegated !== undefined
+        ? decision.sender.via.delegated
+        : decision.sender.domain,
     signed: {
       to: signed.has("to"),
       cc: signed.has("cc"),

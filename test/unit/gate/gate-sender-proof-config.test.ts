@@ -43,7 +43,7 @@ beforeAll(async () => {
   keys = await testKeys();
 });
 
-async function proofOf(raw: Buffer, senderProof: Record<string, unknown>) {
+async function gate(raw: Buffer, senderProof: Record<string, unknown>, a: AgentItem = agent) {
   const config = parseConfig({
     domains: ["agents.example.net"],
     models: [{ id: "demo", provider: "scripted", script: "s.json", egress: "internal" }],
@@ -53,12 +53,16 @@ async function proofOf(raw: Buffer, senderProof: Record<string, unknown>) {
     raw,
     envelope: { sesMessageId: "m1", recipients: [agent.address], mailFrom: "bounces@lists.example.org" },
     config,
-    admin,
+    admin: { ...admin, agents: [a] },
     resolver: resolverFor(zoneFor(keys, ["example.com", LIST, "contoso.onmicrosoft.com"])),
     now: NOW,
     sentMail: async () => [],
   });
-  const p = result.proof;
+  return result;
+}
+
+async function proofOf(raw: Buffer, senderProof: Record<string, unknown>) {
+  const p = (await gate(raw, senderProof)).proof;
   return p === null ? "not proven" : p.ok ? p.via : p.reason;
 }
 
@@ -88,5 +92,40 @@ describe("sender-proof options through the gate", () => {
       kind: "dkim",
       delegated: "contoso.onmicrosoft.com",
     });
+  });
+});
+
+describe("an ARC-proven sender at the gate", () => {
+  // The agent takes no Bcc here: only the trusted forwarder's delivery can address it.
+  const strict: AgentItem = { ...agent, acceptBcc: false };
+  const listMail = async () => {
+    const signed = await signWith(keys, "rsa2048", buildMessage({ to: `team@${LIST}` }), {
+      domain: "example.com",
+    });
+    return seal(keys, asListRewrites(signed), {
+      domain: LIST,
+      authResults: `${LIST}; dkim=pass header.d=example.com`,
+    });
+  };
+
+  it("is addressed by the trusted forwarder's delivery: accepted as forwarded, a narrowed run", async () => {
+    const [d] = (await gate(await listMail(), { trustedArcSealers: [LIST] }, strict)).decisions;
+    expect(d).toMatchObject({
+      verdict: "accept",
+      addressing: { kind: "forwarded", sealer: LIST },
+      sender: { address: "alice@example.com", via: { kind: "arc", sealer: LIST } },
+    });
+  });
+
+  it("is refused by an agent that requires signed addressing, and by an untrusted sealer", async () => {
+    const required = { ...strict, requireSignedAddressing: true };
+    const [d] = (await gate(await listMail(), { trustedArcSealers: [LIST] }, required)).decisions;
+    expect(d).toMatchObject({
+      verdict: "refuse",
+      reason: "not-addressed",
+      detail: "signed-addressing-required",
+    });
+    const [u] = (await gate(await listMail(), { trustedArcSealers: ["other.example"] }, strict)).decisions;
+    expect(u).toMatchObject({ verdict: "refuse", reason: "arc-untrusted-sealer" });
   });
 });
