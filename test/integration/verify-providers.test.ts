@@ -5,6 +5,7 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sealMessage } from "mailauth/lib/arc/index.js";
 import nodemailer from "nodemailer";
 import PostalMime, { type Email } from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +22,8 @@ const AGENT = "helpdesk@agents.example.net";
 const ALICE = "alice@contoso.example";
 const MALLORY = "mallory@evil.example";
 const CFO = "cfo@example.net";
+const LIST = "lists.example.org";
+const LIST_AGENT = "lists@agents.example.net";
 /** Exchange Online and Outlook.com sign exactly these (docs/gate.md's provider table). */
 const MICROSOFT = ["from", "date", "subject", "message-id", "content-type", "mime-version"];
 /** Gmail signs To, Cc and threading. */
@@ -86,9 +89,9 @@ async function relay(raw: Buffer, envelopeTo: string[], envelopeFrom: string): P
   }
 }
 
-const decision = (sesMessageId: string) =>
+const decision = (sesMessageId: string, recipient = AGENT) =>
   waitFor(`the inbound decision for ${sesMessageId}`, async () => {
-    const r = await stores.inbound.get(sesMessageId, AGENT);
+    const r = await stores.inbound.get(sesMessageId, recipient);
     return r?.status === "done" ? r : undefined;
   });
 
@@ -107,10 +110,15 @@ beforeAll(async () => {
   ({ stack, dir } = await startPipelineStack({
     ...base,
     // The operator's staff read mail at example.net; the agents live at agents.example.net.
-    config: { ...base.config, outbound: { ownDomains: ["example.net"] } },
+    config: {
+      ...base.config,
+      outbound: { ownDomains: ["example.net"] },
+      senderProof: { trustedArcSealers: [LIST] },
+    },
   }));
   stores = makeStores(stack.clients, stack.resources, recordingLogger());
   await stores.admin.putAgent({ address: AGENT, name: "Help Desk", model: "demo" });
+  await stores.admin.putAgent({ address: LIST_AGENT, name: "Lists", model: "demo", acceptListMail: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -214,5 +222,51 @@ describe("the audience never widens by a claim", () => {
     expect(everyone).toContain(MALLORY);
     expect(everyone).toContain("partner@evil.example");
     expect(everyone).not.toContain(CFO);
+  });
+});
+
+describe("list mail through ARC (RFC 8617)", () => {
+  /** Alice's signed mail to a list, as the list passes it on: Subject tagged, footer added, sealed by `sealer`. */
+  async function throughList(sealer: string, subject: string): Promise<Buffer> {
+    const signed = await sign(GMAIL, {
+      from: ALICE,
+      to: [`team@${sealer}`],
+      subject,
+      messageId: `<${subject.replace(/\W/g, "")}@contoso.example>`,
+      body: "Has anyone seen the lamp order arrive?",
+    });
+    const rewritten = Buffer.from(
+      `List-Id: <team.${sealer}>\r\n${signed
+        .toString("latin1")
+        .replace(/^Subject: /m, "Subject: [team] ")}-- \r\nteam mailing list\r\n`,
+      "latin1",
+    );
+    const key = ensureDevKey(dir, stack.zoneFile, sealer);
+    if (!key.ok) throw new Error(key.reason);
+    const set = await sealMessage(rewritten, {
+      signingDomain: sealer,
+      selector: key.key.selector,
+      privateKey: key.key.privateKeyPem,
+      authResults: `${sealer}; dkim=pass header.d=contoso.example`,
+      signTime: new Date(),
+    });
+    return Buffer.concat([set, rewritten]);
+  }
+
+  it("through a trusted sealer it is answered, to the author only", async () => {
+    const raw = await throughList(LIST, "Lamp orders");
+    const d = await decision(await relay(raw, [LIST_AGENT], `bounces@${LIST}`), LIST_AGENT);
+    expect(d).toMatchObject({ verdict: "accept" });
+    const m = d.messageId ? await stores.messages.get(LIST_AGENT, d.messageId) : null;
+    expect(m).toMatchObject({ addressing: "forwarded", from: ALICE, to: [], cc: [] });
+    const answer = await replyTo("Re: [team] Lamp orders");
+    expect([...(answer.to ?? []), ...(answer.cc ?? [])].map((a) => a.address)).toEqual([ALICE]);
+  });
+
+  it("through a sealer the operator does not trust it is refused, naming the sealer", async () => {
+    const raw = await throughList("other-list.example", "Lamp orders again");
+    const d = await decision(await relay(raw, [LIST_AGENT], "bounces@other-list.example"), LIST_AGENT);
+    expect(d).toMatchObject({ verdict: "refuse", reason: "arc-untrusted-sealer" });
+    expect(d.detail).toContain("other-list.example");
   });
 });
