@@ -110,16 +110,21 @@ describe("bench:cost's fixed monthly costs, counted from the synthesized templat
     expect(filters.length).toBeGreaterThan(names.size); // WebhookUndelivered comes from five log groups: one metric
     const m = customMetrics(template);
     expect(new Set([...m.always, ...m.withMail])).toEqual(names);
-    // agent-step's log group is written every minute by the tick: its four publish every hour, even at 0 mails.
+    // agent-step's log group is written every minute by the tick: its five publish every hour, even at 0 mails.
     expect(m.always.sort()).toEqual(
-      ["McpDefinitionChanged", "McpUnavailable", "RunFailed", "WebhookUndelivered"].map(
+      ["McpDefinitionChanged", "McpUnavailable", "PlanFailed", "RunFailed", "WebhookUndelivered"].map(
         (n) => `Postern/${n}`,
       ),
     );
+    const always = m.always.length;
+    const withMail = names.size - always;
     const usd = (mails: number) =>
       line(fixedCosts(template, { ...OPTIONS, mailsPerMonth: mails }), "CloudWatch custom").usd;
-    expect(usd(0)).toBeCloseTo(4 * PRICES.cloudwatch.perMetricMonth, 10);
-    expect(usd(1_000)).toBeCloseTo((4 + 4 * hoursWithMail(1_000)) * PRICES.cloudwatch.perMetricMonth, 10);
+    expect(usd(0)).toBeCloseTo(always * PRICES.cloudwatch.perMetricMonth, 10);
+    expect(usd(1_000)).toBeCloseTo(
+      (always + withMail * hoursWithMail(1_000)) * PRICES.cloudwatch.perMetricMonth,
+      10,
+    );
     expect(usd(100_000)).toBeCloseTo(names.size * PRICES.cloudwatch.perMetricMonth, 4);
   });
 
