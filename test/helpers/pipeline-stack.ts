@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import nodemailer from "nodemailer";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
@@ -71,4 +72,29 @@ export function replyOnce(body: string): { config: Record<string, unknown>; scri
       turns: [{ toolCalls: [{ name: "send_email", input: { mode: "reply", body } }] }, { text: "done" }],
     },
   };
+}
+
+/**
+ * Hand raw bytes to the stack's SMTP intake as they are (no new signature: what a relay or a replayer does), with
+ * the envelope given; the intake's SES message id.
+ */
+export async function relayRaw(
+  stack: LocalStack,
+  raw: Buffer,
+  envelope: { readonly to: string[]; readonly from: string },
+): Promise<string> {
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: stack.smtp.port,
+    secure: false,
+    ignoreTLS: true,
+  });
+  try {
+    const info = await transport.sendMail({ envelope, raw });
+    const id = /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1];
+    if (!id) throw new Error("no SES id from the intake");
+    return id;
+  } finally {
+    transport.close();
+  }
 }

@@ -3,7 +3,6 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import nodemailer from "nodemailer";
 import PostalMime, { type Email } from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevKey } from "../../cli/local/dev-keys.ts";
@@ -12,7 +11,7 @@ import type { LocalStack } from "../../cli/local/stack.ts";
 import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { relayRaw, replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const BCC_AGENT = "archive@agents.example.net";
@@ -69,22 +68,8 @@ async function signedWith(
 }
 
 /** Hand raw bytes to the SMTP intake as they are (no new signature): what a replayer does. */
-async function relay(raw: Buffer, envelopeTo: string[], envelopeFrom = MALLORY): Promise<string> {
-  const transport = nodemailer.createTransport({
-    host: "127.0.0.1",
-    port: stack.smtp.port,
-    secure: false,
-    ignoreTLS: true,
-  });
-  try {
-    const info = await transport.sendMail({ envelope: { from: envelopeFrom, to: envelopeTo }, raw });
-    const id = /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1];
-    if (!id) throw new Error("no SES id from the intake");
-    return id;
-  } finally {
-    transport.close();
-  }
-}
+const relay = (raw: Buffer, envelopeTo: string[], envelopeFrom = MALLORY): Promise<string> =>
+  relayRaw(stack, raw, { to: envelopeTo, from: envelopeFrom });
 
 const decision = (sesMessageId: string, recipient = AGENT) =>
   waitFor(`the inbound decision for ${sesMessageId}`, async () => {

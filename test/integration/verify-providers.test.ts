@@ -6,7 +6,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sealMessage } from "mailauth/lib/arc/index.js";
-import nodemailer from "nodemailer";
 import PostalMime, { type Email } from "postal-mime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevKey } from "../../cli/local/dev-keys.ts";
@@ -16,7 +15,7 @@ import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { timeline as buildTimeline } from "../../shared/trace/timeline.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import { relayRaw, replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const ALICE = "alice@contoso.example";
@@ -72,22 +71,8 @@ async function sign(
   });
 }
 
-async function relay(raw: Buffer, envelopeTo: string[], envelopeFrom: string): Promise<string> {
-  const transport = nodemailer.createTransport({
-    host: "127.0.0.1",
-    port: stack.smtp.port,
-    secure: false,
-    ignoreTLS: true,
-  });
-  try {
-    const info = await transport.sendMail({ envelope: { from: envelopeFrom, to: envelopeTo }, raw });
-    const id = /\bOk ([a-z0-9]{20,})\b/.exec(String(info.response))?.[1];
-    if (!id) throw new Error("no SES id from the intake");
-    return id;
-  } finally {
-    transport.close();
-  }
-}
+const relay = (raw: Buffer, envelopeTo: string[], envelopeFrom: string): Promise<string> =>
+  relayRaw(stack, raw, { to: envelopeTo, from: envelopeFrom });
 
 const decision = (sesMessageId: string, recipient = AGENT) =>
   waitFor(`the inbound decision for ${sesMessageId}`, async () => {
