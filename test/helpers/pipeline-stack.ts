@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
+import { ensureDevKey } from "../../cli/local/dev-keys.ts";
 import { pipelineHandlers } from "../../cli/local/pipeline.ts";
 import { type LocalStack, type LocalStackOptions, startLocalStack } from "../../cli/local/stack.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
+import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 
@@ -97,4 +99,47 @@ export async function relayRaw(
   } finally {
     transport.close();
   }
+}
+
+/** A mail's header fields and body, for signing in a shape a provider signs (signWithDevKeyAs). */
+export interface ShapedMail {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly cc?: readonly string[];
+  readonly subject: string;
+  readonly messageId: string;
+  /** Fields after Message-ID, as written (MIME-Version, In-Reply-To, ...). */
+  readonly extra?: readonly string[];
+  readonly body: string;
+}
+
+/**
+ * `mail` signed by its From domain's dev key (in the stack's zone file) with exactly the header fields `h` in h=:
+ * signers differ in what they sign (docs/gate.md's provider tables), and the gate reads only what `h=` covers.
+ */
+export async function signWithDevKeyAs(
+  stack: LocalStack,
+  dir: string,
+  h: readonly string[],
+  mail: ShapedMail,
+): Promise<Buffer> {
+  const domain = mail.from.slice(mail.from.indexOf("@") + 1);
+  const key = ensureDevKey(dir, stack.zoneFile, domain);
+  if (!key.ok) throw new Error(key.reason);
+  const lines = [
+    `From: ${mail.from}`,
+    `To: ${mail.to.join(", ")}`,
+    ...(mail.cc ? [`Cc: ${mail.cc.join(", ")}`] : []),
+    `Subject: ${mail.subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: ${mail.messageId}`,
+    ...(mail.extra ?? []),
+  ];
+  return signMessage(`${lines.join("\r\n")}\r\n\r\n${mail.body}\r\n`, {
+    domain,
+    selector: key.key.selector,
+    privateKeyPem: key.key.privateKeyPem,
+    headers: [...h],
+    signTime: new Date(),
+  });
 }

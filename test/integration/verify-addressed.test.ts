@@ -8,10 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevKey } from "../../cli/local/dev-keys.ts";
 import { composeDevMail, signWithDevKey } from "../../cli/local/dev-send.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
-import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { relayRaw, replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import {
+  relayRaw,
+  replyOnce,
+  type ShapedMail,
+  signWithDevKeyAs,
+  startPipelineStack,
+  waitFor,
+} from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const BCC_AGENT = "archive@agents.example.net";
@@ -42,30 +48,8 @@ async function signed(o: { from: string; to: string[]; cc?: string[]; subject: s
 }
 
 /** A mail signed by `from`'s dev key with exactly the header fields `h` in h= (signers differ: docs/gate.md). */
-async function signedWith(
-  h: string[],
-  o: { from: string; to: string[]; cc?: string[]; subject: string; messageId: string; extra?: string[] },
-): Promise<Buffer> {
-  const domain = o.from.slice(o.from.indexOf("@") + 1);
-  const key = ensureDevKey(dir, stack.zoneFile, domain);
-  if (!key.ok) throw new Error(key.reason);
-  const lines = [
-    `From: ${o.from}`,
-    `To: ${o.to.join(", ")}`,
-    ...(o.cc ? [`Cc: ${o.cc.join(", ")}`] : []),
-    `Subject: ${o.subject}`,
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: ${o.messageId}`,
-    ...(o.extra ?? []),
-  ];
-  return signMessage(`${lines.join("\r\n")}\r\n\r\nPlease send me the board pack.\r\n`, {
-    domain,
-    selector: key.key.selector,
-    privateKeyPem: key.key.privateKeyPem,
-    headers: h,
-    signTime: new Date(),
-  });
-}
+const signedWith = (h: string[], o: Omit<ShapedMail, "body">): Promise<Buffer> =>
+  signWithDevKeyAs(stack, dir, h, { ...o, body: "Please send me the board pack." });
 
 /** Hand raw bytes to the SMTP intake as they are (no new signature): what a replayer does. */
 const relay = (raw: Buffer, envelopeTo: string[], envelopeFrom = MALLORY): Promise<string> =>

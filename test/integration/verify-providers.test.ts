@@ -15,7 +15,14 @@ import { signMessage } from "../../shared/mail/dkim-sign.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { timeline as buildTimeline } from "../../shared/trace/timeline.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
-import { relayRaw, replyOnce, startPipelineStack, waitFor } from "../helpers/pipeline-stack.ts";
+import {
+  relayRaw,
+  replyOnce,
+  type ShapedMail,
+  signWithDevKeyAs,
+  startPipelineStack,
+  waitFor,
+} from "../helpers/pipeline-stack.ts";
 
 const AGENT = "helpdesk@agents.example.net";
 const ALICE = "alice@contoso.example";
@@ -36,40 +43,12 @@ const outboxFiles = () =>
   existsSync(stack.outboxDir) ? readdirSync(stack.outboxDir).filter((f) => f.endsWith(".eml")) : [];
 const read = (f: string): Promise<Email> => PostalMime.parse(readFileSync(join(stack.outboxDir, f)));
 
-async function sign(
-  h: string[],
-  o: {
-    from: string;
-    to: string[];
-    cc?: string[];
-    subject: string;
-    messageId: string;
-    extra?: string[];
-    body: string;
-  },
-): Promise<Buffer> {
-  const domain = o.from.slice(o.from.indexOf("@") + 1);
-  const key = ensureDevKey(dir, stack.zoneFile, domain);
-  if (!key.ok) throw new Error(key.reason);
-  const lines = [
-    `From: ${o.from}`,
-    `To: ${o.to.join(", ")}`,
-    ...(o.cc ? [`Cc: ${o.cc.join(", ")}`] : []),
-    `Subject: ${o.subject}`,
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: ${o.messageId}`,
-    "MIME-Version: 1.0",
-    "Content-Type: text/plain; charset=us-ascii",
-    ...(o.extra ?? []),
-  ];
-  return signMessage(`${lines.join("\r\n")}\r\n\r\n${o.body}\r\n`, {
-    domain,
-    selector: key.key.selector,
-    privateKeyPem: key.key.privateKeyPem,
-    headers: h,
-    signTime: new Date(),
+/** Signed in the shape `h` with a plain-text MIME header, as the providers write it. */
+const sign = (h: string[], o: ShapedMail): Promise<Buffer> =>
+  signWithDevKeyAs(stack, dir, h, {
+    ...o,
+    extra: ["MIME-Version: 1.0", "Content-Type: text/plain; charset=us-ascii", ...(o.extra ?? [])],
   });
-}
 
 const relay = (raw: Buffer, envelopeTo: string[], envelopeFrom: string): Promise<string> =>
   relayRaw(stack, raw, { to: envelopeTo, from: envelopeFrom });
