@@ -120,9 +120,9 @@ function alarmMetrics(props: Record<string, unknown> | undefined): number {
   return metrics ? Math.max(1, metrics.filter((m) => m.MetricStat).length) : 1;
 }
 
-/** Secret names the stack's policies let a function read (`...:secret:name-??????` counts once). */
-function secretsRead(t: CfnTemplate): Set<string> {
-  const names = new Set<string>();
+/** Each Resource the stack's policies grant `secretsmanager:GetSecretValue` on, as its JSON text. */
+function secretGrants(t: CfnTemplate): string[] {
+  const grants: string[] = [];
   for (const p of resources(t, "AWS::IAM::Policy")) {
     const statements = (
       p.Properties?.PolicyDocument as { Statement?: { Action?: unknown; Resource?: unknown }[] }
@@ -130,15 +130,21 @@ function secretsRead(t: CfnTemplate): Set<string> {
     for (const s of statements ?? []) {
       const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
       if (!actions.includes("secretsmanager:GetSecretValue")) continue;
-      for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) {
-        const text = JSON.stringify(r);
-        const name = /:secret:([^"]+?)(-\?{6})?"/.exec(text)?.[1];
-        // A prefix grant (`postern/webhooks/*`, `postern/mcp/*`) names no secret the deploy creates: one per webhook
-        // endpoint or MCP server, created by the operator later, so it scales with those, not with the stack
-        // (docs/events.md, docs/mcp.md).
-        if (name && !name.endsWith("*")) names.add(name);
-      }
+      for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) grants.push(JSON.stringify(r));
     }
+  }
+  return grants;
+}
+
+/** Secret names the stack's policies let a function read (`...:secret:name-??????` counts once). */
+function secretsRead(t: CfnTemplate): Set<string> {
+  const names = new Set<string>();
+  for (const text of secretGrants(t)) {
+    const name = /:secret:([^"]+?)(-\?{6})?"/.exec(text)?.[1];
+    // A prefix grant (`postern/webhooks/*`, `postern/mcp/*`) names no secret the deploy creates: one per webhook
+    // endpoint or MCP server, created by the operator later, so it scales with those, not with the stack
+    // (docs/events.md, docs/mcp.md).
+    if (name && !name.endsWith("*")) names.add(name);
   }
   return names;
 }
@@ -146,18 +152,9 @@ function secretsRead(t: CfnTemplate): Set<string> {
 /** Secret-name prefixes the stack's policies grant (`postern/webhooks/*`): one secret per item the operator adds. */
 function secretPrefixes(t: CfnTemplate): Set<string> {
   const prefixes = new Set<string>();
-  for (const p of resources(t, "AWS::IAM::Policy")) {
-    const statements = (
-      p.Properties?.PolicyDocument as { Statement?: { Action?: unknown; Resource?: unknown }[] }
-    )?.Statement;
-    for (const s of statements ?? []) {
-      const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
-      if (!actions.includes("secretsmanager:GetSecretValue")) continue;
-      for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) {
-        const name = /:secret:([^"]+?)\*"/.exec(JSON.stringify(r))?.[1];
-        if (name) prefixes.add(name);
-      }
-    }
+  for (const text of secretGrants(t)) {
+    const name = /:secret:([^"]+?)\*"/.exec(text)?.[1];
+    if (name) prefixes.add(name);
   }
   return prefixes;
 }
