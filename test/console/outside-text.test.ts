@@ -8,7 +8,6 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +20,7 @@ import type { RunRecord } from "../../shared/ports/runs.ts";
 import { FailureLog } from "../../shared/store/failure-log.ts";
 import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
 import { testCatalog } from "../helpers/admin-catalog.ts";
+import { answerOverHttp } from "../helpers/mcp-servers/answer-over-http.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import { ConsoleClient, type ConsoleStack, HELPDESK, startConsoleStack, stopAfterAll } from "./harness.ts";
 
@@ -54,16 +54,7 @@ async function startEscapeServer(): Promise<{ url: string; close(): Promise<void
         },
       ],
     }));
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await answerOverHttp(server, req, res);
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   const { port } = http.address() as AddressInfo;

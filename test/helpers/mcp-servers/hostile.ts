@@ -1,13 +1,13 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { answerOverHttp } from "./answer-over-http.ts";
 
 /**
  * A hostile MCP server of our own, built with the SDK's server classes (test only: the server side pulls express and
@@ -160,16 +160,7 @@ export async function startHostileServer(initial: Partial<HostileState> = {}): P
       });
       return answer(state, request.params.name, args);
     });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await answerOverHttp(server, req, res);
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   const { port } = http.address() as AddressInfo;
