@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { AdminCatalog } from "../../shared/admin/index.ts";
 import {
   addEndpoint,
@@ -18,6 +18,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookItem,
 } from "../../shared/events/index.ts";
+import { SqsQueue } from "../../shared/queue/index.ts";
 import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
@@ -222,10 +223,10 @@ export async function webhooksTest(
 
 /** The SQS send for `enqueue`, over the target's client. */
 export function sqsEnqueue(
-  sqs: { send(c: SendMessageCommand): Promise<unknown> },
+  sqs: Pick<SQSClient, "send">,
   queueUrl: string | undefined,
 ): WebhookPorts["enqueue"] {
   if (!queueUrl) return null;
-  return async (m) =>
-    void (await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(m) })));
+  const queue = new SqsQueue({ sqs });
+  return async (m) => void (await queue.send(queueUrl, m));
 }

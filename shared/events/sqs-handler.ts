@@ -1,8 +1,9 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { WebhookItem } from "../admin/index.ts";
 import type { KeyedLogger } from "../logger.ts";
 import { sqsBatchHandler } from "../messages/index.ts";
+import { SqsQueue } from "../queue/index.ts";
 import { type DeliverOutcome, deliverEvent, UNDELIVERED } from "./deliver.ts";
 import { fanOut } from "./fan-out.ts";
 import { parseEventsMessage } from "./message.ts";
@@ -32,14 +33,9 @@ export interface EventsWorkerDeps extends DeliverDeps {
  */
 export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const maxReceives = deps.maxReceives ?? maxReceivesFor(deps.policy);
+  const queue = new SqsQueue({ sqs: deps.sqs });
   const send = (queueUrl: string, m: EventsMessage, delaySeconds?: number) =>
-    deps.sqs.send(
-      new SendMessageCommand({
-        QueueUrl: queueUrl,
-        MessageBody: JSON.stringify(m),
-        ...(delaySeconds !== undefined ? { DelaySeconds: delaySeconds } : {}),
-      }),
-    );
+    queue.send(queueUrl, m, delaySeconds !== undefined ? { delaySeconds } : {});
   return sqsBatchHandler(
     async (record, scope) => {
       const parsed = parseEventsMessage(record.body);
@@ -58,9 +54,7 @@ export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => P
           detail: `${endpointId ? `endpoint ${endpointId}, ` : ""}${event ? `event ${event.id} (${event.type})` : `unusable message ${record.messageId}`}: ${receives} receives without an outcome (the worker failed on each)`,
           agent: typeof event?.data.agent === "string" ? event.data.agent : "",
         });
-        await deps.sqs.send(
-          new SendMessageCommand({ QueueUrl: deps.deadLetterUrl, MessageBody: record.body }),
-        );
+        await queue.forward(deps.deadLetterUrl, record.body);
         return "done";
       }
       if (!parsed.ok) {

@@ -1,10 +1,11 @@
-import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { KeyedLogger, Logger } from "../logger.ts";
 import { perDelivery } from "../messages/index.ts";
 import { type HostResolver, systemResolver } from "../net/index.ts";
 import { type EventSink, noEvents } from "../ports/index.ts";
+import { SqsQueue } from "../queue/index.ts";
 import { type AdminRepo, type BasePlatform, failureReporter } from "../store/index.ts";
 import { dynamoEventState } from "./dynamo-state.ts";
 import { queueEventSink } from "./emitter.ts";
@@ -41,9 +42,9 @@ export function eventSinkFor(
   const url = platform.resources.queues.events;
   if (!url) return noEvents;
   const { sqs } = platform.clients;
-  const queue = queueEventSink({
-    send: async (m) =>
-      void (await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(m) }))),
+  const queue = new SqsQueue({ sqs });
+  const sink = queueEventSink({
+    send: async (m) => void (await queue.send(url, m)),
     logger: platform.logger,
   });
   const { admin } = platform.stores;
@@ -66,7 +67,7 @@ export function eventSinkFor(
   };
   return {
     async emit(input) {
-      if (await wanted(input.type)) await queue.emit(input);
+      if (await wanted(input.type)) await sink.emit(input);
     },
   };
 }
