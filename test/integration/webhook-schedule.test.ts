@@ -212,7 +212,11 @@ describe("the queue's last receive", () => {
   it("is reported as webhook-undelivered and moved to the DLQ by the worker, before anything that could crash again", async () => {
     const sends: { QueueUrl?: string; MessageBody?: string }[] = [];
     const fakeSqs = {
-      send: async (c: { input: object }) => void sends.push(c.input as (typeof sends)[number]),
+      // SQS answers every send with its message id; the queue adapter reads it.
+      send: async (c: { input: object }) => {
+        sends.push(c.input as (typeof sends)[number]);
+        return { MessageId: `sent-${sends.length}` };
+      },
     };
     const f = fakeDeliverDeps({
       endpoints: [endpoint],
