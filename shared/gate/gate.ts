@@ -17,13 +17,14 @@ import {
   accepted,
   type Decision,
   drop,
+  type GateReason,
   type Known,
   type LiveRoute,
   type ProvenSender,
   provenSender,
   refusal,
 } from "./decision.ts";
-import { headerSectionBytes, readHeaderBlock } from "./header-block.ts";
+import { type HeaderField, headerSectionBytes, readHeaderBlock } from "./header-block.ts";
 import { loopGuard, readLoopHeaders } from "./loop-guard.ts";
 import { routeRecipients } from "./routing.ts";
 import { type ProveSenderOptions, proveSender, type SenderProof } from "./sender-proof.ts";
@@ -98,16 +99,9 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   known.automatic = headers.automatic;
   known.hop = headers.hop;
 
-  // G5: loops and automatic mail are dropped silently, per agent (an agent may opt in to automatic mail).
-  const live: LiveRoute[] = [];
-  for (const r of agentRoutes) {
-    const loop = loopGuard(headers.fields, envelope.mailFrom, config.recursionLimit, {
-      acceptAutoSubmitted: r.agent.acceptAutoSubmitted,
-      acceptListMail: r.agent.acceptListMail,
-    });
-    if (!loop.ok) decisions.push(drop(known, r.recipient, r.agent, loop.reason));
-    else live.push({ recipient: r.recipient, agent: r.agent, hop: loop.hop });
-  }
+  const live = loopChecked(agentRoutes, headers.fields, input, (recipient, agent, reason) =>
+    decisions.push(drop(known, recipient, agent, reason)),
+  );
   if (live.length === 0) return finish();
 
   // G2: sender proof before any text counts; its cost is bounded whatever the header holds (sender-proof.ts).
@@ -133,34 +127,59 @@ export async function gateMessage(input: GateInput): Promise<GateResult> {
   const fields = block.ok ? block.fields : [];
 
   // The agent's own rules, on the proven sender: itself (never), access (G3), then addressing (G2).
-  for (const l of live) {
-    if (isSelf(sender, l.agent)) {
-      // dropped, never notified: a notice would go from the agent to itself
-      decisions.push(drop(known, l.recipient, l.agent, "self-sender"));
-      continue;
-    }
-    const denied = accessRefusal(sender.routingKey, l.agent, config.inboundAccess, admin.accessRules);
-    if (denied !== null) {
-      decisions.push(refusal(known, l.recipient, l.agent, denied, l.hop));
-      continue;
-    }
-    const addressed = await decideAddressing({
-      agent: l.agent,
-      sender,
-      fields,
-      inReplyTo: mail.inReplyTo,
-      references: mail.references,
-      now: input.now,
-      allowNonAsciiLocalParts: config.senderProof.allowNonAsciiLocalParts,
-      sentMail: input.sentMail,
-    });
-    decisions.push(
-      addressed.ok
-        ? accepted(l, sender, addressed, known.automatic)
-        : refusal(known, l.recipient, l.agent, addressed.reason, l.hop, addressed.detail),
-    );
-  }
+  for (const l of live) decisions.push(await agentDecision(l, { input, known, sender, fields, mail }));
   return finish();
+}
+
+/** G5: loops and automatic mail are dropped silently, per agent (an agent may opt in to automatic mail). */
+function loopChecked(
+  agentRoutes: readonly { readonly recipient: string; readonly agent: AgentItem }[],
+  fields: Parameters<typeof loopGuard>[0],
+  input: GateInput,
+  dropped: (recipient: string, agent: AgentItem, reason: GateReason) => void,
+): LiveRoute[] {
+  const live: LiveRoute[] = [];
+  for (const r of agentRoutes) {
+    const loop = loopGuard(fields, input.envelope.mailFrom, input.config.recursionLimit, {
+      acceptAutoSubmitted: r.agent.acceptAutoSubmitted,
+      acceptListMail: r.agent.acceptListMail,
+    });
+    if (!loop.ok) dropped(r.recipient, r.agent, loop.reason);
+    else live.push({ recipient: r.recipient, agent: r.agent, hop: loop.hop });
+  }
+  return live;
+}
+
+/** One live agent's decision on a proven sender: itself (never), access (G3), then addressing (G2). */
+async function agentDecision(
+  l: LiveRoute,
+  c: {
+    readonly input: GateInput;
+    readonly known: Known;
+    readonly sender: ProvenSender;
+    readonly fields: readonly HeaderField[];
+    readonly mail: ParsedMail;
+  },
+): Promise<Decision> {
+  const { input, known, sender } = c;
+  const { config } = input;
+  // dropped, never notified: a notice would go from the agent to itself
+  if (isSelf(sender, l.agent)) return drop(known, l.recipient, l.agent, "self-sender");
+  const denied = accessRefusal(sender.routingKey, l.agent, config.inboundAccess, input.admin.accessRules);
+  if (denied !== null) return refusal(known, l.recipient, l.agent, denied, l.hop);
+  const addressed = await decideAddressing({
+    agent: l.agent,
+    sender,
+    fields: c.fields,
+    inReplyTo: c.mail.inReplyTo,
+    references: c.mail.references,
+    now: input.now,
+    allowNonAsciiLocalParts: config.senderProof.allowNonAsciiLocalParts,
+    sentMail: input.sentMail,
+  });
+  return addressed.ok
+    ? accepted(l, sender, addressed, known.automatic)
+    : refusal(known, l.recipient, l.agent, addressed.reason, l.hop, addressed.detail);
 }
 
 /** G7, first the free checks: the raw size, then the header section's, before a header line is read. */

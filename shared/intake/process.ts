@@ -98,50 +98,10 @@ async function actOn(
   });
   if (!claim.ok && claim.existing?.status === "done")
     return { recipient, verdict: decision.verdict, reason: decision.reason, status: "duplicate" };
-  // G4: the log line names the reason and the address reduced to address characters, nothing the sender wrote.
-  deps.logger.info("inbound decision", {
-    sesMessageId: event.sesMessageId,
-    recipient,
-    verdict: decision.verdict,
-    reason: decision.reason,
-    ...(decision.verdict !== "accept" && decision.detail !== undefined ? { detail: decision.detail } : {}),
-    ...(decision.verdict === "accept" && decision.sender.signedRecipients.refused.length > 0
-      ? { signedRecipientsRefused: decision.sender.signedRecipients.refused }
-      : {}),
-    // How the signer's word on the audience was proven (docs/gate.md): envelope and reply narrow the run.
-    ...(decision.verdict === "accept"
-      ? {
-          addressing: decision.addressing.kind,
-          narrowed: narrowsRun(decision.addressing),
-          provenBy: provenBy(decision.sender.via),
-        }
-      : {}),
-    sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
-  });
+  logDecision(decision, recipient, event, deps);
   let handed: { messageId: string | null; runId?: string } = { messageId: null };
-  if (decision.verdict === "accept" && (await isReplay(decision, event, deps))) {
-    // G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing.
-    deps.logger.warn("inbound replay dropped", {
-      sesMessageId: event.sesMessageId,
-      recipient,
-      reason: "replayed",
-      sender: decision.sender.routingKey,
-    });
-    // The event before the claim is closed (below, and for every verdict): see emitVerdict.
-    await emitVerdict(deps, event, recipient, {
-      verdict: "drop",
-      reason: "replayed",
-      agent: decision.agent.address,
-    });
-    await complete(deps, event, recipient, {
-      verdict: "drop",
-      reason: "replayed",
-      sender: decision.sender.routingKey,
-      agent: decision.agent.address,
-      messageId: null,
-    });
-    return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
-  }
+  if (decision.verdict === "accept" && (await isReplay(decision, event, deps)))
+    return dropReplay(decision, recipient, event, deps);
   if (decision.verdict === "accept") {
     if (!mail) throw new PosternError("invariant-broken", "gate accepted without a parsed message");
     handed = await handOn(decision, mail, event, deps);
@@ -188,6 +148,58 @@ async function actOn(
     status: "processed",
     ...(handed.runId ? { runId: handed.runId } : {}),
   };
+}
+
+/** G4: the decision's log line names the reason and the address reduced to address characters, nothing the sender wrote. */
+function logDecision(decision: Decision, recipient: string, event: InboundEvent, deps: VerifyDeps): void {
+  deps.logger.info("inbound decision", {
+    sesMessageId: event.sesMessageId,
+    recipient,
+    verdict: decision.verdict,
+    reason: decision.reason,
+    ...(decision.verdict !== "accept" && decision.detail !== undefined ? { detail: decision.detail } : {}),
+    ...(decision.verdict === "accept" && decision.sender.signedRecipients.refused.length > 0
+      ? { signedRecipientsRefused: decision.sender.signedRecipients.refused }
+      : {}),
+    // How the signer's word on the audience was proven (docs/gate.md): envelope and reply narrow the run.
+    ...(decision.verdict === "accept"
+      ? {
+          addressing: decision.addressing.kind,
+          narrowed: narrowsRun(decision.addressing),
+          provenBy: provenBy(decision.sender.via),
+        }
+      : {}),
+    sender: decision.verdict === "accept" ? decision.sender.routingKey : decision.sender,
+  });
+}
+
+/** G2: the same signed message, relayed again (by its recipient, or a list): kept, recorded, said nothing. */
+async function dropReplay(
+  decision: Extract<Decision, { verdict: "accept" }>,
+  recipient: string,
+  event: InboundEvent,
+  deps: VerifyDeps,
+): Promise<InboundSummary> {
+  deps.logger.warn("inbound replay dropped", {
+    sesMessageId: event.sesMessageId,
+    recipient,
+    reason: "replayed",
+    sender: decision.sender.routingKey,
+  });
+  // The event before the claim is closed (below, and for every verdict): see emitVerdict.
+  await emitVerdict(deps, event, recipient, {
+    verdict: "drop",
+    reason: "replayed",
+    agent: decision.agent.address,
+  });
+  await complete(deps, event, recipient, {
+    verdict: "drop",
+    reason: "replayed",
+    sender: decision.sender.routingKey,
+    agent: decision.agent.address,
+    messageId: null,
+  });
+  return { recipient, verdict: "drop", reason: "replayed", status: "processed" };
 }
 
 /** How an accepted sender was proven, for the decision line: DKIM, a delegated signer, or ARC sealers. */

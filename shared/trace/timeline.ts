@@ -59,8 +59,12 @@ function addressingNote(addressing: unknown): string {
   return "";
 }
 
-function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineStatus; text: string } {
+type Described = { status: TimelineStatus; text: string };
+
+function describe(e: StoredRunEvent, ctx: TimelineContext): Described {
   const d = (e.data ?? {}) as Record<string, unknown>;
+  const plan = describePlan(e.type, d);
+  if (plan !== null) return plan;
   const proposal = (): boolean =>
     ctx.proposedCallIds?.has(s(d.callId)) === true || ctx.isConfirmTool?.(s(d.name)) === true;
   switch (e.type) {
@@ -114,14 +118,22 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
         status: d.state === "completed" ? "ok" : "failed",
         text: `run finished: ${s(d.state)} (${s(d.reason)})`,
       };
+    case FAILURE_EVENT:
+      return { status: "failed", text: failureText(d) };
+    default:
+      return { status: "info", text: `${e.type} ${clipped(JSON.stringify(d), 200)}` };
+  }
+}
+
+/** A plan's events (G14), from its card to its end; null for any other event. */
+function describePlan(type: string, d: Record<string, unknown>): Described | null {
+  switch (type) {
     case "plan-card-sent":
       // Queued, not delivered: the outbound may still refuse it, and then a `failure` event follows (G19).
       return {
         status: "info",
         text: `plan: confirm card queued for ${s(d.approvers)} approver(s), ${s(d.operations)} operation(s)`,
       };
-    case FAILURE_EVENT:
-      return { status: "failed", text: failureText(d) };
     case "plan-unconfirmable":
       return { status: "failed", text: `plan: cannot be confirmed (${s(d.reason)})` };
     case "confirm-refused":
@@ -163,7 +175,7 @@ function describe(e: StoredRunEvent, ctx: TimelineContext): { status: TimelineSt
             text: `plan: FAILED (${s(d.reason)}): ${s(d.succeeded)} of ${s(d.operations)} operation(s) succeeded`,
           };
     default:
-      return { status: "info", text: `${e.type} ${clipped(JSON.stringify(d), 200)}` };
+      return null;
   }
 }
 

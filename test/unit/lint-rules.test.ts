@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The lint rules that are habits, not style (issue: unused code is an error, as Powertools has it): an unused
@@ -11,14 +11,15 @@ import { afterAll, describe, expect, it } from "vitest";
 const dir = mkdtempSync(join(tmpdir(), "postern-lint-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function lint(source: string): string[] {
+function lint(source: string, path = "probe.ts"): string[] {
   const config = JSON.parse(readFileSync("biome.json", "utf8")) as Record<string, unknown>;
   const { $schema: _schema, files: _files, ...rules } = config;
   writeFileSync(join(dir, "biome.json"), JSON.stringify(rules));
-  writeFileSync(join(dir, "probe.ts"), source);
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  writeFileSync(join(dir, path), source);
   const out = spawnSync(
     "node_modules/.bin/biome",
-    ["lint", `--config-path=${join(dir, "biome.json")}`, "--reporter=json", join(dir, "probe.ts")],
+    ["lint", `--config-path=${join(dir, "biome.json")}`, "--reporter=json", join(dir, path)],
     { encoding: "utf8" },
   );
   const report = JSON.parse(out.stdout) as { diagnostics: { category: string; severity: string }[] };
@@ -46,5 +47,22 @@ describe("unused code is a lint error", () => {
 
   it("a file that uses what it declares passes", () => {
     expect(lint("export function f(a: number): number {\n  return a;\n}\n")).toEqual([]);
+  });
+});
+
+// A function a reader must scroll through hides what it does (issue: functions over 80 lines had doubled in a week):
+// in shared/, one over 80 lines, blank and comment lines counted, fails `npm run check`.
+describe("no function in shared/ over 80 lines", () => {
+  // `bodyLines` lines between the braces: what biome's noExcessiveLinesPerFunction counts.
+  const fn = (bodyLines: number) =>
+    `export function f(): void {\n${Array.from({ length: bodyLines }, (_, i) => `  void ${i};`).join("\n")}\n}\n`;
+
+  it("a function of 81 lines in shared/ fails the check; one of 80 passes", () => {
+    expect(lint(fn(81), "shared/probe.ts")).toEqual(["lint/complexity/noExcessiveLinesPerFunction"]);
+    expect(lint(fn(80), "shared/probe.ts")).toEqual([]);
+  });
+
+  it("outside shared/ the rule does not apply", () => {
+    expect(lint(fn(120), "cli/probe.ts")).toEqual([]);
   });
 });
