@@ -48,12 +48,8 @@ import { adminCatalog } from "../shared/admin/catalog.ts";
 import { makeClients } from "../shared/aws/clients.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import { PREFIXES } from "../shared/config/tables.ts";
-import {
-  dynamoEventState,
-  fileSecretStore,
-  SUBSCRIBERS_MAX_AGE_MS,
-  secretManagerStore,
-} from "../shared/events/index.ts";
+import { dynamoEventState, fileSecretStore, secretManagerStore } from "../shared/events/index.ts";
+import { SUBSCRIBERS_MAX_AGE_MS } from "../shared/events/wiring.ts";
 import type { KeyedLogger } from "../shared/logger.ts";
 import { mcpConnector, mcpServerItem, pinTools } from "../shared/mcp/index.ts";
 import { createModel } from "../shared/model/factory.ts";

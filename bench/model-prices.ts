@@ -14,7 +14,8 @@
  * cannot call. The counts are therefore close, not exact, and the same tokenizer is used for the before and after
  * figures.
  */
-import { type ModelFacts, modelFacts } from "../shared/model/index.ts";
+import { modelFacts } from "../shared/model/index.ts";
+import type { ModelFacts } from "../shared/model/model-facts.ts";
 
 export interface ModelPrice {
   /** USD per token. */

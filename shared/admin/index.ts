@@ -2,7 +2,7 @@
 // Outside this folder, import this file only (docs/architecture.md).
 
 // The event types are the events' port's (ports/events.ts); re-exported for the admin schema's readers.
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../ports/index.ts";
+export { WEBHOOK_EVENT_TYPES } from "../ports/index.ts";
 export { type AdminCatalog, adminCatalog, runningConfigCite } from "./catalog.ts";
 export { type AdminIssue, zodIssues } from "./issues.ts";
 export {
@@ -13,7 +13,6 @@ export {
   type McpToolPin,
   mcpServerItem,
   mcpToolClass,
-  mcpToolPin,
 } from "./mcp-server-item.ts";
 export type { AdminList } from "./raw-input.ts";
 export {
@@ -28,7 +27,7 @@ export {
   readWebhooks,
   ruleKey,
 } from "./read.ts";
-export { configRoundLimit, DEFAULT_MAX_ROUNDS, roundLimit } from "./round-limit.ts";
+export { roundLimit } from "./round-limit.ts";
 export {
   type AccessRuleItem,
   type AdminDocument,
@@ -58,8 +57,4 @@ export {
   type WebhookTable,
   type WriteOptions,
 } from "./sync.ts";
-export {
-  type WebhookItem,
-  webhookId,
-  webhookItem,
-} from "./webhook-item.ts";
+export { type WebhookItem, webhookId, webhookItem } from "./webhook-item.ts";

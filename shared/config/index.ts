@@ -16,12 +16,4 @@ export {
   type ModelEntry,
   SUBDOMAIN_WILDCARD,
 } from "./schema.ts";
-export {
-  type IndexSpec,
-  PREFIXES,
-  STATE_KEYS,
-  TABLE_KEYS,
-  TABLES,
-  type TableKey,
-  type TableSpec,
-} from "./tables.ts";
+export { PREFIXES, STATE_KEYS, TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "./tables.ts";

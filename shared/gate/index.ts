@@ -15,7 +15,7 @@ export {
   shownDisplayName,
   type UntrustedPart,
 } from "./fence.ts";
-export { type Decision, gateMessage, type InboundAddressing } from "./gate.ts";
+export { type Decision, gateMessage } from "./gate.ts";
 export {
   checkOutboundReach,
   type OutboundReachReason,

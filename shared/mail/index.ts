@@ -11,7 +11,6 @@ export {
 } from "./compose.ts";
 export { CODE_ALPHABET, CODE_LENGTH, cardCodes, formatCode, readConfirmation } from "./confirm-reading.ts";
 export { readReply } from "./confirm-reply.ts";
-export { freshText } from "./fresh-text.ts";
 export { type AttachmentLimits, checkHeaderSize, checkMessageSize, type LimitReason } from "./limits.ts";
 export { derivedId, requestMessageId, sentMailboxId } from "./message-id.ts";
 export {
@@ -23,7 +22,7 @@ export {
   postmasterOf,
 } from "./notice.ts";
 export { type ParsedMail, parseMail } from "./parse.ts";
-export { type PrintableOptions, printable, printableJson } from "./printable.ts";
+export { printable, printableJson } from "./printable.ts";
 export {
   newMailRecipients,
   parseAddrSpec,

@@ -3,15 +3,7 @@
 
 export { awsSecretSource } from "./aws-secret-source.ts";
 export { createModel } from "./factory.ts";
-export {
-  bedrockBaseId,
-  type CacheField,
-  MODEL_FACTS,
-  type ModelFacts,
-  type ModelPrice,
-  modelFacts,
-  RECOMMENDED,
-} from "./model-facts.ts";
+export { modelFacts, RECOMMENDED } from "./model-facts.ts";
 export { envSecretSource, type SecretSource } from "./secret-source.ts";
 export {
   type AssistantMessage,

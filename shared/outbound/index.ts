@@ -4,4 +4,4 @@
 export { abandonSend, processOutboundRequest } from "./process.ts";
 export { sesHeaderMessageId } from "./ses-message-id.ts";
 export { deliveryEventsSqsHandler, outboundSqsHandler } from "./sqs-handler.ts";
-export { deliveryEventLog, deliveryEventsDeps, outboundDeps } from "./wiring.ts";
+export { deliveryEventsDeps, outboundDeps } from "./wiring.ts";

@@ -12,18 +12,13 @@ export {
   deliveryEventsPk,
 } from "./delivery-events.ts";
 export {
-  type EventData,
-  type EventInput,
   type EventSink,
-  type EventType,
-  eventId,
   type MailText,
   noEvents,
   toEvent,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_SECRET_PREFIX,
   type WebhookEvent,
-  type WebhookEventType,
 } from "./events.ts";
 export {
   capDetail,

@@ -1,15 +1,9 @@
 // Front door of shared/store: the DynamoDB and S3 repositories, and the platform every composition root
 // takes. Outside this folder, import this file only (docs/architecture.md).
 
-export {
-  ADMIN_SNAPSHOT_MAX_AGE_MS,
-  ADMIN_VERSION_KEY,
-  AdminRepo,
-  type AdminRepoDeps,
-  DEFAULT_TOOLKIT,
-} from "./admin-repo.ts";
+export { AdminRepo, DEFAULT_TOOLKIT } from "./admin-repo.ts";
 export { AuditRepo } from "./audit-repo.ts";
-export { BlobStore, type BlobStoreDeps } from "./blob-store.ts";
+export { BlobStore } from "./blob-store.ts";
 export { DeliveryEventReads } from "./delivery-event-reads.ts";
 export { isConditionFailed, queryAll } from "./dynamo-util.ts";
 export { createFactStore } from "./fact-store.ts";
@@ -26,5 +20,5 @@ export { listUncertainSends, sendStateStore } from "./send-state-store.ts";
 export { StateRepo } from "./state-repo.ts";
 export { makeStores, type Stores } from "./stores.ts";
 export { ThreadActivity } from "./thread-activity.ts";
-export { normalizeMessageId, ThreadRepo } from "./thread-repo.ts";
+export { normalizeMessageId } from "./thread-repo.ts";
 export { TraceLookups } from "./trace-lookups.ts";

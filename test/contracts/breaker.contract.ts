@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BreakerStore } from "../../shared/events/index.ts";
+import type { BreakerStore } from "../../shared/events/ports.ts";
 import { fresh } from "./ids.ts";
 
 /**

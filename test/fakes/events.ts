@@ -1,16 +1,15 @@
 import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
 import {
   type BreakerState,
-  type BreakerStore,
   DEFAULT_POLICY,
-  type DeliverDeps,
   type DeliveryEntry,
   type DeliveryPolicy,
-  type EndpointSecrets,
-  type Post,
   type SecretStore,
 } from "../../shared/events/index.ts";
-import type { EventInput, EventSink } from "../../shared/ports/index.ts";
+import type { BreakerStore, DeliverDeps, Post } from "../../shared/events/ports.ts";
+import type { EndpointSecrets } from "../../shared/events/secrets.ts";
+import type { EventInput } from "../../shared/ports/events.ts";
+import type { EventSink } from "../../shared/ports/index.ts";
 import { recordingFailures } from "./failures.ts";
 
 /**

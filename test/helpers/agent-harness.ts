@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import { configRoundLimit } from "../../shared/admin/index.ts";
+import { configRoundLimit } from "../../shared/admin/round-limit.ts";
 import { buildStepDeps, type StepParts } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";

@@ -1,5 +1,6 @@
-import type { CallCounter, McpServerItem } from "../../shared/mcp/index.ts";
+import type { McpServerItem } from "../../shared/mcp/index.ts";
 import { mcpServerItem } from "../../shared/mcp/index.ts";
+import type { CallCounter } from "../../shared/mcp/mcp-runtime.ts";
 import type { HostResolver } from "../../shared/net/resolver.ts";
 import type { ToolContext } from "../../shared/tool-framework/context.ts";
 import { noMailbox, toolContext } from "../unit/tools/tool-context.ts";

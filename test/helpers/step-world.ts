@@ -1,4 +1,4 @@
-import { configRoundLimit } from "../../shared/admin/index.ts";
+import { configRoundLimit } from "../../shared/admin/round-limit.ts";
 import type {
   AdminSnapshot,
   AgentItem,

@@ -5,10 +5,10 @@ import { secretStrings } from "../../shared/aws/secrets-manager.ts";
 import {
   dynamoEventState,
   fileSecretStore,
-  newSecret,
   secretManagerStore,
   WEBHOOK_EVENT_TYPES,
 } from "../../shared/events/index.ts";
+import { newSecret } from "../../shared/events/signing.ts";
 // IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
 // recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
 // evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template

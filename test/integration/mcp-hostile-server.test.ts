@@ -4,15 +4,14 @@ import { egressCheck } from "../../shared/agent/channels/egress.ts";
 import { type DispatchDeps, dispatchToolCall } from "../../shared/agent/loop/dispatch.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import {
-  type DefinitionChange,
   type McpServerItem,
   mcpConnector,
   mcpRuntime,
-  type OfferEvent,
   pinTools,
-  type ServerUnavailable,
   type ToolChoice,
 } from "../../shared/mcp/index.ts";
+import type { DefinitionChange, ServerUnavailable } from "../../shared/mcp/mcp-tool.ts";
+import type { OfferEvent } from "../../shared/mcp/offer-check.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { ToolResult } from "../../shared/tool-framework/tool.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";

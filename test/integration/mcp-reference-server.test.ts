@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  comparePins,
-  type McpServerItem,
-  mcpConnector,
-  mcpRuntime,
-  pinTools,
-} from "../../shared/mcp/index.ts";
+import { comparePins } from "../../shared/mcp/compare-pins.ts";
+import { type McpServerItem, mcpConnector, mcpRuntime, pinTools } from "../../shared/mcp/index.ts";
 import { everythingStdio, startEverythingHttp } from "../helpers/mcp-servers/everything.ts";
 import { loopbackResolver, mcpCallContext, memoryCounter, serverItem } from "../helpers/mcp-world.ts";
 

@@ -16,12 +16,12 @@ import {
   DEFAULT_POLICY,
   type EventsMessage,
   eventsSqsHandler,
-  maxAttempts,
   maxReceivesFor,
-  newSecret,
-  type Post,
-  toEvent,
 } from "../../shared/events/index.ts";
+import { maxAttempts } from "../../shared/events/policy.ts";
+import type { Post } from "../../shared/events/ports.ts";
+import { newSecret } from "../../shared/events/signing.ts";
+import { toEvent } from "../../shared/ports/index.ts";
 import { fakeDeliverDeps } from "../fakes/events.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 

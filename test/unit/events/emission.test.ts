@@ -2,16 +2,12 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  type EventsMessage,
-  fanOut,
-  fileSecretStore,
-  queueEventSink,
-  secretManagerStore,
-  toEvent,
-} from "../../../shared/events/index.ts";
+import { queueEventSink } from "../../../shared/events/emitter.ts";
+import { fanOut } from "../../../shared/events/fan-out.ts";
+import { type EventsMessage, fileSecretStore, secretManagerStore } from "../../../shared/events/index.ts";
 import { recordDeliveryEvent } from "../../../shared/outbound/delivery-events.ts";
 import { FAILURE_LOG } from "../../../shared/ports/failures.ts";
+import { toEvent } from "../../../shared/ports/index.ts";
 import { recordingEventSink } from "../../fakes/events.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 

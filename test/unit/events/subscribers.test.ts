@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookItem } from "../../../shared/admin/index.ts";
 import type { Resources } from "../../../shared/config/index.ts";
-import { eventSinkFor, SUBSCRIBERS_MAX_AGE_MS } from "../../../shared/events/index.ts";
+import { eventSinkFor } from "../../../shared/events/index.ts";
+import { SUBSCRIBERS_MAX_AGE_MS } from "../../../shared/events/wiring.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 // Emission points queue an event only when an enabled endpoint takes its type: a deployment without webhooks pays

@@ -7,21 +7,20 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { toModelToolResult } from "../../../shared/agent/loop/tool-result.ts";
-import { definitionHashV1 } from "../../../shared/mcp/definition-hash.ts";
+import { comparePins } from "../../../shared/mcp/compare-pins.ts";
+import { definitionHashV1, PIN_HASH_VERSION } from "../../../shared/mcp/definition-hash.ts";
 import {
-  comparePins,
   definitionHash,
   type ListedTool,
   type McpConnector,
   type McpToolPin,
   mcpServerItem,
-  offerCheck,
-  PIN_HASH_VERSION,
   PIN_PREDATES_COVERAGE,
   pinTools,
   reviewStates,
 } from "../../../shared/mcp/index.ts";
 import { mcpFailure } from "../../../shared/mcp/mcp-tool.ts";
+import { offerCheck } from "../../../shared/mcp/offer-check.ts";
 import { listServerTools } from "../../../shared/mcp/registration.ts";
 import { toolFailure } from "../../../shared/tool-framework/index.ts";
 
@@ -116,7 +115,7 @@ describe("the offer check bounds what a server puts in the trace", () => {
   };
 
   it("a tools/list error is stored as its code, never its message", async () => {
-    const { mcpTool } = await import("../../../shared/mcp/index.ts");
+    const { mcpTool } = await import("../../../shared/mcp/mcp-tool.ts");
     const pin = pinned(def);
     const tool = mcpTool({ ...server, tools: [pin] }, pin, {
       connect: () => Promise.reject(new Error("unused")),
@@ -131,7 +130,7 @@ describe("the offer check bounds what a server puts in the trace", () => {
   });
 
   it("unreviewed names: at most 20, each cut to 128 characters with no control, bidi or invisible character", async () => {
-    const { mcpTool } = await import("../../../shared/mcp/index.ts");
+    const { mcpTool } = await import("../../../shared/mcp/mcp-tool.ts");
     const pin = pinned(def);
     const tool = mcpTool({ ...server, tools: [pin] }, pin, {
       connect: () => Promise.reject(new Error("unused")),

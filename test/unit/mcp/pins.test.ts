@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { checkDocument } from "../../../shared/admin/document.ts";
-import {
-  comparePins,
-  definitionHash,
-  exposedName,
-  mcpServerItem,
-  mcpTool,
-  pinTools,
-} from "../../../shared/mcp/index.ts";
+import { exposedName } from "../../../shared/admin/index.ts";
+import { comparePins } from "../../../shared/mcp/compare-pins.ts";
+import { definitionHash, mcpServerItem, pinTools } from "../../../shared/mcp/index.ts";
+import { mcpTool } from "../../../shared/mcp/mcp-tool.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import { ToolRegistry } from "../../../shared/tool-framework/registry.ts";
 import { testCatalog } from "../../helpers/admin-catalog.ts";
