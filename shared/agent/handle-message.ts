@@ -41,11 +41,17 @@ export async function handleAgentStepMessage(
 ): Promise<RecordOutcome> {
   const { logger } = how;
   deps.beginDelivery?.();
-  const message = parseAgentStepMessage(delivery.body);
-  if (!message) {
-    logger.error("unusable agent-step message", { sqsMessageId: delivery.id });
+  const parsed = parseAgentStepMessage(delivery.body);
+  if (!parsed.ok) {
+    // A body none of our producers writes: rejected, so the DLQ keeps it for the operator (docs/reasons.md).
+    logger.error("unusable agent-step payload", {
+      sqsMessageId: delivery.id,
+      reason: parsed.reason,
+      detail: parsed.detail,
+    });
     return "reject";
   }
+  const { message } = parsed;
   if ("tick" in message) {
     // Debug, not info: a tick comes every minute, and locally its line would scroll the console's sign-in link
     // away; a run it starts has its own trace.

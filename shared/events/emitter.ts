@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
+import type { EventsMessage } from "../messages/index.ts";
 import { type EventSink, logFailure, toEvent } from "../ports/index.ts";
-import type { EventsMessage } from "./ports.ts";
 
 /**
  * The sink every emission point gets: one `event` message on the events queue, which the worker fans out. An event

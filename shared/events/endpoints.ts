@@ -5,10 +5,10 @@ import {
   checkAdminWrite,
   type WebhookTable,
 } from "../admin/index.ts";
+import type { EventsMessage } from "../messages/index.ts";
 import { toEvent } from "../ports/index.ts";
 import { type Fail, fail, failWith, type Ok } from "../result.ts";
 import { type EndpointReachOptions, endpointReach } from "./endpoint-reach.ts";
-import type { EventsMessage } from "./ports.ts";
 import { rotated, type SecretStore } from "./secrets.ts";
 import { newSecret } from "./signing.ts";
 

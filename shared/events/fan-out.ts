@@ -1,6 +1,6 @@
 import type { WebhookItem } from "../admin/index.ts";
+import type { EventsMessage } from "../messages/index.ts";
 import type { WebhookEvent } from "../ports/index.ts";
-import type { EventsMessage } from "./ports.ts";
 
 /**
  * One event → one delivery message per enabled endpoint subscribed to its type, so each endpoint retries, backs

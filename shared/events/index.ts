@@ -3,6 +3,7 @@
 // the secrets through the stores below.
 
 export { WEBHOOK_EVENT_TYPES, type WebhookItem } from "../admin/index.ts";
+export type { EventsMessage } from "../messages/index.ts";
 export type { EventSink } from "../ports/index.ts";
 export type { BreakerState } from "./breaker.ts";
 export { dynamoEventState } from "./dynamo-state.ts";
@@ -18,7 +19,7 @@ export {
 } from "./endpoints.ts";
 export { fileSecretStore } from "./file-secrets.ts";
 export { DEFAULT_POLICY, type DeliveryPolicy, maxReceivesFor } from "./policy.ts";
-export type { DeliveryEntry, DeliveryLog, EventsMessage } from "./ports.ts";
+export type { DeliveryEntry, DeliveryLog } from "./ports.ts";
 export { secretManagerStore } from "./secret-manager-store.ts";
 export type { SecretStore } from "./secrets.ts";
 export { eventsSqsHandler } from "./sqs-handler.ts";

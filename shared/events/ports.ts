@@ -81,8 +81,3 @@ export interface DeliverDeps {
   readonly policy: DeliveryPolicy;
   readonly clock: () => Date;
 }
-
-/** The queue's two messages: an event to fan out to its endpoints, and one endpoint's delivery of it. */
-export type EventsMessage =
-  | { readonly kind: "event"; readonly event: WebhookEvent }
-  | { readonly kind: "deliver"; readonly endpointId: string; readonly event: WebhookEvent };

@@ -2,13 +2,12 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { WebhookItem } from "../admin/index.ts";
 import type { KeyedLogger } from "../logger.ts";
-import { sqsBatchHandler } from "../messages/index.ts";
+import { type EventsMessage, parseEventsMessage, sqsBatchHandler } from "../messages/index.ts";
 import { SqsQueue } from "../queue/index.ts";
 import { type DeliverOutcome, deliverEvent, UNDELIVERED } from "./deliver.ts";
 import { fanOut } from "./fan-out.ts";
-import { parseEventsMessage } from "./message.ts";
 import { maxReceivesFor, SQS_MAX_DELAY_SECONDS } from "./policy.ts";
-import type { DeliverDeps, EventsMessage } from "./ports.ts";
+import type { DeliverDeps } from "./ports.ts";
 
 export interface EventsWorkerDeps extends DeliverDeps {
   readonly sqs: Pick<SQSClient, "send">;
@@ -58,9 +57,10 @@ export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => P
         return "done";
       }
       if (!parsed.ok) {
-        deps.logger.error("unusable events message", {
+        deps.logger.error("unusable events payload", {
           sqsMessageId: record.messageId,
-          error: parsed.detail,
+          reason: parsed.reason,
+          detail: parsed.detail,
         });
         return "reject";
       }

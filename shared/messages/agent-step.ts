@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { type PayloadResult, parsePayload } from "./parse-payload.ts";
 
 /**
  * The agent-step queue's messages, declared once: producers (verify, the scheduled-run starter, the step loop, the
@@ -85,16 +86,9 @@ export type Unclear = (typeof UNCLEAR)[number];
 export type ConfirmEnvelope = { readonly confirm: ConfirmMessage };
 export type AgentStepMessage = TickMessage | ConfirmEnvelope | StepMessage;
 
-/** A queue body → the message it holds, or null when it is not JSON or none of the three. */
-export function parseAgentStepMessage(body: string): AgentStepMessage | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  const parsed = agentStepMessageSchema.safeParse(json);
-  return parsed.success ? parsed.data : null;
+/** A queue body → the message it holds (a tick, a confirmation or a step), or why not. */
+export function parseAgentStepMessage(body: string): PayloadResult<AgentStepMessage> {
+  return parsePayload(body, agentStepMessageSchema);
 }
 
 export type CarriedResult = z.infer<typeof carriedResultSchema>;

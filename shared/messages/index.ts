@@ -13,6 +13,7 @@ export {
   type TickMessage,
   type Unclear,
 } from "./agent-step.ts";
+export { type EventsMessage, parseEventsMessage } from "./events.ts";
 export {
   noticeRequest,
   type OutboundMessage,

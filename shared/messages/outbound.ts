@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { PosternError } from "../errors.ts";
 import { isNoticeReason, NOTICE_REASONS, type NoticeReason } from "../mail/index.ts";
-import { type FailWithDetail, fail, type Ok } from "../result.ts";
+import { type PayloadResult, parsePayload } from "./parse-payload.ts";
 
 /**
  * Who started the run a send comes from: a proven sender's mail, or the operator's schedule (a responsibility).
@@ -45,9 +45,6 @@ export interface OutboundRequest {
    */
   readonly startedBy?: RunStartedBy;
 }
-
-/** A queue body that is not an outbound request: not JSON, or not the schema (a bug upstream; kept in the DLQ). */
-export type RequestRefusal = "request-not-json" | "request-invalid";
 
 /**
  * The outbound queue message: an OutboundRequest (shared/tool-framework/context.ts), plus, for engine notices, the reason
@@ -100,20 +97,9 @@ export const outboundMessageSchema = z
   .refine((m) => m.notice === undefined || m.kind === "notice", "only a notice carries notice details")
   .refine((m) => m.mode === "new" || m.replyTo !== undefined, "a reply needs replyTo");
 
-/** `detail`: what is wrong with the body, for the operator's log. */
-export function parseOutboundMessage(
-  body: string,
-): Ok<{ message: OutboundMessage }> | FailWithDetail<RequestRefusal> {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return fail("request-not-json", "not JSON");
-  }
-  const parsed = outboundMessageSchema.safeParse(json);
-  return parsed.success
-    ? { ok: true, message: parsed.data }
-    : fail("request-invalid", z.prettifyError(parsed.error));
+/** A queue body → the send request it holds, or why not. */
+export function parseOutboundMessage(body: string): PayloadResult<OutboundMessage> {
+  return parsePayload(body, outboundMessageSchema);
 }
 
 /**

@@ -20,7 +20,11 @@ export function outboundSqsHandler(
       const parsed = parseOutboundMessage(record.body);
       if (!parsed.ok) {
         // A malformed request is a bug upstream: fail it so the DLQ keeps it for an operator.
-        logger.error("unusable outbound request", { sqsMessageId: record.messageId, error: parsed.detail });
+        logger.error("unusable outbound payload", {
+          sqsMessageId: record.messageId,
+          reason: parsed.reason,
+          detail: parsed.detail,
+        });
         return "reject";
       }
       scope.appendKeys({ correlationId: parsed.message.correlationId, requestId: parsed.message.requestId });

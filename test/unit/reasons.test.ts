@@ -12,7 +12,7 @@ import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";
 import { NOTICE_REASONS } from "../../shared/mail/notice.ts";
 import type { McpCallReason } from "../../shared/mcp/mcp-tool.ts";
-import type { RequestRefusal } from "../../shared/messages/outbound.ts";
+import type { PayloadRefusal } from "../../shared/messages/parse-payload.ts";
 import { MODEL_FAILURE_REASONS } from "../../shared/model/types.ts";
 import type { SafeFetchFailure } from "../../shared/net/safe-fetch.ts";
 import type { SearchReason } from "../../shared/net/search.ts";
@@ -136,7 +136,7 @@ const RUN = [
 ];
 
 const SEND = [
-  ...covers<Exclude<SendStateReason, `ses-rejected:${string}`> | RequestRefusal>()([
+  ...covers<Exclude<SendStateReason, `ses-rejected:${string}`> | PayloadRefusal>()([
     "ses-no-answer",
     "crashed-while-sending",
     "agent-unknown",
@@ -157,8 +157,8 @@ const SEND = [
     "attachment-too-large",
     "attachments-too-large",
     "message-too-large",
-    "request-not-json",
-    "request-invalid",
+    "payload-not-json",
+    "payload-invalid",
   ]),
   "ses-rejected:<code>",
 ];

@@ -114,7 +114,11 @@ describe("handleAgentStepMessage", () => {
     const { outcome, logger } = await handle(world(), delivery({ hello: 1 }));
     expect(outcome).toBe("reject");
     expect(logger.lines).toEqual([
-      { level: "error", message: "unusable agent-step message", extra: { sqsMessageId: "sqs-1" } },
+      {
+        level: "error",
+        message: "unusable agent-step payload",
+        extra: { sqsMessageId: "sqs-1", reason: "payload-invalid", detail: expect.any(String) },
+      },
     ]);
   });
 

@@ -6,6 +6,8 @@ import {
   type StepMessage,
   type TickMessage,
 } from "../../../shared/messages/agent-step.ts";
+import { parseEventsMessage } from "../../../shared/messages/events.ts";
+import { parseOutboundMessage } from "../../../shared/messages/outbound.ts";
 
 const step: StepMessage = { runId: "run-1", round: 2 };
 const tick: TickMessage = { tick: "2026-11-29T12:01:00.000Z" };
@@ -25,19 +27,24 @@ const confirm: ConfirmEnvelope = {
 describe("the agent-step queue's messages (one schema for producers and the consumer)", () => {
   it("what a producer sends, the consumer reads back unchanged", () => {
     for (const m of [step, tick, confirm] satisfies AgentStepMessage[])
-      expect(parseAgentStepMessage(JSON.stringify(m))).toEqual(m);
+      expect(parseAgentStepMessage(JSON.stringify(m))).toEqual({ ok: true, message: m });
   });
 
   it("a tick wins over a step, and a confirmation over a step, whatever else the body carries", () => {
-    expect(parseAgentStepMessage(JSON.stringify({ ...step, ...tick }))).toEqual(tick);
-    expect(parseAgentStepMessage(JSON.stringify({ ...step, ...confirm }))).toEqual(confirm);
+    const read = (m: object) => parseAgentStepMessage(JSON.stringify(m));
+    expect(read({ ...step, ...tick })).toEqual({ ok: true, message: tick });
+    expect(read({ ...step, ...confirm })).toEqual({ ok: true, message: confirm });
     // An invalid confirmation does not hide a valid step beside it.
-    expect(parseAgentStepMessage(JSON.stringify({ ...step, confirm: { code: "" } }))).toEqual(step);
+    expect(read({ ...step, confirm: { code: "" } })).toEqual({ ok: true, message: step });
   });
 
-  it("refuses what no producer may send", () => {
+  it("refuses what no producer may send, with the one pair of payload reason codes", () => {
+    expect(parseAgentStepMessage("not json")).toEqual({
+      ok: false,
+      reason: "payload-not-json",
+      detail: "not JSON",
+    });
     for (const body of [
-      "not json",
       "{}",
       JSON.stringify({ runId: "run-1", round: 0 }),
       JSON.stringify({ runId: "", round: 1 }),
@@ -46,6 +53,21 @@ describe("the agent-step queue's messages (one schema for producers and the cons
       JSON.stringify({ confirm: { ...confirm.confirm, action: "maybe" } }),
       JSON.stringify({ confirm: { ...confirm.confirm, hop: -1 } }),
     ])
-      expect(parseAgentStepMessage(body), body).toBeNull();
+      expect(parseAgentStepMessage(body), body).toMatchObject({ ok: false, reason: "payload-invalid" });
+  });
+});
+
+describe("every queue's payloads fail one way", () => {
+  it("outbound and events bodies are refused with the same two codes and a detail naming the field", () => {
+    expect(parseOutboundMessage("{")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
+    expect(parseEventsMessage("[")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
+    const outbound = parseOutboundMessage(JSON.stringify({ mode: "reply" }));
+    expect(outbound).toMatchObject({ ok: false, reason: "payload-invalid" });
+    const events = parseEventsMessage(
+      JSON.stringify({ kind: "deliver", endpointId: "crm", event: { id: "x" } }),
+    );
+    expect(events).toMatchObject({ ok: false, reason: "payload-invalid" });
+    expect(events.ok ? "" : events.detail).toMatch(/^event\.id: /);
+    expect(events.ok ? "" : events.detail.length).toBeLessThanOrEqual(300);
   });
 });
