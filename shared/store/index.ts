@@ -21,7 +21,7 @@ export { PlanStore } from "./plan-store.ts";
 export { type BasePlatform, makeBasePlatform, makePlatform, type Platform } from "./platform.ts";
 export { DynamoRoundLedger } from "./round-ledger.ts";
 export { RunEventRepo } from "./run-event-repo.ts";
-export { RunRepo } from "./run-repo.ts";
+export { RunRepo, transcriptKey } from "./run-repo.ts";
 export { listUncertainSends, sendStateStore } from "./send-state-store.ts";
 export { StateRepo } from "./state-repo.ts";
 export { makeStores, type Stores } from "./stores.ts";

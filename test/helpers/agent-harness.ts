@@ -2,7 +2,8 @@ import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { configRoundLimit } from "../../shared/admin/index.ts";
-import { buildStepDeps, type StepParts } from "../../shared/agent/wiring.ts";
+import type { StepParts } from "../../shared/agent/wiring/wired.ts";
+import { buildStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
@@ -170,7 +171,6 @@ export async function startHarness(opts: {
         threadId,
         maxRounds: configRoundLimit(loaded.config),
         correlationId: ses,
-        transcriptKey: `transcripts/${ids.runId}.json`,
       });
       return ids.runId;
     },
