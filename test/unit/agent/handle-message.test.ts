@@ -93,6 +93,19 @@ async function handle(w: ReturnType<typeof world>, d: Delivery) {
 }
 
 describe("handleAgentStepMessage", () => {
+  it("begins each SQS delivery once: the step it runs does not begin it again", async () => {
+    const w = world();
+    let begun = 0;
+    const deps = { ...w.deps, beginDelivery: () => void begun++ };
+    const outcome = await handleAgentStepMessage(delivery({ runId: "run-1", round: 1 }), deps, {
+      maxReceives: 3,
+      logger: recordingLogger(),
+      scope: { appendKeys: () => undefined },
+    });
+    expect(outcome).toBe("retry");
+    expect(begun).toBe(1);
+  });
+
   it("a tick starts the responsibilities due; a confirmation goes to the plan", async () => {
     const w = world();
     expect((await handle(w, delivery({ tick: "2026-11-29T12:01:00Z" }))).outcome).toBe("done");
