@@ -105,7 +105,7 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls[0]?.tools.map((t) => t.name)).toContain("lookup");
     expect(await h.deps.stores.admin.deleteToolkit("kit", { cascade: true })).toBe(true);
     // The next round is another SQS delivery: the message handler begins it (handle-message.ts), once.
-    h.deps.beginDelivery();
+    h.deps.beginDelivery?.();
     await runStep(await h.queued(runId, 2), h.deps);
     expect(model.calls[1]?.tools.map((t) => t.name)).not.toContain("lookup");
     expect(counts.get("lookup")).toBe(1);

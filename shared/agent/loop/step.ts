@@ -1,15 +1,15 @@
 import { roundLimit } from "../../admin/index.ts";
-import { type CarriedResult, type StepMessage, stepMessageSchema } from "../../messages/index.ts";
-import type { ToolResultPart } from "../../model/index.ts";
+import type { StepMessage } from "../../messages/index.ts";
 import type { StepDeps } from "../ports.ts";
 import { endingRun, endRun } from "../runs/end-run.ts";
 import { emitRunEnd } from "../runs/run-end-event.ts";
 import { endsWithReply } from "./ends-with-reply.ts";
 import { finishStep, skipStep } from "./finish-step.ts";
-import { loadOrStart, withResults } from "./load-or-start.ts";
+import { loadOrStart } from "./load-or-start.ts";
+import { nextRound } from "./next-round.ts";
 import type { Round, StepOutcome } from "./round.ts";
 import { answerTurn } from "./run-tool-calls.ts";
-import { knowledgeForNextRound, knownOnClaim } from "./step-knowledge.ts";
+import { knownOnClaim } from "./step-knowledge.ts";
 import { saveTranscript, takeTurn } from "./take-turn.ts";
 
 /**
@@ -100,30 +100,5 @@ export async function runStep(
     return finishStep(r, "completed", "replied");
   }
 
-  const last = msg.round >= maxRounds;
-  // The results ride with the next round's message when they are small and have no media (one transcript write
-  // per round); otherwise, and when no round follows, they are saved now.
-  const carried = !last && results !== null && carryable(results) ? results : null;
-  if (results !== null && carried === null)
-    await deps.transcripts.save(run.runId, withResults(took.transcript, results));
-  if (last) return finishStep(r, "turn-limit", `reached ${maxRounds} rounds`);
-  await deps.enqueue({
-    runId: run.runId,
-    round: msg.round + 1,
-    ...(carried ? { results: carried.map(carriedResult) } : {}),
-    ...knowledgeForNextRound(run.runId, r.known, r.proposals, deps.channel),
-  });
-  await deps.ledger.markDone(run.runId, msg.round);
-  await r.record("round-done", { next: msg.round + 1 });
-  return { status: "continued", next: msg.round + 1 };
-}
-
-/** Small enough for the step message and free of media (images and documents are never carried). */
-function carryable(results: readonly ToolResultPart[]): boolean {
-  if (results.some((x) => x.attachments && x.attachments.length > 0)) return false;
-  return stepMessageSchema.shape.results.safeParse(results.map(carriedResult)).success;
-}
-
-function carriedResult(x: ToolResultPart): CarriedResult {
-  return { toolCallId: x.toolCallId, isError: x.isError, content: x.content };
+  return nextRound(r, took.transcript, results, maxRounds);
 }
