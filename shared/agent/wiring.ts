@@ -16,7 +16,7 @@ import type { StepParts, StepWiringOptions, Wired } from "./wiring/wired.ts";
  * ports; the wiring modules (this one and ./wiring/, shared/outbound/wiring.ts, shared/intake/wiring.ts) are where
  * store classes are named.
  */
-export function buildStepDeps(
+export function agentStepDeps(
   platform: Platform,
   parts: StepParts,
 ): StepHandlerDeps & { readonly stores: Stores } {

@@ -1,5 +1,5 @@
 // Signed events out (docs/events.md): the module's one front door. Emission points take an `EventSink`; the
-// worker is `eventsSqsHandler` over `eventsWorkerDeps`; the CLI and console read the deliveries record and keep
+// worker is `webhooksSqsHandler` over `webhooksDeps`; the CLI and console read the deliveries record and keep
 // the secrets through the stores below.
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookItem } from "../admin/index.ts";
@@ -71,5 +71,5 @@ export {
 } from "./secret-manager-store.ts";
 export { type EndpointSecrets, rotated, type SecretStore, signingSecrets } from "./secrets.ts";
 export { newSecret, type SignedHeaders, signDelivery } from "./signing.ts";
-export { type EventsWorkerDeps, eventsSqsHandler } from "./sqs-handler.ts";
-export { eventSinkFor, eventsWorkerDeps, SUBSCRIBERS_MAX_AGE_MS } from "./wiring.ts";
+export { type EventsWorkerDeps, webhooksSqsHandler } from "./sqs-handler.ts";
+export { eventSinkFor, SUBSCRIBERS_MAX_AGE_MS, webhooksDeps } from "./wiring.ts";

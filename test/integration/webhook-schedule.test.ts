@@ -15,12 +15,12 @@ import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
 import {
   DEFAULT_POLICY,
   type EventsMessage,
-  eventsSqsHandler,
   maxAttempts,
   maxReceivesFor,
   newSecret,
   type Post,
   toEvent,
+  webhooksSqsHandler,
 } from "../../shared/events/index.ts";
 import { fakeDeliverDeps } from "../fakes/events.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
@@ -116,7 +116,7 @@ async function runSchedule(opts: {
   };
   const f = fakeDeliverDeps({ endpoints: [endpoint], post, now: () => new Date() });
   await f.secrets.write("crm", { current: newSecret() });
-  const handler = eventsSqsHandler({
+  const handler = webhooksSqsHandler({
     ...f.deps,
     sqs,
     queueUrl,
@@ -222,7 +222,7 @@ describe("the queue's last receive", () => {
       now: () => new Date(T0),
     });
     await f.secrets.write("crm", { current: newSecret() });
-    const handler = eventsSqsHandler({
+    const handler = webhooksSqsHandler({
       ...f.deps,
       sqs: fakeSqs as unknown as SQSClient,
       queueUrl: "q",
