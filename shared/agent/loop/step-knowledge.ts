@@ -5,17 +5,10 @@ import type { EgressChannel } from "../ports.ts";
  * What a step message tells a round without a read: `fresh` (round 1 of a run just created: no transcript saved),
  * `noPlan` (nothing proposed in the run, so its end need not read the plan store, G14), `channelOpen` (no channel
  * closed, G18). Only an optimisation: each saves a read, and a message without them reads instead. Heeded only on
- * a round's first claim (a take-over cannot know what the crashed delivery did); this module is the one place
- * that reads or writes them in the step loop.
+ * a round's first claim (a take-over cannot know what the crashed delivery did). A new run's first message
+ * sets all three (firstStepOf, shared/messages); after that this module is the one place that reads or writes them.
  */
 export type StepKnowledge = Pick<StepMessage, "fresh" | "noPlan" | "channelOpen">;
-
-/** What a new run's first message knows: nothing saved, nothing proposed, nothing closed. */
-export const NEW_RUN_KNOWLEDGE = {
-  fresh: true,
-  noPlan: true,
-  channelOpen: true,
-} as const satisfies StepKnowledge;
 
 /** What this delivery may heed of its message: all of it on the round's first claim, nothing on a take-over. */
 export function knownOnClaim(msg: StepMessage, firstClaim: boolean, channel?: EgressChannel): StepKnowledge {

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { type AdminSnapshot, roundLimit } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { StepMessage } from "../../messages/index.ts";
+import { firstStepOf, type StepMessage } from "../../messages/index.ts";
 import type { CreateRunResult } from "../../ports/index.ts";
-import { NEW_RUN_KNOWLEDGE } from "../loop/step-knowledge.ts";
 import { parseSchedule } from "./schedule.ts";
 
 export interface ScheduledRunSpec {
@@ -63,7 +62,7 @@ export async function startDueRuns(
     });
     // Enqueue even on a duplicate: the first tick may have died between create and enqueue; round 1's claim
     // absorbs the second message.
-    await deps.enqueue({ runId, round: 1, ...NEW_RUN_KNOWLEDGE });
+    await deps.enqueue(firstStepOf(runId));
     if (created.ok) started.push(runId);
   }
   return { started, invalid };
