@@ -64,7 +64,7 @@ export const COMPOSITION_ROOTS: readonly string[] = ["wiring.ts", "sqs-handler.t
 
 /**
  * A root too large for one file keeps its parts in a folder beside it: each file there is part of the root (it
- * names the adapters the root binds), so it has the root's imports. Nothing else in the core may import them.
+ * names the adapters the root binds), so it has the root's imports.
  */
 export const COMPOSITION_ROOT_FOLDERS: readonly string[] = ["wiring/"];
 
