@@ -127,13 +127,13 @@ function toolResultCache(state: Fakes["state"]): ToolResultCache {
   };
 }
 
-/** The step loop's ports (StepDeps), as loopDeps in shared/agent/wiring.ts builds them. */
+/** The step loop's ports (StepDeps), as loopDeps in shared/agent/wiring/loop-deps.ts builds them. */
 function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   const { runs, messages, blobs, state, plans, logger } = f;
   const { config, registry, loadAdmin, now, sendOutbound } = c;
   const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
   const channel = egressChannel({ state, events, logger, now });
-  // As failureDeps in shared/agent/wiring.ts: the once-a-day mark in `state`, the notice on the outbound queue.
+  // As runFailuresOverStore in shared/agent/wiring/: the once-a-day mark in `state`, the notice on the outbound queue.
   const failed = runFailures({
     failures: f.failures,
     firstNoticeToday: async (a, sender, day) =>
@@ -213,7 +213,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   };
 }
 
-/** An approver's reply (applyConfirm), as planDeps in shared/agent/wiring.ts builds it. */
+/** An approver's reply (applyConfirm), as planDeps in shared/agent/wiring/plan-deps.ts builds it. */
 function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
   const { config, registry, loadAdmin, now } = c;
   return {
