@@ -1,14 +1,14 @@
 import { join } from "node:path";
-import { agentStepSqsHandler, buildStepDeps } from "../../shared/agent/index.ts";
+import { agentStepDeps, agentStepSqsHandler } from "../../shared/agent/index.ts";
 import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import {
   eventSinkFor,
-  eventsSqsHandler,
-  eventsWorkerDeps,
   fileSecretStore,
   type SecretStore,
+  webhooksDeps,
+  webhooksSqsHandler,
 } from "../../shared/events/index.ts";
-import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
+import { verifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
 import { envSecretSource } from "../../shared/model/index.ts";
@@ -42,13 +42,12 @@ export function pipelineHandlers(
   const platformOf = (fn: "verify" | "agent-step" | "outbound", logger: KeyedLogger) =>
     makePlatform({ resources: ctx.resources, config: ctx.config.config, logger, clients: clientsOf(fn) });
   return {
-    verify: verifySqsHandler(
-      buildVerifyDeps(platformOf("verify", verifyLog), { resolver: ctx.resolver }),
-      ctx.resources.bucket,
-      verifyLog,
-    ),
+    verify: verifySqsHandler(verifyDeps(platformOf("verify", verifyLog), { resolver: ctx.resolver }), {
+      logger: verifyLog,
+      bucket: ctx.resources.bucket,
+    }),
     agentStep: agentStepSqsHandler(
-      buildStepDeps(platformOf("agent-step", stepLog), {
+      agentStepDeps(platformOf("agent-step", stepLog), {
         registry,
         contextResolvers: defaultContextResolvers(),
         secrets: envSecretSource(),
@@ -58,8 +57,7 @@ export function pipelineHandlers(
         mcp: { local: { allowStdio: true, allowLoopback: true } },
         ...(models ? { models } : {}),
       }),
-      stepLog,
-      ctx.maxReceiveCount,
+      { logger: stepLog, maxReceives: ctx.maxReceiveCount },
     ),
     outbound: outboundSqsHandler(
       (() => {
@@ -70,7 +68,7 @@ export function pipelineHandlers(
           webhooks: eventSinkFor(platform),
         });
       })(),
-      outLog,
+      { logger: outLog },
     ),
     ...(ctx.resources.queues.events ? { events: eventsWorker(ctx, hookLog, clientsOf("webhooks")) } : {}),
   };
@@ -86,8 +84,8 @@ export function eventsWorker(
   clients: ReturnType<typeof makeClients>,
   secrets: SecretStore = fileSecretStore(localSecretsFile(ctx.dir)),
 ) {
-  return eventsSqsHandler(
-    eventsWorkerDeps(makeBasePlatform({ resources: ctx.resources, logger: log, clients }), {
+  return webhooksSqsHandler(
+    webhooksDeps(makeBasePlatform({ resources: ctx.resources, logger: log, clients }), {
       secrets,
       ...(ctx.webhookLoopback ? { allowLoopback: true } : {}),
       ...(ctx.webhookPolicy ? { policy: ctx.webhookPolicy } : {}),

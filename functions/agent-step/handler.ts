@@ -1,4 +1,4 @@
-import { agentStepSqsHandler, buildStepDeps, maxReceivesFromEnv } from "../../shared/agent/index.ts";
+import { agentStepDeps, agentStepSqsHandler, maxReceivesFromEnv } from "../../shared/agent/index.ts";
 import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
 import { awsSecretSource } from "../../shared/model/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
@@ -9,11 +9,11 @@ import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 const logger = makeLogger("postern-agent-step");
 const loaded = loadRuntimeConfig();
 const platform = makePlatform({ resources: resourcesFromEnv(), config: loaded.config, logger });
-const deps = buildStepDeps(platform, {
+const deps = agentStepDeps(platform, {
   registry: defaultRegistry(),
   contextResolvers: defaultContextResolvers(),
   secrets: awsSecretSource(),
   baseDir: loaded.baseDir,
 });
 
-export const handler = agentStepSqsHandler(deps, logger, maxReceivesFromEnv());
+export const handler = agentStepSqsHandler(deps, { logger, maxReceives: maxReceivesFromEnv() });

@@ -10,4 +10,4 @@ const logger = makeLogger("postern-delivery-events");
 const platform = makeBasePlatform({ resources: resourcesFromEnv(), logger });
 const deps = deliveryEventsDeps(platform, { webhooks: eventSinkFor(platform) });
 
-export const handler = deliveryEventsSqsHandler(deps, logger);
+export const handler = deliveryEventsSqsHandler(deps, { logger });

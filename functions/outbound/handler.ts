@@ -14,4 +14,4 @@ const deps = outboundDeps(platform, {
   webhooks: eventSinkFor(platform),
 });
 
-export const handler = outboundSqsHandler(deps, logger);
+export const handler = outboundSqsHandler(deps, { logger });

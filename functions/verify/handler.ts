@@ -1,5 +1,5 @@
 import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
-import { buildVerifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
+import { verifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import { dnsResolverFromEnv, makeLogger } from "../../shared/runtime/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 
@@ -7,6 +7,6 @@ import { makePlatform } from "../../shared/store/index.ts";
 const logger = makeLogger("postern-verify");
 const resources = resourcesFromEnv();
 const platform = makePlatform({ resources, config: loadRuntimeConfig().config, logger });
-const deps = buildVerifyDeps(platform, { resolver: dnsResolverFromEnv() });
+const deps = verifyDeps(platform, { resolver: dnsResolverFromEnv() });
 
-export const handler = verifySqsHandler(deps, resources.bucket, logger);
+export const handler = verifySqsHandler(deps, { logger, bucket: resources.bucket });

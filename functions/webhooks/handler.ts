@@ -1,6 +1,6 @@
 import { awsSecretStrings } from "../../shared/aws/index.ts";
 import { resourcesFromEnv } from "../../shared/config/index.ts";
-import { eventsSqsHandler, eventsWorkerDeps, secretManagerStore } from "../../shared/events/index.ts";
+import { secretManagerStore, webhooksDeps, webhooksSqsHandler } from "../../shared/events/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
 import { makeBasePlatform } from "../../shared/store/index.ts";
 
@@ -10,6 +10,6 @@ import { makeBasePlatform } from "../../shared/store/index.ts";
 const logger = makeLogger("postern-webhooks");
 const platform = makeBasePlatform({ resources: resourcesFromEnv(), logger });
 
-export const handler = eventsSqsHandler(
-  eventsWorkerDeps(platform, { secrets: secretManagerStore(awsSecretStrings()) }),
+export const handler = webhooksSqsHandler(
+  webhooksDeps(platform, { secrets: secretManagerStore(awsSecretStrings()) }),
 );

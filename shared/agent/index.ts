@@ -6,4 +6,4 @@ export { createAttachmentSource } from "./mailbox/mailbox.ts";
 export { approversFor } from "./plans/apply-plan.ts";
 export { canonicalJson } from "./plans/plan.ts";
 export { agentStepSqsHandler, maxReceivesFromEnv } from "./sqs-handler.ts";
-export { buildStepDeps } from "./wiring.ts";
+export { agentStepDeps } from "./wiring.ts";

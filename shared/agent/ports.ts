@@ -3,7 +3,7 @@ import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
 import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { EventSink, MessageRecord, RunEvent, RunRecord, RunState } from "../ports/index.ts";
+import type { EventSink, MessageRecord, RunEvent, RunRecord, RunState, RunTable } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -83,14 +83,8 @@ export interface RoundLedger {
   release(runId: string, round: number): Promise<void>;
 }
 
-export interface RunStore {
-  get(runId: string): Promise<LoadedRun | null>;
-  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
-  /** Record that `round` started (display only; the round ledger decides). */
-  noteRound(runId: string, round: number): Promise<void>;
-  /** Record that the run's transcript is written, right after its first save (LoadedRun.transcriptSaved). */
-  noteTranscript(runId: string): Promise<void>;
-}
+/** The runs table as the step loop writes it: the run's end, its displayed round, its saved transcript. */
+export type StepRuns = Pick<RunTable, "finish" | "noteRound" | "noteTranscript">;
 
 /**
  * Transcripts by run. `load` is called only for a run whose item says one was saved (or, for a run older than that
@@ -163,11 +157,16 @@ export interface StepDeps {
   /**
    * A new delivery starts: what the wiring keeps for the length of one delivery (the admin snapshot, the run's
    * message) is read afresh from here on, so an admin change made before this delivery is seen by all of it.
-   * Called by the message handler for every message, and by runStep for each round.
+   * Called once per SQS delivery, by the message handler (handle-message.ts), before it reads the message.
    */
   beginDelivery?(): void;
   model(modelId: string): ModelProvider | null;
-  readonly runs: RunStore;
+  /**
+   * The run with its trigger loaded (runs/load-run.ts), null when there is none. Not a plain read: a run whose
+   * trigger is gone is ended `failed` here, with its trace event, G19 report and signed event.
+   */
+  loadRun(runId: string): Promise<LoadedRun | null>;
+  readonly runs: StepRuns;
   readonly ledger: RoundLedger;
   readonly transcripts: TranscriptStore;
   readonly events: RunEventSink;
@@ -236,22 +235,6 @@ export type StoredRun = Pick<
   | "transcriptSaved"
 > &
   Partial<Pick<RunRecord, "round" | "finishReason">>;
-
-export type NewStoredRun = Omit<
-  StoredRun,
-  "state" | "createdAt" | "transcriptSaved" | "round" | "finishReason"
->;
-
-export interface RunTable {
-  get(runId: string): Promise<StoredRun | null>;
-  /** Conditional: `ok: false` when the run already exists. */
-  create(run: NewStoredRun): Promise<{ readonly ok: boolean }>;
-  finish(runId: string, state: Exclude<RunState, "running">, reason: RunEndReason): Promise<void>;
-  /** Record that `round` started (display only; the round ledger decides). */
-  noteRound(runId: string, round: number): Promise<void>;
-  /** Record that the run's transcript is written (StoredRun.transcriptSaved); a missing run is no error. */
-  noteTranscript(runId: string): Promise<void>;
-}
 
 /** The accepted inbound message a reply run answers, as verify stored it: the fields the step loop reads. */
 export type StoredMessage = Pick<

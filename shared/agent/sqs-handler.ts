@@ -10,15 +10,21 @@ export function maxReceivesFromEnv(env: NodeJS.ProcessEnv = process.env): number
   return Number(env[MAX_RECEIVES_ENV] ?? 5);
 }
 
+export interface AgentStepSqsOptions {
+  readonly logger: KeyedLogger;
+  /** The queue's redrive maxReceiveCount (maxReceivesFromEnv in Lambda). */
+  readonly maxReceives: number;
+}
+
 /**
  * SQS batch in, partial batch response out: each record to handleAgentStepMessage, with its receive count so the
  * last delivery of a failing step can end its run. Shared by the Lambda handler and the local stack's poller.
  */
 export function agentStepSqsHandler(
   deps: StepHandlerDeps,
-  logger: KeyedLogger,
-  maxReceives: number,
+  options: AgentStepSqsOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const { logger, maxReceives } = options;
   return sqsBatchHandler(
     (record, scope) =>
       handleAgentStepMessage(

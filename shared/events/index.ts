@@ -1,5 +1,5 @@
 // Signed events out (docs/events.md): the module's one front door. Emission points take an `EventSink`; the
-// worker is `eventsSqsHandler` over `eventsWorkerDeps`; the CLI and console read the deliveries record and keep
+// worker is `webhooksSqsHandler` over `webhooksDeps`; the CLI and console read the deliveries record and keep
 // the secrets through the stores below.
 
 export { WEBHOOK_EVENT_TYPES, type WebhookItem } from "../admin/index.ts";
@@ -22,5 +22,5 @@ export { DEFAULT_POLICY, type DeliveryPolicy, maxReceivesFor } from "./policy.ts
 export type { DeliveryEntry, DeliveryLog } from "./ports.ts";
 export { secretManagerStore } from "./secret-manager-store.ts";
 export type { SecretStore } from "./secrets.ts";
-export { eventsSqsHandler } from "./sqs-handler.ts";
-export { eventSinkFor, eventsWorkerDeps } from "./wiring.ts";
+export { webhooksSqsHandler } from "./sqs-handler.ts";
+export { eventSinkFor, webhooksDeps } from "./wiring.ts";

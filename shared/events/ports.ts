@@ -1,5 +1,5 @@
 import type { WebhookItem } from "../admin/index.ts";
-import type { FailureSink, WebhookEvent } from "../ports/index.ts";
+import type { FailureSink } from "../ports/index.ts";
 import type { BreakerState } from "./breaker.ts";
 import type { DeliveryPolicy } from "./policy.ts";
 import type { SecretStore } from "./secrets.ts";

@@ -13,11 +13,14 @@ export interface EventsWorkerDeps extends DeliverDeps {
   readonly sqs: Pick<SQSClient, "send">;
   readonly queueUrl: string;
   readonly deadLetterUrl: string;
-  /** The events queue's maxReceiveCount; maxReceivesFor(policy), as the stack sets it, unless given. */
-  readonly maxReceives?: number;
   /** Every endpoint (the admin snapshot's webhooks), for fan-out. */
   endpoints(): Promise<readonly WebhookItem[]>;
   readonly logger: KeyedLogger;
+}
+
+export interface WebhooksSqsOptions {
+  /** The events queue's maxReceiveCount; maxReceivesFor(policy), as the stack sets it, unless given. */
+  readonly maxReceives?: number;
 }
 
 /**
@@ -30,8 +33,11 @@ export interface EventsWorkerDeps extends DeliverDeps {
  * the queue's last receive (crashed on every receive before), reported first, so nothing reaches the DLQ unreported
  * short of a crash in the report itself (the DLQ's depth alarm is the backstop).
  */
-export function eventsSqsHandler(deps: EventsWorkerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  const maxReceives = deps.maxReceives ?? maxReceivesFor(deps.policy);
+export function webhooksSqsHandler(
+  deps: EventsWorkerDeps,
+  options: WebhooksSqsOptions = {},
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const maxReceives = options.maxReceives ?? maxReceivesFor(deps.policy);
   const queue = new SqsQueue({ sqs: deps.sqs });
   const send = (queueUrl: string, m: EventsMessage, delaySeconds?: number) =>
     queue.send(queueUrl, m, delaySeconds !== undefined ? { delaySeconds } : {});

@@ -77,7 +77,7 @@ export function eventSinkFor(
  * BasePlatform (it reads no deployment config): the Lambda handler and the local stack's poller build the worker
  * alike. The platform's logger is keyed: the worker adds each event's ids to its lines.
  */
-export function eventsWorkerDeps(
+export function webhooksDeps(
   platform: Pick<BasePlatform, "resources" | "clients" | "stores" | "now"> & { readonly logger: KeyedLogger },
   parts: {
     /** Secrets Manager in AWS; the local stack's secrets file. */

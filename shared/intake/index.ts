@@ -3,4 +3,4 @@
 
 export { verifySqsHandler } from "./sqs-handler.ts";
 export { acceptedIds } from "./store-accepted.ts";
-export { buildVerifyDeps } from "./wiring.ts";
+export { verifyDeps } from "./wiring.ts";

@@ -8,7 +8,7 @@ import type { Logger } from "../logger.ts";
 import type { ParsedMail } from "../mail/index.ts";
 import { cardCodes, noticeReasonFor, postmasterOf, readReply } from "../mail/index.ts";
 import type { ConfirmEnvelope, ConfirmMessage, OutboundRequest, StepMessage } from "../messages/index.ts";
-import { noticeRequest } from "../messages/index.ts";
+import { firstStepOf, noticeRequest } from "../messages/index.ts";
 import type { Blobs, EventSink, InboundLedger, InboundOutcome } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
@@ -308,7 +308,7 @@ async function handOn(
   }
   if (!stored.runId) return { messageId: stored.messageId };
   // A run this mail created: nothing saved, proposed or read yet (heeded only on round 1's first claim).
-  await deps.enqueueStep({ runId: stored.runId, round: 1, fresh: true, noPlan: true, channelOpen: true });
+  await deps.enqueueStep(firstStepOf(stored.runId));
   return { messageId: stored.messageId, runId: stored.runId };
 }
 

@@ -5,12 +5,18 @@ import { failureText } from "../result.ts";
 import { parseNotification } from "./notification.ts";
 import { processInbound, type VerifyDeps } from "./process.ts";
 
+export interface VerifySqsOptions {
+  readonly logger: KeyedLogger;
+  /** The mail bucket: a notification naming another bucket is refused. */
+  readonly bucket: string;
+}
+
 /** SES receipt notifications in, partial batch response out; everything else is the core's. */
 export function verifySqsHandler(
   deps: VerifyDeps,
-  bucket: string,
-  logger: KeyedLogger,
+  options: VerifySqsOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const { bucket, logger } = options;
   return sqsBatchHandler(
     async (record, scope) => {
       const parsed = parseNotification(record.body, bucket);

@@ -140,7 +140,6 @@ export async function storeAccepted(
     threadId,
     maxRounds,
     correlationId: event.sesMessageId,
-    transcriptKey: `${PREFIXES.transcripts}${ids.runId}.json`,
   });
   return { messageId: ids.messageId, runId: ids.runId, threadId, joinRefused, unsignedThreading };
 }

@@ -6,7 +6,7 @@ import { PlanStore, type Platform } from "../store/index.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */
-export function buildVerifyDeps(platform: Platform, parts: { readonly resolver: DNSResolver }): VerifyDeps {
+export function verifyDeps(platform: Platform, parts: { readonly resolver: DNSResolver }): VerifyDeps {
   const { resources, logger, clients, stores } = platform;
   const plans = new PlanStore({ dynamo: clients.dynamo, tables: resources.tables, state: stores.state });
   return {

@@ -80,6 +80,19 @@ export const confirmEnvelopeSchema = z.object({ confirm: confirmMessageSchema })
 export const agentStepMessageSchema = z.union([tickMessageSchema, confirmEnvelopeSchema, stepMessageSchema]);
 
 export type StepMessage = Readonly<z.infer<typeof stepMessageSchema>>;
+
+/**
+ * Round 1 of a run just created, by whichever module created it (intake for a mail, the scheduler for a
+ * responsibility): nothing saved, proposed or closed yet. What the step loop makes of these fields, and what it
+ * passes on to the next round, is shared/agent/loop/step-knowledge.ts's alone.
+ */
+export const firstStepOf = (runId: string): StepMessage => ({
+  runId,
+  round: 1,
+  fresh: true,
+  noPlan: true,
+  channelOpen: true,
+});
 export type TickMessage = Readonly<z.infer<typeof tickMessageSchema>>;
 export type ConfirmMessage = Readonly<z.infer<typeof confirmMessageSchema>>;
 export type Unclear = (typeof UNCLEAR)[number];

@@ -7,6 +7,7 @@ export {
   type ConfirmEnvelope,
   type ConfirmMessage,
   confirmEnvelopeSchema,
+  firstStepOf,
   parseAgentStepMessage,
   type StepMessage,
   stepMessageSchema,

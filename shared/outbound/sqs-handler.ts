@@ -5,6 +5,11 @@ import { recordDeliveryEvent } from "./delivery-events.ts";
 import type { DeliveryEventsDeps, OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
 
+/** What the outbound module's two SQS handlers take beside their deps. */
+export interface OutboundSqsOptions {
+  readonly logger: KeyedLogger;
+}
+
 /**
  * SQS records → processOutboundRequest → batchItemFailures. Shared by the Lambda handler and the local stack's
  * poller. A record fails (and is redelivered, then dead-lettered) when it is malformed, when the core asks for a
@@ -12,8 +17,9 @@ import { processOutboundRequest } from "./process.ts";
  */
 export function outboundSqsHandler(
   deps: OutboundDeps,
-  logger: KeyedLogger,
+  options: OutboundSqsOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const { logger } = options;
   return sqsBatchHandler(
     async (record, scope) => {
       deps.beginDelivery?.();
@@ -42,8 +48,9 @@ export function outboundSqsHandler(
  */
 export function deliveryEventsSqsHandler(
   deps: DeliveryEventsDeps,
-  logger: KeyedLogger,
+  options: OutboundSqsOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const { logger } = options;
   return sqsBatchHandler(
     async (record) => ((await recordDeliveryEvent(record.body, deps)) === "refused" ? "reject" : "done"),
     { logger, name: "delivery-events" },

@@ -71,6 +71,7 @@ export { ASKING_TEXT_MAX, planFromItem, proofLine } from "./plans.ts";
 export type {
   CreateRunResult,
   FinalRunState,
+  FinishRunResult,
   NewRun,
   RunCreator,
   RunEvent,
@@ -79,6 +80,7 @@ export type {
   RunReader,
   RunRecord,
   RunState,
+  RunTable,
   StoredRunEvent,
 } from "./runs.ts";
 export type { Item, KeyValueState, PutIfAbsentResult } from "./state.ts";

@@ -1,4 +1,4 @@
-import type { Fail } from "../result.ts";
+import type { Fail, Ok } from "../result.ts";
 // Ports: the record shapes and store interfaces the cores (agent, intake, outbound) are written against.
 // shared/store implements them over DynamoDB and S3; test/fakes implements them in memory.
 
@@ -51,6 +51,7 @@ export interface RunFailureMark {
   readonly requestId?: string;
 }
 
+/** A new run as its creator knows it; the table derives the rest (its transcript key from its id). */
 export type NewRun = Omit<
   RunRecord,
   | "state"
@@ -59,24 +60,39 @@ export type NewRun = Omit<
   | "updatedAt"
   | "finishReason"
   | "createdAt"
+  | "transcriptKey"
   | "transcriptSaved"
   | "failure"
   | "failureCount"
 > & { readonly createdAt?: string };
 
-export type CreateRunResult = { readonly ok: true; readonly run: RunRecord } | Fail<"duplicate">;
+export type CreateRunResult = Ok<{ readonly run: RunRecord }> | Fail<"duplicate">;
+export type FinishRunResult = Ok | Fail<"not-running" | "missing">;
 
-/** Where intake starts a run (shared/store/run-repo.ts). */
-export interface RunCreator {
+/**
+ * The runs table (shared/store/run-repo.ts; test/fakes/run-table.ts in memory): the one port. Each user takes the
+ * `Pick` of it that it calls, so a method changes in one place.
+ */
+export interface RunTable {
   /** Conditional on the run id being new: a redelivery finds `duplicate`. */
   create(input: NewRun): Promise<CreateRunResult>;
-}
-
-/** A run as the console and the CLI read it back (shared/store/run-repo.ts). */
-export interface RunReader {
   /** null when no run has the id. */
   get(runId: string): Promise<RunRecord | null>;
+  /** End the run in a final state, once: a second finish (a redelivery) gets `not-running`. */
+  finish(runId: string, state: FinalRunState, reason: string): Promise<FinishRunResult>;
+  /** Record that `round` started (display only; the round ledger decides); never moves back. */
+  noteRound(runId: string, round: number): Promise<void>;
+  /** Record that the run's transcript is written (RunRecord.transcriptSaved); a missing run is no error. */
+  noteTranscript(runId: string): Promise<void>;
+  /** Mark the run's row with a failure that belongs to it (G19); a missing run is no error. */
+  markFailure(runId: string, mark: RunFailureMark): Promise<void>;
 }
+
+/** Where intake starts a run. */
+export type RunCreator = Pick<RunTable, "create">;
+
+/** A run as the console and the CLI read it back. */
+export type RunReader = Pick<RunTable, "get">;
 
 /** One event of a run's trace, as it is appended. */
 export interface RunEvent {

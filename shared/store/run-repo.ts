@@ -1,24 +1,26 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Resources } from "../config/index.ts";
+import { PREFIXES, type Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type {
   CreateRunResult,
   FinalRunState,
+  FinishRunResult,
   NewRun,
-  RunCreator,
   RunFailureMark,
-  RunReader,
   RunRecord,
   RunState,
+  RunTable,
 } from "../ports/index.ts";
-import { type Fail, fail, type Ok } from "../result.ts";
+import { type Fail, fail, type Ok, ok } from "../result.ts";
 import { isConditionFailed, scanAll } from "./dynamo-util.ts";
 
 export type ClaimRoundResult = Ok | Fail<"already-claimed" | "not-running" | "missing" | "wrong-round">;
 export type FinishRoundResult =
   | { readonly ok: true; readonly round: number }
   | Fail<"not-claimed" | "not-running" | "missing" | "wrong-round">;
-export type FinishRunResult = Ok | Fail<"not-running" | "missing">;
+
+/** Where a run's transcript is kept in the bucket: derived from its id, by the table and the transcript store. */
+export const transcriptKey = (runId: string): string => `${PREFIXES.transcripts}${runId}.json`;
 
 export interface RunRepoDeps {
   readonly dynamo: DynamoDBDocumentClient;
@@ -31,7 +33,7 @@ export interface RunRepoDeps {
  * conditional update before the model is called: a redelivered step finds the round claimed and does nothing,
  * which is what keeps one inbound mail from producing two model calls or two replies.
  */
-export class RunRepo implements RunCreator, RunReader {
+export class RunRepo implements RunTable {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => string;
@@ -47,6 +49,7 @@ export class RunRepo implements RunCreator, RunReader {
     const at = input.createdAt ?? this.#now();
     const run: RunRecord = {
       ...input,
+      transcriptKey: transcriptKey(input.runId),
       createdAt: at,
       updatedAt: at,
       state: "running",
@@ -63,7 +66,7 @@ export class RunRepo implements RunCreator, RunReader {
           ConditionExpression: "attribute_not_exists(runId)",
         }),
       );
-      return { ok: true, run };
+      return ok({ run });
     } catch (err) {
       if (isConditionFailed(err)) return fail("duplicate");
       throw err;

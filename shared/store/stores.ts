@@ -7,9 +7,12 @@ import { BlobStore } from "./blob-store.ts";
 import { FailureLog } from "./failure-log.ts";
 import { InboundRepo } from "./inbound-repo.ts";
 import { MessageRepo } from "./message-repo.ts";
+import { PlanStore } from "./plan-store.ts";
+import { DynamoRoundLedger } from "./round-ledger.ts";
 import { RunEventRepo } from "./run-event-repo.ts";
 import { RunRepo } from "./run-repo.ts";
 import { StateRepo } from "./state-repo.ts";
+import { ThreadActivity } from "./thread-activity.ts";
 import { ThreadRepo } from "./thread-repo.ts";
 
 export interface Stores {
@@ -24,6 +27,12 @@ export interface Stores {
   readonly queue: SqsQueue;
   /** G19: every failure that must reach a person, per day (shared/store/failure-log.ts). */
   readonly failures: FailureLog;
+  /** G14: runs' proposed operations and their confirm codes (in the state table). */
+  readonly plans: PlanStore;
+  /** agent-step's per-round claims (in the state table). */
+  readonly rounds: DynamoRoundLedger;
+  /** Tool outcomes per thread, shown to a later run in the thread (in the state table). */
+  readonly activity: ThreadActivity;
 }
 
 /** Every repository over one set of clients: what a handler builds once at module scope. */
@@ -34,6 +43,7 @@ export function makeStores(
   now?: () => Date,
 ): Stores {
   const base = { dynamo: clients.dynamo, tables: resources.tables, ...(now ? { now } : {}) };
+  const state = new StateRepo(base);
   return {
     admin: new AdminRepo({ ...base, logger }),
     inbound: new InboundRepo(base),
@@ -41,9 +51,12 @@ export function makeStores(
     threads: new ThreadRepo(base),
     runs: new RunRepo(base),
     runEvents: new RunEventRepo(base),
-    state: new StateRepo(base),
+    state,
     blobs: new BlobStore({ s3: clients.s3, bucket: resources.bucket }),
     queue: new SqsQueue({ sqs: clients.sqs }),
     failures: new FailureLog(base),
+    plans: new PlanStore({ ...base, state }),
+    rounds: new DynamoRoundLedger({ dynamo: clients.dynamo, tables: resources.tables }),
+    activity: new ThreadActivity({ ...base, state }),
   };
 }

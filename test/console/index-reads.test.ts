@@ -58,7 +58,6 @@ describe("the console's paged lists read through indexes, never scanning runtime
           threadId: null,
           maxRounds: 8,
           correlationId: "c",
-          transcriptKey: "t",
           createdAt: new Date(base + i * 1000).toISOString(),
         });
     }

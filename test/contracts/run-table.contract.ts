@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { NewStoredRun, RunTable } from "../../shared/agent/ports.ts";
+import type { NewRun, RunTable } from "../../shared/ports/index.ts";
 import { fresh } from "./ids.ts";
 
-const newRun = (runId = fresh("run")): NewStoredRun => ({
+const newRun = (runId = fresh("run")): NewRun => ({
   runId,
   agent: "helpdesk@agents.example.net",
   kind: "reply",
@@ -14,16 +14,28 @@ const newRun = (runId = fresh("run")): NewStoredRun => ({
   correlationId: "ses-1",
 });
 
-/** The run table (shared/agent/ports.ts RunTable) as the step loop, continueRun and the scheduler use it. */
+/** The runs table (shared/ports/runs.ts RunTable), the one port: intake, the step loop, continueRun, the scheduler. */
 export function runTableContract(make: () => RunTable | Promise<RunTable>): void {
   describe("RunTable", () => {
     it("creates a run once: a second create of its id is refused and changes nothing", async () => {
       const runs = await make();
       const run = newRun();
-      expect((await runs.create(run)).ok).toBe(true);
-      expect((await runs.create({ ...run, agent: "sales@agents.example.net" })).ok).toBe(false);
+      const created = await runs.create(run);
+      expect(created).toMatchObject({
+        ok: true,
+        run: { ...run, transcriptKey: `transcripts/${run.runId}.json` },
+      });
+      expect(await runs.create({ ...run, agent: "sales@agents.example.net" })).toEqual({
+        ok: false,
+        reason: "duplicate",
+      });
       const got = await runs.get(run.runId);
-      expect(got).toMatchObject({ ...run, state: "running" });
+      expect(got).toMatchObject({
+        ...run,
+        state: "running",
+        round: 1,
+        transcriptKey: `transcripts/${run.runId}.json`,
+      });
       expect(new Date(String(got?.createdAt)).toISOString()).toBe(got?.createdAt);
     });
 
@@ -35,8 +47,11 @@ export function runTableContract(make: () => RunTable | Promise<RunTable>): void
       const runs = await make();
       const { runId } = newRun();
       await runs.create(newRun(runId));
-      await runs.finish(runId, "completed", "model-stopped");
-      await runs.finish(runId, "failed", "step-retries-exhausted");
+      expect(await runs.finish(runId, "completed", "model-stopped")).toEqual({ ok: true });
+      expect(await runs.finish(runId, "failed", "step-retries-exhausted")).toEqual({
+        ok: false,
+        reason: "not-running",
+      });
       expect(await runs.get(runId)).toMatchObject({ state: "completed", finishReason: "model-stopped" });
     });
 
@@ -62,8 +77,13 @@ export function runTableContract(make: () => RunTable | Promise<RunTable>): void
     it("finishing or noting a round or a transcript of a missing run is no error and creates nothing", async () => {
       const runs = await make();
       const runId = fresh("run");
-      await runs.finish(runId, "failed", "agent-missing");
+      expect(await runs.finish(runId, "failed", "agent-missing")).toEqual({ ok: false, reason: "missing" });
       await runs.noteRound(runId, 2);
+      await runs.markFailure(runId, {
+        class: "run-failed",
+        reason: "agent-missing",
+        at: "2026-01-01T00:00:00.000Z",
+      });
       await runs.noteTranscript(runId);
       expect(await runs.get(runId)).toBeNull();
     });

@@ -1,17 +1,10 @@
-import type { NewStoredRun, RunTable, StoredRun } from "../../shared/agent/ports.ts";
+import type { StoredRun } from "../../shared/agent/ports.ts";
+import type { NewRun, RunRecord, RunTable } from "../../shared/ports/index.ts";
+import { fail, ok } from "../../shared/result.ts";
 import { stored } from "./stored.ts";
 
-/** A row as the run repository keeps it: the port's StoredRun plus the bookkeeping the console and CLI read. */
-export type RunRow = StoredRun & {
-  readonly round?: number;
-  readonly claimedRound?: number;
-  readonly finishReason?: string | null;
-  readonly transcriptKey?: string;
-  readonly updatedAt?: string;
-};
-
 export interface MemoryRunTable extends RunTable {
-  readonly rows: Map<string, RunRow>;
+  readonly rows: Map<string, RunRecord>;
   /**
    * `get <id>`, `create <id>`, `finish <id> <state> <reason>`, `noteRound <id> <round>`, `noteTranscript <id>`, in
    * order.
@@ -19,62 +12,76 @@ export interface MemoryRunTable extends RunTable {
   readonly calls: string[];
 }
 
+/** A seeded run as the repository would keep it: the bookkeeping a test does not name, filled in. */
+function row(run: StoredRun | RunRecord): RunRecord {
+  return stored({
+    round: 1,
+    claimedRound: 0,
+    finishReason: null,
+    transcriptKey: `transcripts/${run.runId}.json`,
+    updatedAt: run.createdAt,
+    ...run,
+  } as RunRecord);
+}
+
 /**
- * The run table (RunTable, as shared/agent/wiring.ts adapts RunRepo) over a map: a conditional create, a finish
- * that applies once, a displayed round that only moves forward. Run against the real one by
- * test/contracts/run-table.contract.ts.
+ * The runs table (shared/ports/runs.ts RunTable) over a map: a conditional create, a finish that applies once, a
+ * displayed round that only moves forward. Run against the real one by test/contracts/run-table.contract.ts.
  */
 export function memoryRunTable(
   runs: readonly StoredRun[] = [],
   opts: { now?: () => Date } = {},
 ): MemoryRunTable {
   const now = () => (opts.now?.() ?? new Date()).toISOString();
-  const rows = new Map<string, RunRow>(runs.map((r): [string, RunRow] => [r.runId, stored(r)]));
+  const rows = new Map<string, RunRecord>(runs.map((r): [string, RunRecord] => [r.runId, row(r)]));
   const calls: string[] = [];
   return {
     rows,
     calls,
     async get(runId) {
       calls.push(`get ${runId}`);
-      const row = rows.get(runId);
-      return row ? stored(row) : null;
+      const r = rows.get(runId);
+      return r ? stored(r) : null;
     },
-    async create(run: NewStoredRun) {
+    async create(run: NewRun) {
       calls.push(`create ${run.runId}`);
-      if (rows.has(run.runId)) return { ok: false };
-      const at = now();
-      rows.set(
-        run.runId,
-        stored({
-          transcriptKey: `transcripts/${run.runId}.json`,
-          ...run,
-          state: "running",
-          round: 1,
-          claimedRound: 0,
-          finishReason: null,
-          transcriptSaved: false,
-          createdAt: at,
-          updatedAt: at,
-        }),
-      );
-      return { ok: true };
+      if (rows.has(run.runId)) return fail("duplicate");
+      const at = run.createdAt ?? now();
+      const created = stored({
+        ...run,
+        transcriptKey: `transcripts/${run.runId}.json`,
+        state: "running",
+        round: 1,
+        claimedRound: 0,
+        finishReason: null,
+        transcriptSaved: false,
+        createdAt: at,
+        updatedAt: at,
+      } satisfies RunRecord);
+      rows.set(run.runId, created);
+      return ok({ run: stored(created) });
     },
     async finish(runId, state, reason) {
       calls.push(`finish ${runId} ${state} ${reason}`);
-      const row = rows.get(runId);
-      if (row?.state === "running")
-        rows.set(runId, { ...row, state, finishReason: reason, updatedAt: now() });
+      const r = rows.get(runId);
+      if (!r) return fail("missing");
+      if (r.state !== "running") return fail("not-running");
+      rows.set(runId, { ...r, state, finishReason: reason, updatedAt: now() });
+      return ok();
     },
     async noteTranscript(runId) {
       calls.push(`noteTranscript ${runId}`);
-      const row = rows.get(runId);
-      if (row) rows.set(runId, { ...row, transcriptSaved: true, updatedAt: now() });
+      const r = rows.get(runId);
+      if (r) rows.set(runId, { ...r, transcriptSaved: true, updatedAt: now() });
     },
     async noteRound(runId, round) {
       calls.push(`noteRound ${runId} ${round}`);
-      const row = rows.get(runId);
-      if (row && (row.round ?? 0) < round)
-        rows.set(runId, { ...row, round, claimedRound: round, updatedAt: now() });
+      const r = rows.get(runId);
+      if (r && r.round < round) rows.set(runId, { ...r, round, claimedRound: round, updatedAt: now() });
+    },
+    async markFailure(runId, mark) {
+      const r = rows.get(runId);
+      if (r) rows.set(runId, { ...r, failure: mark, failureCount: (r.failureCount ?? 0) + 1 });
     },
   };
 }

@@ -2,7 +2,8 @@ import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import * as z from "zod";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { configRoundLimit } from "../../shared/admin/round-limit.ts";
-import { buildStepDeps, type StepParts } from "../../shared/agent/wiring.ts";
+import type { StepParts } from "../../shared/agent/wiring/wired.ts";
+import { agentStepDeps } from "../../shared/agent/wiring.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
@@ -61,7 +62,7 @@ export function counting(provider: ModelProvider): ModelProvider & { calls: Mode
 export interface Harness {
   readonly emulators: Emulators;
   /** The real wiring: StepDeps plus `startDue(tick)` and the stores. */
-  readonly deps: ReturnType<typeof buildStepDeps>;
+  readonly deps: ReturnType<typeof agentStepDeps>;
   readonly logger: RecordingLogger;
   /** Seeds a received message and its reply run, as verify would; returns the run id. */
   startReplyRun(opts?: {
@@ -116,7 +117,7 @@ export async function startHarness(opts: {
   };
   const logger = recordingLogger();
   const platform = makePlatform({ resources: emulators.resources, config: loaded.config, logger });
-  const deps = buildStepDeps(platform, {
+  const deps = agentStepDeps(platform, {
     registry: new ToolRegistry(opts.tools),
     secrets: envSecretSource({}),
     baseDir: loaded.baseDir,
@@ -170,7 +171,6 @@ export async function startHarness(opts: {
         threadId,
         maxRounds: configRoundLimit(loaded.config),
         correlationId: ses,
-        transcriptKey: `transcripts/${ids.runId}.json`,
       });
       return ids.runId;
     },

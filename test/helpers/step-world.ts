@@ -11,7 +11,8 @@ import type { StepHandlerDeps } from "../../shared/agent/handle-message.ts";
 import { planCallChecks, runCallChecks } from "../../shared/agent/loop/call-checks.ts";
 import { createContextBuilder } from "../../shared/agent/loop/context-builder.ts";
 import type { ToolResultCache } from "../../shared/agent/loop/dispatch.ts";
-import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
+import type { StepOutcome } from "../../shared/agent/loop/round.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
 import { toolContextFactory } from "../../shared/agent/loop/tool-context.ts";
 import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { applyConfirmation } from "../../shared/agent/plans/apply-plan.ts";
@@ -126,13 +127,13 @@ function toolResultCache(state: Fakes["state"]): ToolResultCache {
   };
 }
 
-/** The step loop's ports (StepDeps), as loopDeps in shared/agent/wiring.ts builds them. */
+/** The step loop's ports (StepDeps), as loopDeps in shared/agent/wiring/loop-deps.ts builds them. */
 function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   const { runs, messages, blobs, state, plans, logger } = f;
   const { config, registry, loadAdmin, now, sendOutbound } = c;
   const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
   const channel = egressChannel({ state, events, logger, now });
-  // As failureDeps in shared/agent/wiring.ts: the once-a-day mark in `state`, the notice on the outbound queue.
+  // As runFailuresOverStore in shared/agent/wiring/: the once-a-day mark in `state`, the notice on the outbound queue.
   const failed = runFailures({
     failures: f.failures,
     firstNoticeToday: async (a, sender, day) =>
@@ -147,21 +148,17 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     channel,
     loadAdmin,
     model: (id) => (id === "demo" ? f.model : null),
-    runs: {
-      get: (runId) =>
-        loadRun(runId, {
-          runs,
-          message: (a, id) => messages.get(a, id),
-          loadAdmin,
-          logger,
-          events,
-          runFailures: failed,
-          ...(c.webhooks ? { webhooks: c.webhooks } : {}),
-        }),
-      finish: (runId, s, reason) => runs.finish(runId, s, reason),
-      noteRound: (runId, round) => runs.noteRound(runId, round),
-      noteTranscript: (runId) => runs.noteTranscript(runId),
-    },
+    loadRun: (runId) =>
+      loadRun(runId, {
+        runs,
+        message: (a, id) => messages.get(a, id),
+        loadAdmin,
+        logger,
+        events,
+        runFailures: failed,
+        ...(c.webhooks ? { webhooks: c.webhooks } : {}),
+      }),
+    runs,
     ledger: f.ledger,
     transcripts: f.transcripts,
     events,
@@ -216,7 +213,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   };
 }
 
-/** An approver's reply (applyConfirm), as planDeps in shared/agent/wiring.ts builds it. */
+/** An approver's reply (applyConfirm), as planDeps in shared/agent/wiring/plan-deps.ts builds it. */
 function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
   const { config, registry, loadAdmin, now } = c;
   return {
@@ -227,7 +224,7 @@ function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
         plans: f.plans,
         loadAdmin,
         registry,
-        getRun: (id) => step.runs.get(id),
+        getRun: (id) => step.loadRun(id),
         checks: planCallChecks({
           config,
           registry,

@@ -3,7 +3,6 @@ import type { AdminSnapshot } from "../../shared/admin/schema.ts";
 import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/intake/process.ts";
 import { agentStepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
-import type { RunCreator } from "../../shared/ports/runs.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import { admin as adminOf, config as configOf, inboundEvent, NOW } from "../fakes/builders.ts";
 import { memoryInbound } from "../fakes/inbound.ts";
@@ -49,8 +48,7 @@ export function verifyWorld(opts: {
     stores: {
       messages: messages,
       threads: threads,
-      // The run-table fake speaks the agent core's RunTable (create → { ok }); intake only creates and ignores it.
-      runs: runs as unknown as RunCreator,
+      runs,
       blobs: blobs,
     },
     enqueueStep: async (m) => void (await queue.send(QUEUES.agentStep, agentStepMessageSchema.parse(m))),

@@ -4,7 +4,7 @@ import { Match } from "aws-cdk-lib/assertions";
 import type { IConstruct } from "constructs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhooks } from "../../infra/constructs/webhooks.ts";
-import { ROUND_LEASE_MS } from "../../shared/agent/wiring.ts";
+import { ROUND_LEASE_MS } from "../../shared/agent/wiring/loop-deps.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";

@@ -1,7 +1,6 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
-import type { RunTable } from "../../shared/agent/ports.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
 import { dynamoEventState } from "../../shared/events/index.ts";
 import { silentLogger } from "../../shared/logger.ts";
@@ -9,7 +8,6 @@ import { InboundRepo } from "../../shared/store/inbound-repo.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { DynamoRoundLedger } from "../../shared/store/round-ledger.ts";
 import { RunEventRepo } from "../../shared/store/run-event-repo.ts";
-import type { RunRepo } from "../../shared/store/run-repo.ts";
 import { sendStateStore } from "../../shared/store/send-state-store.ts";
 import { StateRepo } from "../../shared/store/state-repo.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
@@ -52,22 +50,9 @@ afterAll(async () => {
   await em.stop();
 });
 
-/** The run repository as the agent's run table: the adapter of shared/agent/wiring.ts (private there), restated. */
-function runTable(runs: RunRepo): RunTable {
-  return {
-    get: (runId) => runs.get(runId),
-    create: (run) => runs.create({ ...run, transcriptKey: `transcripts/${run.runId}.json` }),
-    async finish(runId, state, reason) {
-      await runs.finish(runId, state, reason);
-    },
-    noteRound: (runId, round) => runs.noteRound(runId, round),
-    noteTranscript: (runId) => runs.noteTranscript(runId),
-  };
-}
-
 describe("the emulator-backed adapters", () => {
   breakerContract(() => dynamoEventState(base()).breaker);
-  runTableContract(() => runTable(stores.runs));
+  runTableContract(() => stores.runs);
   roundLedgerContract((clock) => new DynamoRoundLedger({ ...base(), now: clock.ms }));
   runEventLogContract(() => ({
     // Two containers whose clocks read the same millisecond and whose counters agree: every number collides.
@@ -84,7 +69,6 @@ describe("the emulator-backed adapters", () => {
         threadId: "t",
         maxRounds: 3,
         correlationId: "c",
-        transcriptKey: `transcripts/${runId}.json`,
       });
     },
   }));

@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
+import type { StepOutcome } from "../../shared/agent/loop/round.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import {

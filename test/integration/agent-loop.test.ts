@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runStep, type StepOutcome } from "../../shared/agent/loop/step.ts";
+import type { StepOutcome } from "../../shared/agent/loop/round.ts";
+import { runStep } from "../../shared/agent/loop/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { StepMessage } from "../../shared/messages/agent-step.ts";
 import {
@@ -103,6 +104,8 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(await runStep(await h.queued(runId, 1), h.deps)).toEqual({ status: "continued", next: 2 });
     expect(model.calls[0]?.tools.map((t) => t.name)).toContain("lookup");
     expect(await h.deps.stores.admin.deleteToolkit("kit", { cascade: true })).toBe(true);
+    // The next round is another SQS delivery: the message handler begins it (handle-message.ts), once.
+    h.deps.beginDelivery?.();
     await runStep(await h.queued(runId, 2), h.deps);
     expect(model.calls[1]?.tools.map((t) => t.name)).not.toContain("lookup");
     expect(counts.get("lookup")).toBe(1);

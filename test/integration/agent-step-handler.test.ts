@@ -45,7 +45,7 @@ describe("agent-step handler", () => {
     };
     h = await startHarness({ tools: [], toolkits: [], model: throttled });
     const runId = await h.startReplyRun();
-    const handler = agentStepSqsHandler(h.deps, quietLogger(), 3);
+    const handler = agentStepSqsHandler(h.deps, { logger: quietLogger(), maxReceives: 3 });
     expect(await handler(event({ runId, round: 1 }, 1))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
@@ -68,7 +68,7 @@ describe("agent-step handler", () => {
     };
     h = await startHarness({ tools: [], toolkits: [], model: broken });
     const runId = await h.startReplyRun();
-    const handler = agentStepSqsHandler(h.deps, quietLogger(), 3);
+    const handler = agentStepSqsHandler(h.deps, { logger: quietLogger(), maxReceives: 3 });
     expect(await handler(event({ runId, round: 1 }, 3))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
@@ -89,7 +89,9 @@ describe("agent-step handler", () => {
         },
       },
     });
-    expect(await agentStepSqsHandler(h.deps, quietLogger(), 3)(event({ hello: 1 }, 1))).toEqual({
+    expect(
+      await agentStepSqsHandler(h.deps, { logger: quietLogger(), maxReceives: 3 })(event({ hello: 1 }, 1)),
+    ).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
   });

@@ -56,7 +56,6 @@ function newRun(): NewRun {
     threadId: "t",
     maxRounds: 3,
     correlationId: "c",
-    transcriptKey: `transcripts/${runId}.json`,
   };
 }
 

@@ -15,8 +15,8 @@ import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
 import {
   DEFAULT_POLICY,
   type EventsMessage,
-  eventsSqsHandler,
   maxReceivesFor,
+  webhooksSqsHandler,
 } from "../../shared/events/index.ts";
 import { maxAttempts } from "../../shared/events/policy.ts";
 import type { Post } from "../../shared/events/ports.ts";
@@ -116,7 +116,7 @@ async function runSchedule(opts: {
   };
   const f = fakeDeliverDeps({ endpoints: [endpoint], post, now: () => new Date() });
   await f.secrets.write("crm", { current: newSecret() });
-  const handler = eventsSqsHandler({
+  const handler = webhooksSqsHandler({
     ...f.deps,
     sqs,
     queueUrl,
@@ -226,7 +226,7 @@ describe("the queue's last receive", () => {
       now: () => new Date(T0),
     });
     await f.secrets.write("crm", { current: newSecret() });
-    const handler = eventsSqsHandler({
+    const handler = webhooksSqsHandler({
       ...f.deps,
       sqs: fakeSqs as unknown as SQSClient,
       queueUrl: "q",

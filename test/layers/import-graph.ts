@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { init, parse } from "es-module-lexer";
-import { COMPOSITION_ROOTS, MODULES, type ModuleRule, OUTSIDE, PORTS_DOOR } from "./module-map.ts";
+import {
+  COMPOSITION_ROOT_FOLDERS,
+  COMPOSITION_ROOTS,
+  MODULES,
+  type ModuleRule,
+  OUTSIDE,
+  PORTS_DOOR,
+} from "./module-map.ts";
 
 /**
  * The import graph, checked against the module map (module-map.ts). es-module-lexer reads every import and
@@ -75,7 +82,10 @@ export async function checkImports(root: string): Promise<ImportFinding[]> {
       findings.push({ file, specifier: "", rule: "unlisted-module" });
       continue;
     }
-    const isRoot = module !== null && COMPOSITION_ROOTS.includes(relative(`shared/${module}`, file));
+    const inModule = module === null ? "" : relative(`shared/${module}`, file);
+    const isRoot =
+      module !== null &&
+      (COMPOSITION_ROOTS.includes(inModule) || COMPOSITION_ROOT_FOLDERS.some((f) => inModule.startsWith(f)));
     const [imports] = parse(readFileSync(join(root, file), "utf8"), file);
     for (const i of imports) {
       const spec = i.n;

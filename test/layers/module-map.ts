@@ -63,6 +63,12 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
 export const COMPOSITION_ROOTS: readonly string[] = ["wiring.ts", "sqs-handler.ts"];
 
 /**
+ * A root too large for one file keeps its parts in a folder beside it: each file there is part of the root (it
+ * names the adapters the root binds), so it has the root's imports.
+ */
+export const COMPOSITION_ROOT_FOLDERS: readonly string[] = ["wiring/"];
+
+/**
  * Besides index.ts, a core's ports.ts is a second door, for the adapters that implement it (types only: the
  * interfaces and records the core is written against).
  */

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DispatchReason } from "../../shared/agent/loop/dispatch.ts";
-import type { TurnRefusal } from "../../shared/agent/loop/step.ts";
+import type { TurnRefusal } from "../../shared/agent/loop/run-tool-calls.ts";
 import type { ApplyRefusal } from "../../shared/agent/plans/apply-plan.ts";
 import type { ClosedBecause, RunEndReason } from "../../shared/agent/ports.ts";
 import type { ScheduleReason } from "../../shared/agent/runs/schedule.ts";

@@ -130,18 +130,7 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
     await deps.notify(msg, UNCLEAR_NOTICE[understood]);
     return refused("confirm-unclear");
   }
-  if (msg.action === "cancel") {
-    const decided = { decidedBy: msg.sender, decidedAt: deps.now().toISOString() };
-    if (!(await deps.plans.move(run.runId, "pending", "cancelled", decided)))
-      return refused("confirm-not-pending");
-    await record("plan-cancelled", { by: msg.sender });
-    await deps.webhooks?.emit({
-      type: "plan.cancelled",
-      key: run.runId,
-      data: { agent: run.agent, runId: run.runId, operations: plan.ops.length, decidedBy: msg.sender },
-    });
-    return { status: "cancelled" };
-  }
+  if (msg.action === "cancel") return cancelPlan(msg, plan, run, deps, record);
   // pending → applying is the once-only step: another reply finds the plan no longer pending.
   const decided = {
     decidedBy: msg.sender,
@@ -151,25 +140,57 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
   if (!resuming && !(await deps.plans.move(run.runId, "pending", "applying", decided)))
     return refused("confirm-not-pending");
   if (resuming) await record("plan-resumed", { by: msg.sender });
-  if (planHash({ agent: plan.agent, runId: plan.runId, ops: plan.ops }) !== plan.hash) {
-    await deps.failures.report({
-      class: "plan-failed",
-      reason: "plan-tampered",
-      detail: "the stored operations no longer match the confirmed hash: nothing was applied",
-      agent: run.agent,
-      runId: run.runId,
-      correlationId: run.correlationId,
-    });
-    await deps.plans.move(run.runId, "applying", "tampered");
-    await record("plan-tampered", { by: msg.sender });
-    return refused("plan-tampered");
-  }
+  if (planHash({ agent: plan.agent, runId: plan.runId, ops: plan.ops }) !== plan.hash)
+    return refuseTampered(msg, run, deps, record);
   const agent = admin.agents.find((a) => a.address === run.agent && a.enabled);
   const results = await runOperations(plan, { run, agent, admin, deps, record });
   const verdict: PlanVerdict = agent
     ? judgePlan(results)
     : { status: "failed", reason: "agent-missing", first: results[0] as OpResult };
   return finish({ msg, plan, run, agent, verdict, results }, deps);
+}
+
+/** Appends one event to the run's trace, at round 0 (a plan outlives its rounds). */
+type PlanEventRecorder = (type: string, data: Record<string, unknown>) => Promise<void>;
+
+/** A listed approver's cancel of a pending plan: once (a second reply finds it no longer pending). */
+async function cancelPlan(
+  msg: ConfirmMessage,
+  plan: PlanRecord,
+  run: LoadedRun,
+  deps: ApplyDeps,
+  record: PlanEventRecorder,
+): Promise<ApplyOutcome> {
+  const decided = { decidedBy: msg.sender, decidedAt: deps.now().toISOString() };
+  if (!(await deps.plans.move(run.runId, "pending", "cancelled", decided)))
+    return { status: "refused", reason: "confirm-not-pending" };
+  await record("plan-cancelled", { by: msg.sender });
+  await deps.webhooks?.emit({
+    type: "plan.cancelled",
+    key: run.runId,
+    data: { agent: run.agent, runId: run.runId, operations: plan.ops.length, decidedBy: msg.sender },
+  });
+  return { status: "cancelled" };
+}
+
+/** The stored operations no longer match the hash the approver confirmed: nothing runs, and it is reported (G19). */
+async function refuseTampered(
+  msg: ConfirmMessage,
+  run: LoadedRun,
+  deps: ApplyDeps,
+  record: PlanEventRecorder,
+): Promise<ApplyOutcome> {
+  await deps.failures.report({
+    class: "plan-failed",
+    reason: "plan-tampered",
+    detail: "the stored operations no longer match the confirmed hash: nothing was applied",
+    agent: run.agent,
+    runId: run.runId,
+    correlationId: run.correlationId,
+  });
+  await deps.plans.move(run.runId, "applying", "tampered");
+  await record("plan-tampered", { by: msg.sender });
+  return { status: "refused", reason: "plan-tampered" };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { formatCode } from "../../mail/index.ts";
 import type { OutboundRequest } from "../../messages/index.ts";
-import type { EventSink, PlanBook, RequesterProof } from "../../ports/index.ts";
+import type { EventSink, PlanBook, PlanRecord, RequesterProof } from "../../ports/index.ts";
 import type { LoadedRun, RunEventSink, StepDeps } from "../ports.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
@@ -22,6 +22,25 @@ export function cardAddressees(approvers: readonly string[], run: LoadedRun, adm
 
 export function cardSubject(operations: number, code: string): string {
   return `Approval needed (${operations} operation${operations === 1 ? "" : "s"}) - code ${formatCode(code)}`;
+}
+
+/** An open plan sealed: a fresh confirm code, the hash the code is bound to, its deadline, who asked. */
+async function sealPlan(
+  plan: PlanRecord,
+  run: LoadedRun,
+  agent: string,
+  deps: Pick<Parameters<typeof sendPlanCard>[0], "plans" | "now" | "requester">,
+): Promise<PlanRecord> {
+  const code = newConfirmCode();
+  const expiresAtIso = new Date(deps.now().getTime() + PLAN_TTL_MS).toISOString();
+  const requester = await deps.requester(run);
+  await deps.plans.seal(run.runId, agent, {
+    code,
+    hash: planHash(plan),
+    expiresAtIso,
+    ...(requester ? { requester } : {}),
+  });
+  return (await deps.plans.get(run.runId)) ?? plan;
 }
 
 /**
@@ -54,19 +73,7 @@ export function sendPlanCard(deps: {
       });
       return;
     }
-    let sealed = plan;
-    if (plan.state === "open") {
-      const code = newConfirmCode();
-      const expiresAtIso = new Date(deps.now().getTime() + PLAN_TTL_MS).toISOString();
-      const requester = await deps.requester(run);
-      await plans.seal(run.runId, agent.address, {
-        code,
-        hash: planHash(plan),
-        expiresAtIso,
-        ...(requester ? { requester } : {}),
-      });
-      sealed = (await plans.get(run.runId)) ?? plan;
-    }
+    const sealed = plan.state === "open" ? await sealPlan(plan, run, agent.address, deps) : plan;
     if (!sealed.code) return;
     const to = cardAddressees(approvers, run, admin);
     await deps.sendOutbound({

@@ -1,7 +1,8 @@
 import type { StepMessage } from "../../messages/index.ts";
+import type { RunTable } from "../../ports/index.ts";
 import { capResultText, MAX_ERROR_DETAIL_CHARS } from "../loop/tool-result.ts";
 import type { ApplyDeps, OpResult } from "../plans/apply-plan.ts";
-import type { RunTable, Transcript, TranscriptStore } from "../ports.ts";
+import type { Transcript, TranscriptStore } from "../ports.ts";
 
 /**
  * The original conversation, plus one engine-written turn: the outcome line (plan-outcome.ts: applied, or failed and

@@ -1,12 +1,12 @@
 import type { Logger } from "../../logger.ts";
 import type { EventSink, FinalRunState } from "../../ports/index.ts";
-import type { FailedRun, LoadedRun, RunEndReason, RunEventSink, RunFailures, RunStore } from "../ports.ts";
+import type { FailedRun, LoadedRun, RunEndReason, RunEventSink, RunFailures, StepRuns } from "../ports.ts";
 import { emitRunEnd } from "./run-end-event.ts";
 import { failedRunOf } from "./run-failure.ts";
 
 /** What ending a run writes to: the run table, the trace, the failure report (G19) and the signed events. */
 export interface RunEndDeps {
-  readonly runs: Pick<RunStore, "finish">;
+  readonly runs: Pick<StepRuns, "finish">;
   readonly events: RunEventSink;
   readonly runFailures: RunFailures;
   /** Signed events out (docs/events.md); none where the stack has no events queue. */

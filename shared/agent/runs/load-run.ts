@@ -1,8 +1,8 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { shownDisplayName } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { EventSink } from "../../ports/index.ts";
-import type { LoadedRun, RunEventSink, RunFailures, RunTable, StoredMessage } from "../ports.ts";
+import type { EventSink, RunTable } from "../../ports/index.ts";
+import type { LoadedRun, RunEventSink, RunFailures, StoredMessage } from "../ports.ts";
 import { endRun } from "./end-run.ts";
 
 export interface RunSources {

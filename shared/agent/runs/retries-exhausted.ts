@@ -1,6 +1,6 @@
 import type { Logger } from "../../logger.ts";
 import type { StepMessage } from "../../messages/index.ts";
-import type { RunEndReason, RunStore } from "../ports.ts";
+import type { RunEndReason, StepDeps } from "../ports.ts";
 import { type EndingRun, endingRun, endRun, type RunEndDeps } from "./end-run.ts";
 
 /** The reason a run ends with when its step never got through; operators search for it. */
@@ -17,13 +17,13 @@ export function isLastDelivery(receiveCount: number, maxReceives: number): boole
  */
 export async function failExhaustedRun(
   msg: StepMessage,
-  deps: Omit<RunEndDeps, "runs" | "logger"> & { readonly runs: Pick<RunStore, "finish" | "get"> },
+  deps: Omit<RunEndDeps, "logger"> & Pick<StepDeps, "loadRun">,
   logger: Logger,
 ): Promise<void> {
   logger.error("agent step retries exhausted; run failed, message goes to the DLQ", { runId: msg.runId });
   // Read first: a run that already ended (the step finished it, then crashed) is not failed, or reported, twice.
   // The read may be what keeps failing; then the run is still failed and reported, without its sender.
-  const run = await deps.runs.get(msg.runId).catch((err: unknown) => {
+  const run = await deps.loadRun(msg.runId).catch((err: unknown) => {
     logger.error("could not read the run", { runId: msg.runId, error: String(err) });
     return undefined;
   });

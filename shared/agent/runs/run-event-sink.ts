@@ -1,5 +1,6 @@
 import type { Logger } from "../../logger.ts";
-import type { RunEventLog, RunEventSink, RunTable, ThreadActivityLog } from "../ports.ts";
+import type { RunTable } from "../../ports/index.ts";
+import type { RunEventLog, RunEventSink, ThreadActivityLog } from "../ports.ts";
 
 export interface RunEventSinkDeps {
   readonly log: RunEventLog;

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { type AdminSnapshot, roundLimit } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { StepMessage } from "../../messages/index.ts";
+import { firstStepOf, type StepMessage } from "../../messages/index.ts";
+import type { CreateRunResult } from "../../ports/index.ts";
 import { parseSchedule } from "./schedule.ts";
 
 export interface ScheduledRunSpec {
@@ -17,7 +18,7 @@ export interface StartDueDeps {
   readonly config: DeploymentConfig;
   loadAdmin(): Promise<AdminSnapshot>;
   /** Conditional create: a second tick for the same due time gets `duplicate`. */
-  createRun(run: ScheduledRunSpec): Promise<{ ok: boolean }>;
+  createRun(run: ScheduledRunSpec): Promise<CreateRunResult>;
   enqueue(message: StepMessage): Promise<void>;
   readonly logger: Logger;
 }
@@ -61,7 +62,7 @@ export async function startDueRuns(
     });
     // Enqueue even on a duplicate: the first tick may have died between create and enqueue; round 1's claim
     // absorbs the second message.
-    await deps.enqueue({ runId, round: 1, fresh: true, noPlan: true, channelOpen: true });
+    await deps.enqueue(firstStepOf(runId));
     if (created.ok) started.push(runId);
   }
   return { started, invalid };

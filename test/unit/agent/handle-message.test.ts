@@ -8,6 +8,7 @@ import type { RoundClaim } from "../../../shared/agent/ports.ts";
 import { RETRIES_EXHAUSTED } from "../../../shared/agent/runs/retries-exhausted.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
+import type { RunRecord } from "../../../shared/ports/index.ts";
 import { admin, replyRun, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { recordingSink } from "../../fakes/run-event-sink.ts";
@@ -30,10 +31,10 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
     registry: unused("registry") as never,
     loadAdmin: async () => admin(),
     model: unused("model"),
+    loadRun:
+      opts.runsGet ??
+      (async (id) => (table.rows.get(id)?.state === "running" ? replyRun({ runId: id }) : null)),
     runs: {
-      get:
-        opts.runsGet ??
-        (async (id) => (table.rows.get(id)?.state === "running" ? replyRun({ runId: id }) : null)),
       finish: (id, state, reason) => table.finish(id, state, reason),
       noteRound: unused("noteRound"),
       noteTranscript: unused("noteTranscript"),
@@ -92,6 +93,19 @@ async function handle(w: ReturnType<typeof world>, d: Delivery) {
 }
 
 describe("handleAgentStepMessage", () => {
+  it("begins each SQS delivery once: the step it runs does not begin it again", async () => {
+    const w = world();
+    let begun = 0;
+    const deps = { ...w.deps, beginDelivery: () => void begun++ };
+    const outcome = await handleAgentStepMessage(delivery({ runId: "run-1", round: 1 }), deps, {
+      maxReceives: 3,
+      logger: recordingLogger(),
+      scope: { appendKeys: () => undefined },
+    });
+    expect(outcome).toBe("retry");
+    expect(begun).toBe(1);
+  });
+
   it("a tick starts the responsibilities due; a confirmation goes to the plan", async () => {
     const w = world();
     expect((await handle(w, delivery({ tick: "2026-11-29T12:01:00Z" }))).outcome).toBe("done");
@@ -124,7 +138,7 @@ describe("handleAgentStepMessage", () => {
 
   it("a step carries its run id in the log keys; a finished step is done", async () => {
     const w = world();
-    w.table.rows.set("run-1", { ...storedRun(), state: "completed" });
+    w.table.rows.set("run-1", { ...(w.table.rows.get("run-1") as RunRecord), state: "completed" });
     const { outcome, keys } = await handle(w, delivery({ runId: "run-1", round: 1 }));
     expect(outcome).toBe("done");
     expect(keys).toEqual([{ runId: "run-1" }]);

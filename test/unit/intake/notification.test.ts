@@ -66,7 +66,7 @@ describe("the verify SQS handler", () => {
     ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body })) }) as unknown as SQSEvent;
 
   it("acknowledges the setup notice (no DLQ, no alarm) and fails only what it cannot use", async () => {
-    const handler = verifySqsHandler({} as VerifyDeps, BUCKET, logger);
+    const handler = verifySqsHandler({} as VerifyDeps, { logger, bucket: BUCKET });
     const out = await handler(event(sns(SETUP), "not json"));
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
     expect(logger.text({ fields: false })).toContain("info SES setup notification acknowledged");

@@ -29,7 +29,7 @@ describe("outboundSqsHandler", () => {
       {},
       recordingSes(() => ({ kind: "rejected", retryable: true, code: "TooManyRequestsException" })),
     );
-    const handler = outboundSqsHandler(w.deps, keyed());
+    const handler = outboundSqsHandler(w.deps, { logger: keyed() });
     const event: SQSEvent = {
       Records: [
         record("ok", request("r-ok")),
@@ -42,7 +42,9 @@ describe("outboundSqsHandler", () => {
       batchItemFailures: [{ itemIdentifier: "not-json" }, { itemIdentifier: "bad-shape" }],
     });
     expect(
-      await outboundSqsHandler(throttled.deps, keyed())({ Records: [record("t", request("r-t"))] }),
+      await outboundSqsHandler(throttled.deps, { logger: keyed() })({
+        Records: [record("t", request("r-t"))],
+      }),
     ).toEqual({
       batchItemFailures: [{ itemIdentifier: "t" }],
     });
@@ -50,7 +52,9 @@ describe("outboundSqsHandler", () => {
       state: { ...w.deps.state, claim: async () => Promise.reject(new Error("dynamo down")) },
     });
     expect(
-      await outboundSqsHandler(crashing.deps, keyed())({ Records: [record("x", request("r-x"))] }),
+      await outboundSqsHandler(crashing.deps, { logger: keyed() })({
+        Records: [record("x", request("r-x"))],
+      }),
     ).toEqual({
       batchItemFailures: [{ itemIdentifier: "x" }],
     });
