@@ -95,6 +95,8 @@ const admin = {
   toolkits: [],
   responsibilities: [],
   approvers: [],
+  webhooks: [],
+  mcpServers: [],
 };
 const now = new Date("2026-11-29T12:00:00Z");
 const signTime = new Date("2026-11-29T11:59:00Z");

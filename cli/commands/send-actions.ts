@@ -4,6 +4,7 @@ import { makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import { loadConfigFile } from "../../shared/config/index.ts";
 import type { OutboundMessage } from "../../shared/messages/index.ts";
 import { outboundDeps, processOutboundRequest } from "../../shared/outbound/index.ts";
+import { noEvents } from "../../shared/ports/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTarget } from "../target.ts";
@@ -45,7 +46,8 @@ export async function runSend(a: SendArgs, io: AdminIo = processIo): Promise<num
     const platform = makePlatform({ resources: target.resources, config, logger, clients: target.clients });
     const deps = outboundDeps(
       { ...platform, logger: { ...logger, debug() {} } },
-      { ses: sesSender(makeSendingSesClient(target.resources)) },
+      // An operator's own send is not an agent's: it emits no signed events.
+      { ses: sesSender(makeSendingSesClient(target.resources)), webhooks: noEvents },
     );
     const message: OutboundMessage = {
       requestId: `operator-${randomUUID()}`,

@@ -56,7 +56,7 @@ export function agentPages(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
       threads,
       runs,
       deliveryEvents,
-      mcpServers: snapshot.mcpServers ?? [],
+      mcpServers: snapshot.mcpServers,
     };
     return c.html(page(agent.address, ctxOf(c), agentView(detail, deps.config, deps.registry)));
   });

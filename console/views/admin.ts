@@ -247,7 +247,7 @@ ${s.responsibilities.map(
 <td><a href="/admin/responsibilities/edit?id=${seg(r.id)}">Edit</a> ${del(csrf, "responsibilities", { id: r.id })}</td></tr>`,
 )}</tbody></table>
 <details${typed("responsibilities", o) ? html` open` : ""}><summary>Add a responsibility</summary>${responsibilityForm(csrf, typed("responsibilities", o) as Partial<ResponsibilityItem> | null, "create")}</details>
-${mcpServersView(s.mcpServers ?? [])}`;
+${mcpServersView(s.mcpServers)}`;
 }
 
 /**

@@ -63,6 +63,8 @@ const EMPTY: AdminSnapshot = {
   toolkits: [],
   responsibilities: [],
   approvers: [],
+  webhooks: [],
+  mcpServers: [],
 };
 
 /**
@@ -112,7 +114,7 @@ function agentIssues(
 /** The reviewed MCP tools as they will be stored: the document's servers over the stored ones of other ids. */
 function pinnedTools(doc: AdminDocument, stored: AdminSnapshot): { server: string; exposedAs: string }[] {
   const ids = new Set(doc.mcpServers.map((m) => m.id));
-  return [...doc.mcpServers, ...(stored.mcpServers ?? []).filter((m) => !ids.has(m.id))].flatMap((m) =>
+  return [...doc.mcpServers, ...stored.mcpServers.filter((m) => !ids.has(m.id))].flatMap((m) =>
     m.tools.map((t) => ({ server: m.id, exposedAs: t.exposedAs })),
   );
 }

@@ -172,8 +172,6 @@ export interface AdminSnapshot {
   readonly toolkits: readonly ToolkitItem[];
   readonly responsibilities: readonly ResponsibilityItem[];
   readonly approvers: readonly ApproverItem[];
-  /** Optional: a snapshot built before webhooks existed (fixtures, older callers) has none. */
-  readonly webhooks?: readonly WebhookItem[];
-  /** Absent where no MCP server table is read (older fakes): no servers. */
-  readonly mcpServers?: readonly McpServerItem[];
+  readonly webhooks: readonly WebhookItem[];
+  readonly mcpServers: readonly McpServerItem[];
 }

@@ -86,8 +86,8 @@ export async function exportAdminDocument(repo: AdminTables): Promise<AdminDocum
     toolkits: [...s.toolkits].sort(byText((t) => t.id)),
     responsibilities: [...s.responsibilities].sort(byText((r) => r.id)),
     approvers: [...s.approvers].sort(byText((a) => `${a.toolkit} ${a.address}`)),
-    webhooks: [...(s.webhooks ?? [])].sort(byText((w) => w.id)),
-    mcpServers: [...(s.mcpServers ?? [])].sort(byText((m) => m.id)),
+    webhooks: [...s.webhooks].sort(byText((w) => w.id)),
+    mcpServers: [...s.mcpServers].sort(byText((m) => m.id)),
   };
 }
 

@@ -209,7 +209,7 @@ export interface StepDeps {
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;
   /** Signed events out (docs/events.md): `run.completed` / `run.failed` when a run ends. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
 }
 
 // The records the agent's rules read and write below the step loop: runs as the run table keeps them, the trace,

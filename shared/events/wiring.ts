@@ -99,7 +99,7 @@ export function webhooksDeps(
     sqs: clients.sqs,
     queueUrl,
     deadLetterUrl,
-    endpoints: async () => (await admin.get()).webhooks ?? [],
+    endpoints: async () => (await admin.get()).webhooks,
     // Fresh per delivery: removing or disabling an endpoint stops its retries at the next attempt.
     endpoint: (id) => stores.admin.getWebhook(id),
     secrets: parts.secrets,

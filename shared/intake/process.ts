@@ -33,7 +33,7 @@ export interface VerifyDeps {
   planAgent(code: string): Promise<string | null>;
   readonly logger: Logger;
   /** Signed events out (docs/events.md): `mail.accepted` / `mail.refused` per recipient. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
 }
 
 /**
@@ -229,7 +229,7 @@ async function emitVerdict(
   },
 ): Promise<void> {
   const accepted = v.verdict === "accept";
-  await deps.webhooks?.emit({
+  await deps.webhooks.emit({
     type: accepted ? "mail.accepted" : "mail.refused",
     key: `${event.sesMessageId}#${recipient}`,
     data: {

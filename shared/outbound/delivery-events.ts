@@ -169,7 +169,7 @@ export async function recordDeliveryEvent(
   // `send.failed` with SES's classification. Complaints and delays are not failures of the send.
   const { event } = read;
   if (event.kind === "bounce" || event.kind === "reject")
-    await deps.webhooks?.emit({
+    await deps.webhooks.emit({
       type: "send.failed",
       key: `${event.sesMessageId}#${event.kind}`,
       data: {

@@ -187,7 +187,7 @@ export interface OutboundDeps {
   /** A new record starts: what the wiring keeps for one delivery (the admin snapshot) is read afresh. */
   beginDelivery?(): void;
   /** Signed events out (docs/events.md): `send.delivered` when SES accepted a send, `send.failed` when it ends failed. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
 }
 
 /** What the delivery-events function records SES's events with (shared/outbound/delivery-events.ts). */
@@ -195,5 +195,5 @@ export interface DeliveryEventsDeps {
   readonly log: DeliveryEventLog;
   readonly logger: Logger;
   /** Signed events out: `send.bounced`, `send.complained`, ... (docs/events.md); none without an events queue. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
 }

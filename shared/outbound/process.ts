@@ -188,7 +188,7 @@ async function reportFailed(
 ): Promise<void> {
   // Operator mail (`postern send`) fails on the operator's own terminal, with the reason: nobody else to tell.
   if (origin === "operator") return;
-  await deps.webhooks?.emit({
+  await deps.webhooks.emit({
     type: "send.failed",
     key: message.requestId,
     data: {
@@ -342,7 +342,7 @@ async function finish(record: SendRecord, deps: OutboundDeps, replayed: boolean)
   // SES accepted the mail for delivery; a later bounce or complaint is recorded by the delivery-events function.
   // Emitted before the send is marked done: a function killed between the two is redelivered, finds the send
   // `sent`, archives it again (idempotent) and emits again under the same `webhook-id` (the request id is the key).
-  await deps.webhooks?.emit({
+  await deps.webhooks.emit({
     type: "send.delivered",
     key: requestId,
     data: {

@@ -91,7 +91,7 @@ export function outboundDeps(
   parts: {
     readonly ses: SesPort;
     /** Signed events out; none when the stack has no events queue. */
-    readonly webhooks?: EventSink;
+    readonly webhooks: EventSink;
   },
 ): OutboundDeps {
   const { stores } = platform;
@@ -122,7 +122,7 @@ export function outboundDeps(
     logger: platform.logger,
     failures: failureReporter(stores, platform.logger, clock),
     headerMessageId: (sesMessageId) => sesHeaderMessageId(sesMessageId, platform.resources.region),
-    ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
+    webhooks: parts.webhooks,
   };
 }
 
@@ -154,12 +154,12 @@ export function deliveryEventsDeps(
   platform: Pick<BasePlatform, "stores" | "logger">,
   parts: {
     /** Signed events out; none when the stack has no events queue. */
-    readonly webhooks?: EventSink;
+    readonly webhooks: EventSink;
   },
 ): DeliveryEventsDeps {
   return {
     log: deliveryEventLog(platform.stores),
     logger: platform.logger,
-    ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
+    webhooks: parts.webhooks,
   };
 }

@@ -107,6 +107,8 @@ describe("the add-only forms (rules, approvers)", () => {
     toolkits: [TOOLKIT],
     responsibilities: [],
     approvers: [],
+    webhooks: [],
+    mcpServers: [],
   };
   const page = String(adminView(snapshot, { csrf: "t", canWrite: true, models: MODELS }));
   const formOf = (kind: AdminKind) => {
@@ -150,6 +152,7 @@ describe("the MCP servers section (read-only)", () => {
       toolkits: [],
       responsibilities: [],
       approvers: [],
+      webhooks: [],
       mcpServers: [server],
     };
     const page = String(adminView(snapshot, { csrf: "t", canWrite: true, models: MODELS }));
@@ -171,6 +174,8 @@ describe("a refused form and the model (issue 31 item 7, finding 5)", () => {
     toolkits: [TOOLKIT],
     responsibilities: [],
     approvers: [],
+    webhooks: [],
+    mcpServers: [],
   };
 
   it("picks the model from the catalog; a stored model the catalog lost stays selected and marked", () => {

@@ -55,6 +55,8 @@ export function admin(extra: Partial<AdminSnapshot> = {}): AdminSnapshot {
     toolkits: [],
     responsibilities: [],
     approvers: [],
+    webhooks: [],
+    mcpServers: [],
     ...extra,
   };
 }

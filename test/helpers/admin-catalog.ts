@@ -25,4 +25,6 @@ export const EMPTY_ADMIN: AdminSnapshot = {
   toolkits: [],
   responsibilities: [],
   approvers: [],
+  webhooks: [],
+  mcpServers: [],
 };

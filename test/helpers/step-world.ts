@@ -33,6 +33,7 @@ import { routingKey } from "../../shared/mail/routing-key.ts";
 import { type StepMessage, stepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
 import type { EventSink } from "../../shared/ports/index.ts";
+import { noEvents } from "../../shared/ports/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { Tool, ToolResult } from "../../shared/tool-framework/tool.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
@@ -156,7 +157,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
         logger,
         events,
         runFailures: failed,
-        ...(c.webhooks ? { webhooks: c.webhooks } : {}),
+        webhooks: c.webhooks ?? noEvents,
       }),
     runs,
     ledger: f.ledger,
@@ -202,6 +203,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
       plans,
       loadAdmin,
       events,
+      webhooks: c.webhooks ?? noEvents,
       sendOutbound,
       now,
       requester: loadRequester({ message: (a, id) => messages.get(a, id), getText: (k) => blobs.getText(k) }),
@@ -209,7 +211,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     logger,
     runFailures: failed,
     leaseMs,
-    ...(c.webhooks ? { webhooks: c.webhooks } : {}),
+    webhooks: c.webhooks ?? noEvents,
   };
 }
 
@@ -235,7 +237,7 @@ function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
         makeToolContext: (run, a, call, key, grantedBy) =>
           step.makeToolContext(run, a, 0, call, key, grantedBy),
         events: step.events,
-        ...(c.webhooks ? { webhooks: c.webhooks } : {}),
+        webhooks: c.webhooks ?? noEvents,
         failures: f.failures,
         now,
         notify: (m, reason) => c.sendOutbound(confirmNoticeRequest(m, reason)),
@@ -270,7 +272,7 @@ export function stepWorld(opts: StepWorldOptions = {}) {
     sendOutbound: async (r) => void (await f.queue.send(QUEUES.outbound, r)),
     // Parsed with the consumer's schema, as the wiring does: a message agent-step would refuse is never sent.
     enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepMessageSchema.parse(m))),
-    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    webhooks: opts.webhooks ?? noEvents,
     ...(opts.opTimeoutMs === undefined ? {} : { opTimeoutMs: opts.opTimeoutMs }),
   };
   const step = loopDeps(f, common, opts.leaseMs ?? 60_000);

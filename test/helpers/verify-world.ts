@@ -3,6 +3,7 @@ import type { AdminSnapshot } from "../../shared/admin/schema.ts";
 import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/intake/process.ts";
 import { agentStepMessageSchema } from "../../shared/messages/agent-step.ts";
 import type { OutboundRequest } from "../../shared/messages/outbound.ts";
+import { noEvents } from "../../shared/ports/index.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import { admin as adminOf, config as configOf, inboundEvent, NOW } from "../fakes/builders.ts";
 import { memoryInbound } from "../fakes/inbound.ts";
@@ -40,6 +41,7 @@ export function verifyWorld(opts: {
   const snapshot = { admin: adminOf(opts.admin) };
   const deps: VerifyDeps = {
     config: configOf(opts.config),
+    webhooks: noEvents,
     loadAdmin: async () => snapshot.admin,
     resolver: opts.resolver,
     now,

@@ -7,6 +7,7 @@ import type { OutboundDeps } from "../../shared/outbound/ports.ts";
 import { processOutboundRequest } from "../../shared/outbound/process.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
 import { UNKNOWN_OUTCOME_LOG } from "../../shared/ports/failures.ts";
+import { noEvents } from "../../shared/ports/index.ts";
 import { listUncertainSends, sendPk } from "../../shared/store/send-state-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { WHOLE } from "../fakes/builders.ts";
@@ -65,7 +66,7 @@ function setup() {
   const deps: OutboundDeps = {
     ...outboundDeps(
       { stores, config: CONFIG, resources: { region: "us-east-1" }, logger, now: () => clock.now },
-      { ses },
+      { ses, webhooks: noEvents },
     ),
     inFlightLeaseMs: LEASE_MS,
   };

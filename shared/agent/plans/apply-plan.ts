@@ -23,7 +23,7 @@ export interface ApplyDeps extends ApplyOneDeps {
   getRun(runId: string): Promise<LoadedRun | null>;
   readonly events: RunEventSink;
   /** Signed events out: `plan.applied` / `plan.failed` / `plan.cancelled`. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
   /** G19: a plan that did not run as approved is a `plan-failed` failure (metric, alarm, feed, trace, run row). */
   readonly failures: FailureSink;
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
@@ -165,7 +165,7 @@ async function cancelPlan(
   if (!(await deps.plans.move(run.runId, "pending", "cancelled", decided)))
     return { status: "refused", reason: "confirm-not-pending" };
   await record("plan-cancelled", { by: msg.sender });
-  await deps.webhooks?.emit({
+  await deps.webhooks.emit({
     type: "plan.cancelled",
     key: run.runId,
     data: { agent: run.agent, runId: run.runId, operations: plan.ops.length, decidedBy: msg.sender },
@@ -278,7 +278,7 @@ async function finish(
     },
   });
   const failed = results.filter((r) => r.result !== null && !r.result.ok).map((r) => r.tool);
-  await deps.webhooks?.emit({
+  await deps.webhooks.emit({
     type: verdict.status === "applied" ? "plan.applied" : "plan.failed",
     key: run.runId,
     data: {

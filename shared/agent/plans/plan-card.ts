@@ -54,7 +54,7 @@ export function sendPlanCard(deps: {
   sendOutbound(request: OutboundRequest): Promise<void>;
   now(): Date;
   /** Signed events out: `plan.pending` once the card is out. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
   /** Who asked, from the run's stored trigger message (requester.ts); null for a scheduled run or a message gone. */
   requester(run: LoadedRun): Promise<RequesterProof | null>;
 }): NonNullable<StepDeps["afterRun"]> {
@@ -105,7 +105,7 @@ export function sendPlanCard(deps: {
       round: 0,
       data: { operations: sealed.ops.length, approvers: to.length },
     });
-    await deps.webhooks?.emit({
+    await deps.webhooks.emit({
       type: "plan.pending",
       key: run.runId,
       data: {

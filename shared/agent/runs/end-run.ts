@@ -10,7 +10,7 @@ export interface RunEndDeps {
   readonly events: RunEventSink;
   readonly runFailures: RunFailures;
   /** Signed events out (docs/events.md); none where the stack has no events queue. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
   readonly logger: Logger;
 }
 

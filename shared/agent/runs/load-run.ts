@@ -15,7 +15,7 @@ export interface RunSources {
   /** G19: a run whose trigger is gone fails, and that failure is reported like any other. */
   readonly runFailures: RunFailures;
   /** Signed events out: the failed run's `run.failed`. */
-  readonly webhooks?: EventSink;
+  readonly webhooks: EventSink;
 }
 
 /**

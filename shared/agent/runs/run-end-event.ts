@@ -6,11 +6,11 @@ import type { EventSink, FinalRunState } from "../../ports/index.ts";
  * agent or trigger, a step whose retries ran out) and every redelivery of one emits under the same `webhook-id`.
  */
 export async function emitRunEnd(
-  webhooks: EventSink | undefined,
+  webhooks: EventSink,
   run: { readonly runId: string; readonly agent: string; readonly kind: "reply" | "scheduled" },
   end: { readonly state: FinalRunState; readonly reason: string; readonly rounds: number },
 ): Promise<void> {
-  await webhooks?.emit({
+  await webhooks.emit({
     type: end.state === "failed" ? "run.failed" : "run.completed",
     key: run.runId,
     data: {

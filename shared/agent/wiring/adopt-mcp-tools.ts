@@ -16,7 +16,7 @@ export function adoptMcpTools(
   return (snapshot) => {
     if (snapshot === adopted) return snapshot;
     adopted = snapshot;
-    const refused = registry.adopt(mcp.tools(snapshot.mcpServers ?? []));
+    const refused = registry.adopt(mcp.tools(snapshot.mcpServers));
     if (refused.length > 0) logger.error("mcp tools not adopted: their names are taken", { tools: refused });
     return snapshot;
   };

@@ -9,6 +9,7 @@ import { RETRIES_EXHAUSTED } from "../../../shared/agent/runs/retries-exhausted.
 import { parseConfig } from "../../../shared/config/load.ts";
 import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
 import type { RunRecord } from "../../../shared/ports/index.ts";
+import { noEvents } from "../../../shared/ports/index.ts";
 import { admin, replyRun, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { recordingSink } from "../../fakes/run-event-sink.ts";
@@ -24,6 +25,7 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
   const events = recordingSink();
   const calls: string[] = [];
   const deps: StepHandlerDeps = {
+    webhooks: noEvents,
     config: parseConfig({
       domains: ["agents.example.net"],
       models: [{ id: "demo", provider: "scripted", script: "unused.json", egress: "internal" }],

@@ -6,6 +6,7 @@ import {
   sendPlanCard,
 } from "../../../shared/agent/plans/plan-card.ts";
 import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import { noEvents } from "../../../shared/ports/index.ts";
 import type { PlanRecord } from "../../../shared/ports/plans.ts";
 import { AGENT, admin, agent, replyRun, SENDER } from "../../fakes/builders.ts";
 import { memoryPlanStore } from "../../fakes/plan-store.ts";
@@ -49,6 +50,7 @@ function flow(plan: PlanRecord | null, snapshot = admin()) {
   const events = recordingSink();
   const sent: OutboundRequest[] = [];
   const afterRun = sendPlanCard({
+    webhooks: noEvents,
     plans,
     loadAdmin: async () => snapshot,
     events,

@@ -36,6 +36,8 @@ const admin: AdminSnapshot = {
   toolkits: [],
   responsibilities: [],
   approvers: [],
+  webhooks: [],
+  mcpServers: [],
 };
 
 let keys: TestKeys;

@@ -42,6 +42,8 @@ const admin = (over: Partial<AdminSnapshot> = {}): AdminSnapshot => ({
   toolkits: [],
   responsibilities: [],
   approvers: [],
+  webhooks: [],
+  mcpServers: [],
   ...over,
 });
 

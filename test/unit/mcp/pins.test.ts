@@ -173,6 +173,8 @@ describe("admin writes of MCP servers", () => {
     toolkits: [],
     responsibilities: [],
     approvers: [],
+    webhooks: [],
+    mcpServers: [],
   };
   const server = (exposedAs: string, id = "orders") => ({
     id,

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readDeliveryEvent, recordDeliveryEvent } from "../../../shared/outbound/delivery-events.ts";
 import type { DeliveryEvent } from "../../../shared/ports/delivery-events.ts";
+import { noEvents } from "../../../shared/ports/index.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 // The delivery-event recording core (G19) on SES's published event shapes (test/fixtures/ses-events, from the SES Developer
@@ -132,11 +133,13 @@ describe("recording one", () => {
     const l = log();
     const logger = recordingLogger();
     for (const [name] of EXPECTED)
-      expect(await recordDeliveryEvent(fixture(name), { log: l, logger })).toBe("recorded");
+      expect(await recordDeliveryEvent(fixture(name), { log: l, logger, webhooks: noEvents })).toBe(
+        "recorded",
+      );
     expect(l.events.map((e) => e.kind)).toEqual(["bounce", "complaint", "reject", "delivery-delay"]);
     const send = JSON.stringify({ ...JSON.parse(fixture("reject")), eventType: "Send", reject: undefined });
-    expect(await recordDeliveryEvent(send, { log: l, logger })).toBe("ignored");
-    expect(await recordDeliveryEvent("not json", { log: l, logger })).toBe("refused");
+    expect(await recordDeliveryEvent(send, { log: l, logger, webhooks: noEvents })).toBe("ignored");
+    expect(await recordDeliveryEvent("not json", { log: l, logger, webhooks: noEvents })).toBe("refused");
     expect(l.events).toHaveLength(4);
   });
 });

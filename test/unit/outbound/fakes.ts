@@ -10,6 +10,7 @@ import type {
   SesSendInput,
 } from "../../../shared/outbound/ports.ts";
 import { sesHeaderMessageId } from "../../../shared/outbound/ses-message-id.ts";
+import { noEvents } from "../../../shared/ports/index.ts";
 import { recordingFailures } from "../../fakes/failures.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryStateStore } from "../../fakes/send-state.ts";
@@ -105,6 +106,7 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
   const failures = recordingFailures();
   const messages = new Map([[`${HELPDESK.address}|${INBOUND.id}`, INBOUND]]);
   const deps: OutboundDeps = {
+    webhooks: noEvents,
     state: memoryStateStore(),
     ses,
     mailbox: {

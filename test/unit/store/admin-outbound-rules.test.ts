@@ -125,6 +125,8 @@ function memoryTables(onChange: (tables: MemoryTables) => void = () => {}) {
         toolkits: readToolkits(items("toolkits"), logger),
         responsibilities: readResponsibilities(items("responsibilities"), logger),
         approvers: readApprovers(items("approvers"), logger),
+        webhooks: [],
+        mcpServers: [],
       };
     },
     async rawItems(table: AdminTable) {
