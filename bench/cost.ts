@@ -48,8 +48,6 @@ import { adminCatalog } from "../shared/admin/catalog.ts";
 import { makeClients } from "../shared/aws/clients.ts";
 import type { ObservedCall } from "../shared/aws/observe.ts";
 import { PREFIXES } from "../shared/config/tables.ts";
-import { dynamoEventState, fileSecretStore, secretManagerStore } from "../shared/events/index.ts";
-import { SUBSCRIBERS_MAX_AGE_MS } from "../shared/events/wiring.ts";
 import type { KeyedLogger } from "../shared/logger.ts";
 import { mcpConnector, mcpServerItem, pinTools } from "../shared/mcp/index.ts";
 import { createModel } from "../shared/model/factory.ts";
@@ -57,6 +55,8 @@ import { envSecretSource } from "../shared/model/secret-source.ts";
 import type { Message, ModelProvider } from "../shared/model/types.ts";
 import { newMessageId } from "../shared/store/message-repo.ts";
 import { makeStores } from "../shared/store/stores.ts";
+import { dynamoWebhookState, fileSecretStore, secretManagerStore } from "../shared/webhooks/index.ts";
+import { SUBSCRIBERS_MAX_AGE_MS } from "../shared/webhooks/wiring.ts";
 import { type HostileServer, startHostileServer } from "../test/helpers/mcp-servers/hostile.ts";
 import { grantableNames } from "../tools/index.ts";
 import { PRICES } from "./aws-prices.ts";
@@ -1003,7 +1003,7 @@ async function webhooksSection(baseline: Sample[], setUp: () => Promise<void>): 
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   try {
-    const state = dynamoEventState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables });
+    const state = dynamoWebhookState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables });
     const silent = { out() {}, err() {} };
     await webhooksAdd(
       {

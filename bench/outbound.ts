@@ -10,7 +10,7 @@ import { parseConfig } from "../shared/config/load.ts";
 import { silentLogger } from "../shared/logger.ts";
 import { processOutboundRequest } from "../shared/outbound/process.ts";
 import { outboundDeps } from "../shared/outbound/wiring.ts";
-import { noEvents } from "../shared/ports/index.ts";
+import { noWebhooks } from "../shared/ports/index.ts";
 import { makeStores } from "../shared/store/stores.ts";
 
 const AGENT = "helpdesk@agents.example.net";
@@ -47,7 +47,10 @@ await stores.messages.put({
 let sesCalls = 0;
 const deps = outboundDeps(
   { stores, config, resources: em.resources, logger: { ...silentLogger, debug() {} }, now: () => new Date() },
-  { ses: { send: async () => ({ kind: "accepted", messageId: `bench-${++sesCalls}` }) }, webhooks: noEvents },
+  {
+    ses: { send: async () => ({ kind: "accepted", messageId: `bench-${++sesCalls}` }) },
+    webhooks: noWebhooks,
+  },
 );
 
 const send: number[] = [];

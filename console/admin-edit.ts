@@ -1,8 +1,8 @@
 import type { AdminIssue } from "../shared/admin/index.ts";
 import { checkAdminWrite, importAdminDocument, ruleKey } from "../shared/admin/index.ts";
 import { PosternError } from "../shared/errors.ts";
-import { removeEndpoint } from "../shared/events/index.ts";
 import type { Item } from "../shared/ports/index.ts";
+import { removeEndpoint } from "../shared/webhooks/index.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
 
@@ -166,7 +166,7 @@ export async function deleteAdminItem(
           await deps.admin.deleteMcpServer(s("id"));
           break;
         case "webhooks":
-          // The item, then its signing secrets (shared/events): nothing signs for a removed endpoint.
+          // The item, then its signing secrets (shared/webhooks): nothing signs for a removed endpoint.
           if (!deps.webhookSecrets)
             throw new PosternError("misconfigured", "the console has no webhook secret store");
           await removeEndpoint({ repo: deps.admin, secrets: deps.webhookSecrets }, s("id"));

@@ -5,21 +5,12 @@ import {
   runningConfigCite,
 } from "../shared/admin/index.ts";
 import { changedConfigFiles, type DeploymentConfig } from "../shared/config/index.ts";
-import {
-  type BreakerState,
-  type DeliveryEntry,
-  dynamoEventState,
-  type EndpointReachOptions,
-  type EventsMessage,
-  type SecretStore,
-} from "../shared/events/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { type ConnectorOptions, type McpConnector, mcpConnector } from "../shared/mcp/index.ts";
 import { systemResolver } from "../shared/net/index.ts";
 import type {
   AuditLog,
   Blobs,
-  DeliveryEventReader,
   FailureReader,
   IndexReader,
   KeyValueState,
@@ -27,6 +18,7 @@ import type {
   PlanPort,
   RunEventReader,
   RunReader,
+  SendOutcomeReader,
   ThreadReader,
   TraceReader,
 } from "../shared/ports/index.ts";
@@ -34,13 +26,21 @@ import type {
 // that may import the store (test/layers/module-map.ts). The rest of the console sees the ports below.
 import {
   AuditRepo,
-  DeliveryEventReads,
   IndexReads,
   PlanStore,
   type Platform,
+  SendOutcomeReads,
   TraceLookups,
 } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
+import {
+  type BreakerState,
+  type DeliveryEntry,
+  dynamoWebhookState,
+  type EndpointReachOptions,
+  type SecretStore,
+  type WebhooksPayload,
+} from "../shared/webhooks/index.ts";
 import { grantableNames } from "../tools/index.ts";
 import { type SessionRevocations, stateRevocations } from "./auth/revocations.ts";
 
@@ -64,7 +64,7 @@ export interface ConsoleDeps {
   readonly audit: AuditLog;
   readonly lookups: TraceReader;
   /** SES's bounces, complaints, rejects and delivery delays, per agent. */
-  readonly deliveryEvents: DeliveryEventReader;
+  readonly deliveryEvents: SendOutcomeReader;
   /** G19: every failure that must reach a person, per day (one Query of `state` per day shown). */
   readonly failures: FailureReader;
   /** Signed events: each endpoint's recent deliveries and its breaker (docs/events.md). */
@@ -80,7 +80,7 @@ export interface ConsoleDeps {
   /** Where the events worker delivers: an added endpoint it could never reach is refused (public only in AWS). */
   readonly webhookReach: EndpointReachOptions;
   /** Puts a message on the events queue (a `webhook.test`); null where the stack has no events queue. */
-  enqueueEvent: ((m: EventsMessage) => Promise<void>) | null;
+  enqueueEvent: ((m: WebhooksPayload) => Promise<void>) | null;
   /**
    * How the console reaches an MCP server to list its tools: the SSRF-safe connector (public addresses only in AWS,
    * loopback too locally, never stdio). `loopbackHttp`: plain http is accepted for a loopback URL (local only).
@@ -146,10 +146,10 @@ export function consoleDeps(platform: Platform, parts: ConsoleParts): ConsoleDep
     index: new IndexReads(base),
     audit: new AuditRepo({ ...base, now }),
     lookups: new TraceLookups(state),
-    deliveryEvents: new DeliveryEventReads(base),
+    deliveryEvents: new SendOutcomeReads(base),
     failures: stores.failures,
     webhooks: (() => {
-      const events = dynamoEventState(base);
+      const events = dynamoWebhookState(base);
       return { recent: (id, limit) => events.log.recent(id, limit), breaker: (id) => events.breaker.get(id) };
     })(),
     webhookSecrets: parts.webhookSecrets ?? null,

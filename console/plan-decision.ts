@@ -1,6 +1,6 @@
 import { approversFor } from "../shared/agent/index.ts";
 import { routingKey } from "../shared/mail/index.ts";
-import { type ConfirmMessage, confirmEnvelopeSchema } from "../shared/messages/index.ts";
+import { type ConfirmPayload, confirmEnvelopeSchema } from "../shared/payloads/index.ts";
 import type { PlanRecord } from "../shared/ports/index.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { ConsoleDeps } from "./deps.ts";
@@ -83,7 +83,7 @@ export async function decidePlan(
     before: { state: plan.state, operations: plan.ops.length },
     after: { decision, code: plan.code },
   });
-  const confirm: ConfirmMessage = {
+  const confirm: ConfirmPayload = {
     code: plan.code,
     action: decision,
     // One notice at most per plan if the apply path has something to tell the approver (it mails them).

@@ -5,7 +5,6 @@ import { SES_SEND_TIMEOUT_MS } from "../shared/aws/index.ts";
 import { ENV } from "../shared/config/index.ts";
 import { FUNCTION_STUBS, type ShippedFiles } from "./bundling.ts";
 import { PosternConsole } from "./constructs/console.ts";
-import { DeliveryEvents } from "./constructs/delivery-events.ts";
 import { MailIntake } from "./constructs/mail-intake.ts";
 import { MailStore } from "./constructs/mail-store.ts";
 import { grantMcpSecretRead } from "./constructs/mcp-secrets.ts";
@@ -13,6 +12,7 @@ import { ModelAccess } from "./constructs/model-access.ts";
 import { Operations } from "./constructs/operations.ts";
 import { PipelineFunction, type PipelineFunctionProps } from "./constructs/pipeline-function.ts";
 import { ResponsibilityTicks } from "./constructs/responsibility-ticks.ts";
+import { DeliveryEvents } from "./constructs/send-outcomes.ts";
 import { SendingIdentities } from "./constructs/sending-identities.ts";
 import { ADMIN_TABLES, StateTables } from "./constructs/state-tables.ts";
 import { Webhooks } from "./constructs/webhooks.ts";
@@ -224,7 +224,7 @@ export class PosternStack extends Stack {
     // The emission points: each may put events on the queue, nothing more.
     const { verify, agentStep, outbound } = this.functions;
     for (const fn of [verify, agentStep, outbound, this.deliveryEvents.fn]) this.webhooks.grantEmit(fn.fn);
-    // An event is queued only when an endpoint subscribes to it (shared/events/wiring.ts eventSinkFor): the
+    // An event is queued only when an endpoint subscribes to it (shared/webhooks/wiring.ts webhookSinkFor): the
     // delivery-events recorder reads the endpoints table for that; the other three read every admin table already.
     this.tables.grantScan(this.deliveryEvents.fn.fn, "webhooks");
     this.operations = new Operations(this, "Operations", {

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import { loadConfigFile } from "../../shared/config/index.ts";
-import type { OutboundMessage } from "../../shared/messages/index.ts";
 import { outboundDeps, processOutboundRequest } from "../../shared/outbound/index.ts";
-import { noEvents } from "../../shared/ports/index.ts";
+import type { OutboundPayload } from "../../shared/payloads/index.ts";
+import { noWebhooks } from "../../shared/ports/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 import { ensureDemoFiles } from "../local/demo.ts";
 import { openTarget } from "../target.ts";
@@ -47,9 +47,9 @@ export async function runSend(a: SendArgs, io: AdminIo = processIo): Promise<num
     const deps = outboundDeps(
       { ...platform, logger: { ...logger, debug() {} } },
       // An operator's own send is not an agent's: it emits no signed events.
-      { ses: sesSender(makeSendingSesClient(target.resources)), webhooks: noEvents },
+      { ses: sesSender(makeSendingSesClient(target.resources)), webhooks: noWebhooks },
     );
-    const message: OutboundMessage = {
+    const message: OutboundPayload = {
       requestId: `operator-${randomUUID()}`,
       agent: a.from.toLowerCase(),
       mode: a.replyTo ? "reply" : "new",

@@ -2,13 +2,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { AdminCatalog } from "../../shared/admin/index.ts";
+import { SqsQueue } from "../../shared/queue/index.ts";
+import type { AdminRepo } from "../../shared/store/index.ts";
 import {
   addEndpoint,
   type BreakerState,
   type DeliveryEntry,
   type DeliveryLog,
   type EndpointReachOptions,
-  type EventsMessage,
   endpointItem,
   MAX_OVERLAP_HOURS,
   removeEndpoint,
@@ -17,9 +18,8 @@ import {
   testDelivery,
   WEBHOOK_EVENT_TYPES,
   type WebhookItem,
-} from "../../shared/events/index.ts";
-import { SqsQueue } from "../../shared/queue/index.ts";
-import type { AdminRepo } from "../../shared/store/index.ts";
+  type WebhooksPayload,
+} from "../../shared/webhooks/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";
 import { secretOutRefusal } from "./secret-out.ts";
@@ -35,7 +35,7 @@ export interface WebhookPorts {
   readonly log: Pick<DeliveryLog, "recent">;
   breaker(id: string): Promise<BreakerState>;
   /** Hands a message to the events queue; null when the target has none (a stack from before events). */
-  readonly enqueue: ((m: EventsMessage) => Promise<void>) | null;
+  readonly enqueue: ((m: WebhooksPayload) => Promise<void>) | null;
   /** Which addresses the target's worker delivers to: the stack's loopback switch, or AWS's public only. */
   readonly reach: EndpointReachOptions;
 }
@@ -80,7 +80,7 @@ export async function webhooksAdd(
     { ...a, events: a.events.trim() === "all" ? ["all"] : list(a.events), enabled: a.disabled !== true },
     WEBHOOK_EVENT_TYPES,
   );
-  // The core (shared/events/endpoints.ts) makes the one admin write check, then stores the secret before the item.
+  // The core (shared/webhooks/endpoints.ts) makes the one admin write check, then stores the secret before the item.
   const r = await addEndpoint(p, item, {
     catalog,
     reach: p.reach,

@@ -35,7 +35,7 @@ export function registerWebhooksCommands(program: Command): void {
         [
           import("./webhooks-actions.ts"),
           import("../../shared/store/index.ts"),
-          import("../../shared/events/index.ts"),
+          import("../../shared/webhooks/index.ts"),
           import("./admin-catalog.ts"),
           import("../target.ts"),
           import("node:path"),
@@ -47,8 +47,8 @@ export function registerWebhooksCommands(program: Command): void {
         ...(flags.resources ? { resourcesFile: flags.resources } : {}),
       });
       const t = target;
-      const state = events.dynamoEventState({ dynamo: t.clients.dynamo, tables: t.resources.tables });
-      let secrets: import("../../shared/events/index.ts").SecretStore;
+      const state = events.dynamoWebhookState({ dynamo: t.clients.dynamo, tables: t.resources.tables });
+      let secrets: import("../../shared/webhooks/index.ts").SecretStore;
       if (t.kind === "aws") {
         const [{ SecretsManagerClient }, { secretStrings }] = await Promise.all([
           import("@aws-sdk/client-secrets-manager"),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { fileSecretStore } from "../../shared/events/index.ts";
 import type { Logger } from "../../shared/logger.ts";
+import { fileSecretStore } from "../../shared/webhooks/index.ts";
 import { removeConsoleFile, writeConsoleFile } from "./console-file.ts";
 import { localSecretsFile } from "./pipeline.ts";
 import type { LocalStack } from "./stack.ts";

@@ -20,7 +20,7 @@ import dynalite from "dynalite";
 import type { FauxqsServer } from "fauxqs";
 import type { Resources } from "../../shared/config/index.ts";
 import { TABLE_KEYS, TABLES, type TableKey, type TableSpec } from "../../shared/config/index.ts";
-import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/events/index.ts";
+import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/webhooks/index.ts";
 import { ensureQueue } from "./emulator-queues.ts";
 import { LOOPBACK, startLoopbackFauxqs } from "./fauxqs-loopback.ts";
 
@@ -63,7 +63,7 @@ export const QUEUE_NAMES = {
 
 /**
  * The events queue's redrive is a backstop only: the worker counts attempts itself and moves spent events to the
- * DLQ, and a breaker's wait re-sends the delivery rather than spending receives (shared/events/sqs-handler.ts).
+ * DLQ, and a breaker's wait re-sends the delivery rather than spending receives (shared/webhooks/sqs-handler.ts).
  * Derived from the deployed schedule, as CDK sets it.
  */
 export const EVENTS_MAX_RECEIVE_COUNT = maxReceivesFor(DEFAULT_POLICY);

@@ -1,13 +1,6 @@
 import { join } from "node:path";
 import { agentStepDeps, agentStepSqsHandler } from "../../shared/agent/index.ts";
 import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
-import {
-  eventSinkFor,
-  fileSecretStore,
-  type SecretStore,
-  webhooksDeps,
-  webhooksSqsHandler,
-} from "../../shared/events/index.ts";
 import { verifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
@@ -15,6 +8,13 @@ import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
 import { makeBasePlatform, makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
+import {
+  fileSecretStore,
+  type SecretStore,
+  webhookSinkFor,
+  webhooksDeps,
+  webhooksSqsHandler,
+} from "../../shared/webhooks/index.ts";
 import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
@@ -65,7 +65,7 @@ export function pipelineHandlers(
         return outboundDeps(platform, {
           // Its own client with SDK retries off: a retried SendEmail can send twice (see docs/outbound.md).
           ses: sesSender(makeSendingSesClient(ctx.resources, ctx.observe?.("outbound"))),
-          webhooks: eventSinkFor(platform),
+          webhooks: webhookSinkFor(platform),
         });
       })(),
       { logger: outLog },

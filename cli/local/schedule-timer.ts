@@ -1,5 +1,5 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import type { TickMessage } from "../../shared/messages/index.ts";
+import type { TickPayload } from "../../shared/payloads/index.ts";
 import { SqsQueue } from "../../shared/queue/index.ts";
 
 /**
@@ -18,7 +18,7 @@ export function startScheduleTimer(
     timer = setTimeout(async () => {
       const tick = new Date(Math.floor(now() / 60_000) * 60_000).toISOString();
       try {
-        await queue.send(queueUrl, { tick } satisfies TickMessage);
+        await queue.send(queueUrl, { tick } satisfies TickPayload);
       } catch (err) {
         process.stderr.write(`[schedule] tick ${tick} not sent: ${(err as Error).message}\n`);
       }

@@ -9,9 +9,9 @@ import { type AwsClients, makeClients, makeSesClient } from "../../shared/aws/in
 import type { Resources } from "../../shared/config/index.ts";
 import { type LoadedConfig, loadConfigFile } from "../../shared/config/index.ts";
 import { PosternError } from "../../shared/errors.ts";
-import type { DeliveryPolicy } from "../../shared/events/index.ts";
 import { type Logger, silentLogger } from "../../shared/logger.ts";
 import { zoneFileResolver } from "../../shared/runtime/index.ts";
+import type { DeliveryPolicy } from "../../shared/webhooks/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { CommandFailure } from "../errors.ts";
 import { DEMO_DOMAIN, DEMO_OPERATOR, type DemoSeed, ensureDemoFiles, seedDemo } from "./demo.ts";

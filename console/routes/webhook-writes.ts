@@ -8,7 +8,7 @@ import {
   rotateEndpoint,
   testDelivery,
   WEBHOOK_EVENT_TYPES,
-} from "../../shared/events/index.ts";
+} from "../../shared/webhooks/index.ts";
 import { audited, deleteAdminItem, keyText, putAdminItem } from "../admin-edit.ts";
 import { type Form, formText } from "../admin-form.ts";
 import { canWrite } from "../auth/principal.ts";
@@ -44,7 +44,7 @@ function secretPage(c: Context<ConsoleEnv>, title: string, body: ReturnType<type
 /**
  * Webhook endpoints from the console (docs/events.md): add, edit, rotate, test, remove. Admins only, after the
  * middleware's session, Origin and CSRF checks; every change goes through the one admin write check and the audit
- * log. The signing secret is made here, stored before the item (shared/events addEndpoint) and shown once.
+ * log. The signing secret is made here, stored before the item (shared/webhooks addEndpoint) and shown once.
  */
 export function webhookWrites(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const admin = (c: Context<ConsoleEnv>) => canWrite(c.get("principal"));

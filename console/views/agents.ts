@@ -9,7 +9,7 @@ import type {
 } from "../../shared/admin/index.ts";
 import { roundLimit } from "../../shared/admin/index.ts";
 import type { DeploymentConfig } from "../../shared/config/index.ts";
-import type { DeliveryEvent, Page, RunRecord, ThreadRecord } from "../../shared/ports/index.ts";
+import type { Page, RunRecord, SendOutcome, ThreadRecord } from "../../shared/ports/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import { type Html, html, pager, seg, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
@@ -56,7 +56,7 @@ export interface AgentDetail {
   readonly threads: Page<ThreadRecord>;
   readonly runs: Page<RunRecord>;
   /** The newest of SES's reports on this agent's sent mail. */
-  readonly deliveryEvents: readonly DeliveryEvent[];
+  readonly deliveryEvents: readonly SendOutcome[];
   /** The snapshot's MCP servers: agent-step adopts their reviewed tools into the registry at each run. */
   readonly mcpServers: readonly McpServerItem[];
 }
@@ -155,7 +155,7 @@ function toolRow(name: string, registry: ToolRegistry, servers: readonly McpServ
   return html`<tr><td><code>${name}</code></td><td>${pin.name}</td><td>${what}${server.enabled ? "" : html` <span class="issues">server disabled: not offered</span>`}</td><td>${pin.class === "act" ? "needs an approver" : "-"}</td></tr>`;
 }
 
-const KIND: Record<DeliveryEvent["kind"], string> = {
+const KIND: Record<SendOutcome["kind"], string> = {
   bounce: "bounced",
   complaint: "complaint",
   reject: "rejected by SES",
@@ -166,7 +166,7 @@ const KIND: Record<DeliveryEvent["kind"], string> = {
  * SES's bounces, complaints, rejects and delivery delays of this agent's mail, newest first. The recipients'
  * servers wrote the diagnostics: shown as plain text (untrusted), never as markup.
  */
-export function deliveryEventsTable(events: readonly DeliveryEvent[]): Html {
+export function deliveryEventsTable(events: readonly SendOutcome[]): Html {
   if (events.length === 0)
     return html`<p>None recorded: SES reported no bounce, complaint, reject or delay for this agent's mail (kept 90 days).</p>`;
   return html`<table><thead><tr><th>When</th><th>What</th><th>SES says</th><th>Recipients</th><th>SES message id</th></tr></thead><tbody>

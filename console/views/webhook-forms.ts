@@ -1,5 +1,5 @@
 import type { AdminIssue } from "../../shared/admin/index.ts";
-import { WEBHOOK_EVENT_TYPES, type WebhookItem } from "../../shared/events/index.ts";
+import { WEBHOOK_EVENT_TYPES, type WebhookItem } from "../../shared/webhooks/index.ts";
 import { editIssues } from "./admin.ts";
 import { type Html, html, seg } from "./html.ts";
 import { csrfField } from "./layout.ts";

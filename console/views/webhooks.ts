@@ -1,4 +1,4 @@
-import type { BreakerState, DeliveryEntry, WebhookItem } from "../../shared/events/index.ts";
+import type { BreakerState, DeliveryEntry, WebhookItem } from "../../shared/webhooks/index.ts";
 import { type Html, html, time, untrusted } from "./html.ts";
 import { statusBadge } from "./layout.ts";
 import { webhookActions, webhookForm } from "./webhook-forms.ts";

@@ -1,8 +1,8 @@
 import { awsSecretStrings } from "../../shared/aws/index.ts";
 import { resourcesFromEnv } from "../../shared/config/index.ts";
-import { secretManagerStore, webhooksDeps, webhooksSqsHandler } from "../../shared/events/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
 import { makeBasePlatform } from "../../shared/store/index.ts";
+import { secretManagerStore, webhooksDeps, webhooksSqsHandler } from "../../shared/webhooks/index.ts";
 
 // Built once per cold start: signed events to the operator's endpoints (docs/events.md). No loopback setting here:
 // in AWS an endpoint must be https on a public address. A base platform: this function reads no deployment config

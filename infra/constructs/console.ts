@@ -298,7 +298,7 @@ export class PosternConsole extends Construct {
    * Secrets the console's own writes need, by prefix (the names are registered at run time, unknown at synth):
    * - webhook signing secrets, `postern/webhooks/*`: made on add and stored before the item (an endpoint is never
    *   live unsigned), read and rewritten on rotate (the old one keeps signing through the overlap), deleted on
-   *   remove. The prefix holds only those secrets (shared/ports/events.ts); the console never shows one twice.
+   *   remove. The prefix holds only those secrets (shared/ports/webhooks.ts); the console never shows one twice.
    * - MCP credentials, `postern/mcp/*`, read only: reviewing a server lists its tools, which an authenticated
    *   server answers only with its token (the same grant agent-step holds; the item's schema admits no other name,
    *   so a registered server cannot make the console read a model key). Never shown, logged or stored.

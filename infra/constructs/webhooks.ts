@@ -9,7 +9,7 @@ import { PipelineFunction, type PipelineFunctionProps } from "./pipeline-functio
 import { ADMIN_TABLES, type StateTables } from "./state-tables.ts";
 import { WorkQueue } from "./work-queue.ts";
 
-/** The state-table partitions the worker uses (shared/events/dynamo-state.ts, the failure feed, the admin version). */
+/** The state-table partitions the worker uses (shared/webhooks/dynamo-state.ts, the failure feed, the admin version). */
 export const WEBHOOK_STATE_KEYS = ["webhook-*", "failures#*", "admin#version"] as const;
 
 export interface WebhooksProps {
@@ -36,7 +36,7 @@ export class Webhooks extends Construct {
 
   /**
    * The queue's maxReceiveCount: one receive per attempt (8, DEFAULT_POLICY) and 5 for crashes, as
-   * shared/events maxReceivesFor derives it (test/infra/stack.test.ts ties the two; infra may not import events).
+   * shared/webhooks maxReceivesFor derives it (test/infra/stack.test.ts ties the two; infra may not import events).
    */
   static readonly MAX_RECEIVES = 13;
 

@@ -1,7 +1,7 @@
 // Front door of shared/admin: admin-table schemas, validation on read, the document check, the catalog.
 // Outside this folder, import this file only (docs/architecture.md).
 
-// The event types are the events' port's (ports/events.ts); re-exported for the admin schema's readers.
+// The event types are the events' port's (ports/webhooks.ts); re-exported for the admin schema's readers.
 export { WEBHOOK_EVENT_TYPES } from "../ports/index.ts";
 export { type AdminCatalog, adminCatalog, runningConfigCite } from "./catalog.ts";
 export { type AdminIssue, zodIssues } from "./issues.ts";

@@ -40,7 +40,7 @@ export interface PutOptions {
   readonly ifAbsent?: boolean;
 }
 
-/** Webhook endpoints item by item: what registering, rotating and removing one uses (shared/events). */
+/** Webhook endpoints item by item: what registering, rotating and removing one uses (shared/webhooks). */
 export interface WebhookTable {
   listWebhooks(): Promise<WebhookItem[]>;
   getWebhook(id: string): Promise<WebhookItem | null>;

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
-import type { ConfirmMessage, RecordOutcome, RecordScope, StepMessage } from "../messages/index.ts";
-import { parseAgentStepMessage } from "../messages/index.ts";
+import type { ConfirmPayload, RecordOutcome, RecordScope, StepPayload } from "../payloads/index.ts";
+import { parseAgentStepPayload } from "../payloads/index.ts";
 import { runStep } from "./loop/step.ts";
 import type { ApplyOutcome } from "./plans/apply-plan.ts";
 import type { StepDeps } from "./ports.ts";
@@ -11,7 +11,7 @@ export type StepHandlerDeps = StepDeps & {
   /** A schedule tick: start the responsibilities due. */
   startDue(tick: Date): Promise<{ started: string[]; invalid: string[] }>;
   /** An approver's reply about a plan (G14). */
-  applyConfirm(msg: ConfirmMessage): Promise<ApplyOutcome>;
+  applyConfirm(msg: ConfirmPayload): Promise<ApplyOutcome>;
 };
 
 /** One delivery of a queue message. */
@@ -34,14 +34,14 @@ export interface DeliveryHandling {
  * One agent-step message: a tick, an approver's reply, or one model round. `retry` sends it back to the queue
  * (busy, or a retryable model failure); an exception does too (the batch helper logs it).
  */
-export async function handleAgentStepMessage(
+export async function handleAgentStepPayload(
   delivery: Delivery,
   deps: StepHandlerDeps,
   how: DeliveryHandling,
 ): Promise<RecordOutcome> {
   const { logger } = how;
-  deps.beginDelivery?.();
-  const parsed = parseAgentStepMessage(delivery.body);
+  deps.beginReceive?.();
+  const parsed = parseAgentStepPayload(delivery.body);
   if (!parsed.ok) {
     // A body none of our producers writes: rejected, so the DLQ keeps it for the operator (docs/reasons.md).
     logger.error("unusable agent-step payload", {
@@ -68,7 +68,7 @@ export async function handleAgentStepMessage(
 }
 
 async function step(
-  msg: StepMessage,
+  msg: StepPayload,
   delivery: Delivery,
   deps: StepHandlerDeps,
   how: DeliveryHandling,

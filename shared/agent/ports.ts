@@ -1,9 +1,9 @@
 import type { AdminSnapshot, AgentItem, ToolkitItem } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { StepMessage } from "../messages/index.ts";
 import type { Message, ModelFailureReason, ModelProvider, Usage } from "../model/index.ts";
-import type { EventSink, MessageRecord, RunEvent, RunRecord, RunState, RunTable } from "../ports/index.ts";
+import type { StepPayload } from "../payloads/index.ts";
+import type { MessageRecord, RunEvent, RunRecord, RunState, RunTable, WebhookSink } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 import type {
   RunTrigger,
@@ -119,7 +119,7 @@ export interface EgressChannel {
 /** What the checks and the tool context use of a run's channels: close them, and ask. */
 export type ChannelState = Pick<EgressChannel, "close" | "isClosed">;
 
-export interface RunEventSink {
+export interface TraceSink {
   append(
     runId: string,
     event: { readonly type: string; readonly round: number; readonly data: Record<string, unknown> },
@@ -152,14 +152,14 @@ export interface StepDeps {
   readonly registry: ToolRegistry;
   /** The run's channels (G18), when the wiring gives the step the knowledge its messages carry. */
   readonly channel?: EgressChannel;
-  /** The admin state; the wiring reads it once per delivery (see beginDelivery). */
+  /** The admin state; the wiring reads it once per delivery (see beginReceive). */
   loadAdmin(): Promise<AdminSnapshot>;
   /**
    * A new delivery starts: what the wiring keeps for the length of one delivery (the admin snapshot, the run's
    * message) is read afresh from here on, so an admin change made before this delivery is seen by all of it.
    * Called once per SQS delivery, by the message handler (handle-message.ts), before it reads the message.
    */
-  beginDelivery?(): void;
+  beginReceive?(): void;
   model(modelId: string): ModelProvider | null;
   /**
    * The run with its trigger loaded (runs/load-run.ts), null when there is none. Not a plain read: a run whose
@@ -169,11 +169,11 @@ export interface StepDeps {
   readonly runs: StepRuns;
   readonly ledger: RoundLedger;
   readonly transcripts: TranscriptStore;
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   readonly budgets: BudgetGate;
   readonly context: ContextBuilder;
   readonly cache: ToolResultCache;
-  enqueue(message: StepMessage): Promise<void>;
+  enqueue(message: StepPayload): Promise<void>;
   makeToolContext(
     run: LoadedRun,
     agent: AgentItem,
@@ -209,7 +209,7 @@ export interface StepDeps {
   /** How long a claimed round is protected from a concurrent duplicate delivery; > the function timeout. */
   readonly leaseMs: number;
   /** Signed events out (docs/events.md): `run.completed` / `run.failed` when a run ends. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }
 
 // The records the agent's rules read and write below the step loop: runs as the run table keeps them, the trace,

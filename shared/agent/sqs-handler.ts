@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
-import { sqsBatchHandler } from "../messages/index.ts";
-import { handleAgentStepMessage, type StepHandlerDeps } from "./handle-message.ts";
+import { sqsBatchHandler } from "../payloads/index.ts";
+import { handleAgentStepPayload, type StepHandlerDeps } from "./handle-message.ts";
 
 /** The queue's redrive maxReceiveCount (set by CDK; the local stack passes its own). */
 export const MAX_RECEIVES_ENV = "POSTERN_MAX_RECEIVES";
@@ -17,7 +17,7 @@ export interface AgentStepSqsOptions {
 }
 
 /**
- * SQS batch in, partial batch response out: each record to handleAgentStepMessage, with its receive count so the
+ * SQS batch in, partial batch response out: each record to handleAgentStepPayload, with its receive count so the
  * last delivery of a failing step can end its run. Shared by the Lambda handler and the local stack's poller.
  */
 export function agentStepSqsHandler(
@@ -27,7 +27,7 @@ export function agentStepSqsHandler(
   const { logger, maxReceives } = options;
   return sqsBatchHandler(
     (record, scope) =>
-      handleAgentStepMessage(
+      handleAgentStepPayload(
         {
           body: record.body,
           id: record.messageId,

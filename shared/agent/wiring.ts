@@ -1,6 +1,6 @@
-import { eventSinkFor } from "../events/index.ts";
-import { stepMessageSchema } from "../messages/index.ts";
+import { stepPayloadSchema } from "../payloads/index.ts";
 import type { Platform, Stores } from "../store/index.ts";
+import { webhookSinkFor } from "../webhooks/index.ts";
 import type { StepHandlerDeps } from "./handle-message.ts";
 import { startDueRuns } from "./runs/start-scheduled.ts";
 import { adoptMcpTools } from "./wiring/adopt-mcp-tools.ts";
@@ -41,18 +41,18 @@ export function agentStepDeps(
     // Each delivery's snapshot, then its reviewed MCP tools into the registry: the step that follows every read.
     loadAdmin: async () => adopt(await reads.admin()),
     message: reads.message,
-    beginDelivery: reads.beginDelivery,
-    webhooks: eventSinkFor(opts),
+    beginReceive: reads.beginReceive,
+    webhooks: webhookSinkFor(opts),
     sendOutbound: async (req) => void (await stores.queue.send(resources.queues.outbound, req)),
     // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
     enqueue: async (m) =>
-      void (await stores.queue.send(resources.queues.agentStep, stepMessageSchema.parse(m))),
+      void (await stores.queue.send(resources.queues.agentStep, stepPayloadSchema.parse(m))),
   };
   const step = loopDeps(w);
   return {
     ...step,
     ...planDeps(w, step),
-    beginDelivery: w.beginDelivery,
+    beginReceive: w.beginReceive,
     stores,
     startDue: (tick) =>
       startDueRuns(tick, {

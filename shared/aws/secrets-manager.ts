@@ -7,9 +7,9 @@ import {
 } from "@aws-sdk/client-secrets-manager";
 
 /**
- * Secrets Manager, as the webhook secret store needs it (shared/events/secret-manager-store.ts): a secret's string by
+ * Secrets Manager, as the webhook secret store needs it (shared/webhooks/secret-manager-store.ts): a secret's string by
  * name, written or created, deleted at once. The one known error, ResourceNotFoundException, is a value (null,
- * `missing`, `false`); any other is rethrown untouched (STYLE.md §4). Kept out of shared/events so that the functions
+ * `missing`, `false`); any other is rethrown untouched (STYLE.md §4). Kept out of shared/webhooks so that the functions
  * that only emit events do not bundle this client.
  */
 export interface SecretStrings {

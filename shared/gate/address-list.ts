@@ -1,5 +1,5 @@
 // To and Cc read by the same strict parser as From (G2, G9): an address-list (RFC 5322 §3.4) is split
-// into its mailboxes on our own tokens, and each mailbox must pass parseFromHeader on its own.
+// into its addresses on our own tokens, and each address must pass parseFromHeader on its own.
 //
 // Why not postal-mime's addressParser (which this replaced): it decodes encoded-words before it parses, so
 // a signed `To: =?UTF-8?Q?Mallory_=3Cdesk=40agents.example=3E?=` (display text, no address at all) read as
@@ -13,8 +13,8 @@ import { parseFromHeader } from "./address.ts";
 import { type Token, tokenize } from "./address-tokens.ts";
 
 export interface AddressList {
-  /** Mailboxes that passed the strict parser, in order (group members included). */
-  readonly mailboxes: readonly ParsedAddress[];
+  /** Addresses that passed the strict parser, in order (group members included). */
+  readonly addresses: readonly ParsedAddress[];
   /** Why each refused list element was refused, in order: none of them is an address. */
   readonly refused: readonly AddressRefusal[];
 }
@@ -35,7 +35,7 @@ const textOf = (tokens: readonly Token[]) =>
   tokens.map((t) => (t.kind === "quoted" ? t.raw : t.text)).join("");
 
 /**
- * The mailboxes of an address-list value (unfolded, UTF-8). Elements are split at top-level commas; a group
+ * The addresses of an address-list value (unfolded, UTF-8). Elements are split at top-level commas; a group
  * (`name: a@b, c@d;`) contributes its members and never its name; an element after a group's `;` without a
  * comma, a nested group, or an unterminated one is refused with its members. Empty elements (`a@b,,c@d`,
  * `undisclosed-recipients:;`) are nothing, not refusals.
@@ -43,7 +43,7 @@ const textOf = (tokens: readonly Token[]) =>
 export function parseAddressList(value: string, opts: ParseFromOptions = {}): AddressList {
   const tokens = tokenize(value);
   // an unterminated quoted string: where any element ends is a guess, so none is an address
-  if (tokens === null) return { mailboxes: [], refused: ["address-syntax"] };
+  if (tokens === null) return { addresses: [], refused: ["address-syntax"] };
   const elements: Token[][] = [];
   let current: Token[] = [];
   let depth = 0;
@@ -94,14 +94,14 @@ export function parseAddressList(value: string, opts: ParseFromOptions = {}): Ad
   if (inGroup)
     for (const element of elements.slice(groupStart)) element.unshift({ kind: "special", text: ":" });
 
-  const mailboxes: ParsedAddress[] = [];
+  const addresses: ParsedAddress[] = [];
   const refused: AddressRefusal[] = [];
   for (const element of elements) {
     const text = textOf(element);
     if (text.trim() === "") continue;
     const parsed = parseFromHeader(text, opts);
-    if (parsed.ok) mailboxes.push(parsed.mailbox);
+    if (parsed.ok) addresses.push(parsed.address);
     else refused.push(parsed.reason);
   }
-  return { mailboxes, refused };
+  return { addresses, refused };
 }

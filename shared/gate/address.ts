@@ -49,12 +49,12 @@ export type ParsedAddress = {
   displayName: string;
 };
 
-export type ParseFromResult = Ok<{ mailbox: ParsedAddress }> | Fail<AddressRefusal>;
+export type ParseFromResult = Ok<{ address: ParsedAddress }> | Fail<AddressRefusal>;
 
 export type ParseFromOptions = { allowNonAsciiLocalParts?: boolean };
 
 // RFC 5322 §2.1.1: a line is at most 998 characters; a From value longer than that is not mail
-// any MTA produced for a single mailbox, and the cap bounds the parser's work.
+// any MTA produced for a single address, and the cap bounds the parser's work.
 const MAX_VALUE_LENGTH = 998;
 
 // C0 controls (HTAB is WSP and allowed), DEL and C1. Unfolding has removed the CRLFs of folds,
@@ -87,7 +87,7 @@ export function parseFromHeader(value: string, opts: ParseFromOptions = {}): Par
   if (opens === 1) {
     const open = tokens.findIndex((t) => t.kind === "special" && t.text === "<");
     const close = tokens.findIndex((t) => t.kind === "special" && t.text === ">");
-    // after ">" only whitespace may follow: `<a@b> c` is not a mailbox
+    // after ">" only whitespace may follow: `<a@b> c` is not a address
     if (close < open || trimSpace(tokens.slice(close + 1)).length > 0) return fail("address-syntax");
     displayTokens = trimSpace(tokens.slice(0, open));
     specTokens = tokens.slice(open + 1, close);
@@ -108,11 +108,11 @@ export function parseFromHeader(value: string, opts: ParseFromOptions = {}): Par
 
   return {
     ok: true,
-    mailbox: { local: spec.local, domain, address: `${spec.local}@${domain}`, displayName },
+    address: { local: spec.local, domain, address: `${spec.local}@${domain}`, displayName },
   };
 }
 
-// Syntax that makes the header mean something other than one plain mailbox, checked on the
+// Syntax that makes the header mean something other than one plain address, checked on the
 // whole value (outside quoted strings) before any part is read.
 function structuralRefusal(tokens: Token[]): AddressRefusal | null {
   const specials = tokens.filter((t) => t.kind === "special").map((t) => t.text);
@@ -138,7 +138,7 @@ type SpecResult = Ok<{ local: string; domain: string }> | Fail<AddressRefusal>;
 function readAddrSpec(tokens: Token[], angled: boolean): SpecResult {
   if (tokens.length === 0) return fail("address-empty");
   const ats = tokens.flatMap((t, i) => (t.kind === "special" && t.text === "@" ? [i] : []));
-  // no "@" outside quotes: a display name alone (`"Test User"`) is no mailbox
+  // no "@" outside quotes: a display name alone (`"Test User"`) is no address
   if (ats.length === 0) return fail("address-syntax");
   // `"ceo@thescoop.com"@evil.com`: readers disagree on which @ is the real one
   if (tokens.some((t) => t.kind === "quoted")) return fail("address-quoted-local");

@@ -121,7 +121,7 @@ function namedUnsigned(input: AddressingInput, signed: ReadonlySet<string>): "to
     const value = fieldValue(input.fields, name);
     if (value === null) continue;
     const list = parseAddressList(value, { allowNonAsciiLocalParts: input.allowNonAsciiLocalParts });
-    if (list.mailboxes.some((m) => routingKey(m.address) === agent)) return name;
+    if (list.addresses.some((m) => routingKey(m.address) === agent)) return name;
   }
   return null;
 }

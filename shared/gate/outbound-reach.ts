@@ -1,5 +1,5 @@
 import type { AccessRule } from "../config/index.ts";
-import type { RunStartedBy } from "../messages/index.ts";
+import type { RunStartedBy } from "../payloads/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import { allowedByAll, routingKey } from "./access.ts";
 

@@ -1,7 +1,7 @@
 // Sender proof (G2): who wrote this mail, proven by DKIM, or a refusal with a stable code.
 //
 // No single-instance field twice (single-instance.ts), exactly one From field holding one plain
-// mailbox (address.ts), and a DKIM
+// address (address.ts), and a DKIM
 // signature (mailauth, strict mode) that passes our policy (dkim-checks.ts). We never read
 // Authentication-Results or any verdict SES or the sender put in the header: only the raw bytes,
 // the DNS answers and the clock decide.
@@ -103,17 +103,17 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
 
     const parsed = parseFromHeader(from.value, { allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts });
     if (!parsed.ok) return refuse(parsed.reason);
-    const { mailbox } = parsed;
-    address = reduceToAddressChars(mailbox.address);
+    const author = parsed.address;
+    address = reduceToAddressChars(author.address);
 
     const proven = {
-      address: mailbox.address,
-      routingKey: routingKey(mailbox.address),
-      domain: mailbox.domain,
-      displayName: mailbox.displayName,
+      address: author.address,
+      routingKey: routingKey(author.address),
+      domain: author.domain,
+      displayName: author.displayName,
     };
 
-    const proving = await proveByDkim(raw, block.fields, mailbox.domain, opts);
+    const proving = await proveByDkim(raw, block.fields, author.domain, opts);
     if (proving.ok)
       return {
         ok: true,
@@ -123,7 +123,7 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
           allowNonAsciiLocalParts: opts.allowNonAsciiLocalParts,
         }),
         via:
-          proving.signature.domain === mailbox.domain
+          proving.signature.domain === author.domain
             ? { kind: "dkim" }
             : { kind: "dkim", delegated: proving.signature.domain },
       };
@@ -131,7 +131,7 @@ export async function proveSender(raw: Buffer, opts: ProveSenderOptions): Promis
     if (proving.reason === "header-ambiguous" || trustedSealers.length === 0)
       return refuse(proving.reason, proving.detail);
 
-    const byArc = await proveByArc(raw, block.fields, mailbox.domain, {
+    const byArc = await proveByArc(raw, block.fields, author.domain, {
       resolver: opts.resolver,
       now: opts.now,
       minRsaKeyBits: opts.minRsaKeyBits,

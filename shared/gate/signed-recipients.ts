@@ -41,7 +41,7 @@ export function signedRecipients(
     if (name !== "to" && name !== "cc") continue;
     const list = parseAddressList(unfold(line.slice(colon + 1)).trim(), opts);
     out.refused.push(...list.refused);
-    for (const m of list.mailboxes) {
+    for (const m of list.addresses) {
       if (++count > MAX_ADDRESSES) return out;
       out[name].push(m.address);
     }

@@ -7,9 +7,9 @@ import { type Decision, gateMessage, narrowsRun, type ProofVia } from "../gate/i
 import type { Logger } from "../logger.ts";
 import type { ParsedMail } from "../mail/index.ts";
 import { cardCodes, noticeReasonFor, postmasterOf, readReply } from "../mail/index.ts";
-import type { ConfirmEnvelope, ConfirmMessage, OutboundRequest, StepMessage } from "../messages/index.ts";
-import { firstStepOf, noticeRequest } from "../messages/index.ts";
-import type { Blobs, EventSink, InboundLedger, InboundOutcome } from "../ports/index.ts";
+import type { ConfirmEnvelope, ConfirmPayload, OutboundRequest, StepPayload } from "../payloads/index.ts";
+import { firstStepOf, noticeRequest } from "../payloads/index.ts";
+import type { Blobs, InboundLedger, InboundOutcome, WebhookSink } from "../ports/index.ts";
 import type { InboundEvent } from "./notification.ts";
 import { type AcceptStores, storeAccepted } from "./store-accepted.ts";
 
@@ -21,7 +21,7 @@ export interface VerifyDeps {
   readonly inbound: InboundLedger;
   readonly blobs: Blobs;
   readonly stores: AcceptStores;
-  enqueueStep(message: StepMessage | ConfirmEnvelope): Promise<void>;
+  enqueueStep(message: StepPayload | ConfirmEnvelope): Promise<void>;
   enqueueOutbound(request: OutboundRequest): Promise<void>;
   /**
    * Record that one signed message reached an agent (G2: one signed message starts at most one run per agent).
@@ -33,7 +33,7 @@ export interface VerifyDeps {
   planAgent(code: string): Promise<string | null>;
   readonly logger: Logger;
   /** Signed events out (docs/events.md): `mail.accepted` / `mail.refused` per recipient. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }
 
 /**
@@ -324,7 +324,7 @@ async function confirmationIn(
   mail: ParsedMail,
   agent: string,
   deps: VerifyDeps,
-): Promise<Pick<ConfirmMessage, "code" | "action" | "understood"> | null> {
+): Promise<Pick<ConfirmPayload, "code" | "action" | "understood"> | null> {
   const reading = readReply(mail);
   if (reading.kind === "approve" || reading.kind === "cancel")
     return { code: reading.code, action: reading.kind };

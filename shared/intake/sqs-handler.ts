@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
-import { sqsBatchHandler } from "../messages/index.ts";
+import { sqsBatchHandler } from "../payloads/index.ts";
 import { failureText } from "../result.ts";
 import { parseNotification } from "./notification.ts";
 import { processInbound, type VerifyDeps } from "./process.ts";

@@ -1,8 +1,8 @@
 import type { DNSResolver } from "mailauth";
 import { STATE_KEYS } from "../config/index.ts";
-import { eventSinkFor } from "../events/index.ts";
-import { agentStepMessageSchema } from "../messages/index.ts";
+import { agentStepPayloadSchema } from "../payloads/index.ts";
 import { PlanStore, type Platform } from "../store/index.ts";
+import { webhookSinkFor } from "../webhooks/index.ts";
 import type { VerifyDeps } from "./process.ts";
 
 /** Wire the verify core to real adapters: the same function in Lambda (from env) and in the local stack. */
@@ -19,7 +19,7 @@ export function verifyDeps(platform: Platform, parts: { readonly resolver: DNSRe
     stores,
     // Parsed with the consumer's own schema: a message agent-step would refuse is never sent.
     enqueueStep: async (m) =>
-      void (await stores.queue.send(resources.queues.agentStep, agentStepMessageSchema.parse(m))),
+      void (await stores.queue.send(resources.queues.agentStep, agentStepPayloadSchema.parse(m))),
     enqueueOutbound: async (r) => void (await stores.queue.send(resources.queues.outbound, r)),
     async claimSignedMessage(agent, key, sesMessageId) {
       // No expiry: a signed message stays replayable for as long as its key is published.
@@ -28,6 +28,6 @@ export function verifyDeps(platform: Platform, parts: { readonly resolver: DNSRe
     },
     planAgent: async (code) => (await plans.runForCode(code))?.agent ?? null,
     logger,
-    webhooks: eventSinkFor(platform),
+    webhooks: webhookSinkFor(platform),
   };
 }

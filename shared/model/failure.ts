@@ -35,7 +35,7 @@ export function redact(text: string, secrets: readonly string[]): string {
  * timeouts, network errors and server errors (5xx, or a service fault with no status) may; auth, configuration,
  * a malformed response, any other 4xx and a spent script never will. The rule lives here so no caller re-derives it.
  */
-export function isRetryable(reason: ModelFailureReason, status?: number): boolean {
+export function isTransientModelFailure(reason: ModelFailureReason, status?: number): boolean {
   switch (reason) {
     case "model-throttled":
     case "model-timeout":
@@ -66,7 +66,7 @@ export function modelFailure(
   const clean = redact(detail, opts.secrets ?? []);
   return {
     ...fail(reason, clean.length > MAX_DETAIL ? `${clean.slice(0, MAX_DETAIL)}...` : clean),
-    retryable: opts.retryable ?? isRetryable(reason, opts.status),
+    retryable: opts.retryable ?? isTransientModelFailure(reason, opts.status),
   };
 }
 

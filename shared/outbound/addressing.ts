@@ -9,7 +9,7 @@ import {
   type RecipientsResult,
   replyAllRecipients,
 } from "../mail/index.ts";
-import type { OutboundMessage } from "../messages/index.ts";
+import type { OutboundPayload } from "../payloads/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { OutboundDeps } from "./ports.ts";
 import type { PrepareFailureReason } from "./reasons.ts";
@@ -35,7 +35,7 @@ export type Addressing =
   | Fail<PrepareFailureReason>;
 
 export async function addressRequest(
-  message: OutboundMessage,
+  message: OutboundPayload,
   identity: SendingIdentity,
   deps: OutboundDeps,
 ): Promise<Addressing> {
@@ -58,7 +58,7 @@ export async function addressRequest(
  * so a notice can carry nothing a sender wrote (G6). Requests that put the gate's reason code in `body`
  * (shared/intake) are read the same way.
  */
-function noticeAddressing(message: OutboundMessage, identity: SendingIdentity, max: number): Addressing {
+function noticeAddressing(message: OutboundPayload, identity: SendingIdentity, max: number): Addressing {
   const to = message.to.length === 1 ? parseAddrSpec(message.to[0] ?? "") : fail("recipient-invalid");
   const reason = message.notice?.reason ?? noticeReasonFor(message.body.trim());
   if (!reason || !to.ok || message.cc.length || message.bcc.length || message.attachmentIds.length)
@@ -80,7 +80,7 @@ function noticeAddressing(message: OutboundMessage, identity: SendingIdentity, m
  * reply-all from what was stored; the model never sets a reply's subject (G9).
  */
 async function replyAddressing(
-  message: OutboundMessage,
+  message: OutboundPayload,
   identity: SendingIdentity,
   deps: OutboundDeps,
   max: number,

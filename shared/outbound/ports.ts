@@ -1,7 +1,7 @@
 import type { AgentItem } from "../admin/index.ts";
 import type { AccessRule, DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { DeliveryEventLog, EventSink, FailureSink, MessageRecord } from "../ports/index.ts";
+import type { FailureSink, MessageRecord, SendOutcomeLog, WebhookSink } from "../ports/index.ts";
 import type { AttachmentMeta } from "../tool-framework/index.ts";
 import type { SendStateReason } from "./reasons.ts";
 
@@ -185,15 +185,15 @@ export interface OutboundDeps {
    */
   readonly inFlightLeaseMs?: number;
   /** A new record starts: what the wiring keeps for one delivery (the admin snapshot) is read afresh. */
-  beginDelivery?(): void;
+  beginReceive?(): void;
   /** Signed events out (docs/events.md): `send.delivered` when SES accepted a send, `send.failed` when it ends failed. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }
 
-/** What the delivery-events function records SES's events with (shared/outbound/delivery-events.ts). */
+/** What the delivery-events function records SES's events with (shared/outbound/send-outcomes.ts). */
 export interface DeliveryEventsDeps {
-  readonly log: DeliveryEventLog;
+  readonly log: SendOutcomeLog;
   readonly logger: Logger;
   /** Signed events out: `send.bounced`, `send.complained`, ... (docs/events.md); none without an events queue. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }

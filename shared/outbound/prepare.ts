@@ -10,7 +10,7 @@ import {
   type SendingIdentity,
   sentMailboxId,
 } from "../mail/index.ts";
-import type { OutboundMessage } from "../messages/index.ts";
+import type { OutboundPayload } from "../payloads/index.ts";
 import { inlineBody, SENT_INLINE_BODY_MAX_BYTES } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { AttachmentMeta } from "../tool-framework/index.ts";
@@ -30,7 +30,7 @@ type Identity = Ok<{ identity: SendingIdentity }> | Fail<PrepareFailureReason>;
  * The From identity comes from the admin table (or, for notices, the domain's postmaster), looked up by the
  * request's agent address; the request cannot supply a name or another address (G9).
  */
-async function sendingIdentity(message: OutboundMessage, deps: OutboundDeps): Promise<Identity> {
+async function sendingIdentity(message: OutboundPayload, deps: OutboundDeps): Promise<Identity> {
   const address = message.agent.toLowerCase();
   const domain = address.slice(address.lastIndexOf("@") + 1);
   // Never send From a domain this deployment does not own, whatever an admin item says.
@@ -47,7 +47,7 @@ async function sendingIdentity(message: OutboundMessage, deps: OutboundDeps): Pr
 
 /** Resolve the request into raw MIME and the plan that will be recorded. Pure apart from the reads it makes. */
 export async function prepareSend(
-  message: OutboundMessage,
+  message: OutboundPayload,
   deps: OutboundDeps,
   origin: MailOrigin,
 ): Promise<Prepared> {
@@ -140,7 +140,7 @@ type Loaded = { readonly meta: AttachmentMeta; readonly bytes: Uint8Array };
  * from the thread it answers.
  */
 async function loadAttachments(
-  message: OutboundMessage,
+  message: OutboundPayload,
   agent: string,
   replyThreadId: string | null,
   deps: OutboundDeps,
@@ -158,7 +158,7 @@ async function loadAttachments(
 
 /** The plan recorded on the state item: who the mail is from and to, its thread, and where it is kept. */
 function sendPlan(
-  message: OutboundMessage,
+  message: OutboundPayload,
   sent: {
     readonly body: string;
     readonly agent: string;

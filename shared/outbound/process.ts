@@ -1,6 +1,6 @@
 import { PosternError } from "../errors.ts";
 import type { MailOrigin } from "../mail/index.ts";
-import type { OutboundMessage } from "../messages/index.ts";
+import type { OutboundPayload } from "../payloads/index.ts";
 import { type FailureClass, UNKNOWN_OUTCOME_LOG } from "../ports/index.ts";
 import type { OutboundDeps, SendPlan, SendRecord, SesOutcome, SesSendInput } from "./ports.ts";
 import { prepareSend } from "./prepare.ts";
@@ -48,7 +48,7 @@ export interface ProcessOptions {
 export const SEND_LEASE_MS = 120_000;
 
 export async function processOutboundRequest(
-  message: OutboundMessage,
+  message: OutboundPayload,
   deps: OutboundDeps,
   opts: ProcessOptions = {},
 ): Promise<OutboundOutcome> {
@@ -64,7 +64,7 @@ export async function processOutboundRequest(
 
 async function resume(
   record: SendRecord,
-  message: OutboundMessage,
+  message: OutboundPayload,
   deps: OutboundDeps,
   origin: MailOrigin,
 ): Promise<OutboundOutcome> {
@@ -91,7 +91,7 @@ async function resume(
 }
 
 async function sendClaimed(
-  message: OutboundMessage,
+  message: OutboundPayload,
   deps: OutboundDeps,
   origin: MailOrigin,
 ): Promise<OutboundOutcome> {
@@ -144,7 +144,7 @@ async function sendClaimed(
 
 /** A request that can never be sent: failed for good before SES is called, logged and reported (G19). */
 async function refusePrepared(
-  message: OutboundMessage,
+  message: OutboundPayload,
   refused: { readonly reason: PrepareFailureReason; readonly detail?: string },
   deps: OutboundDeps,
   origin: MailOrigin,
@@ -173,14 +173,14 @@ async function refusePrepared(
  * Which failure a request's end is (G19): an engine notice, a confirm card (the engine chose its recipients from
  * the approvers), or mail an agent asked for.
  */
-export function failureClassOf(message: OutboundMessage): FailureClass {
+export function failureClassOf(message: OutboundPayload): FailureClass {
   if (message.kind === "notice") return "notice-undelivered";
   if (message.recipientsFrom === "approvers") return "card-undelivered";
   return "send-failed";
 }
 
 async function reportFailed(
-  message: OutboundMessage,
+  message: OutboundPayload,
   reason: string,
   detail: string | undefined,
   deps: OutboundDeps,
@@ -228,7 +228,7 @@ function sesRequest(raw: Buffer, plan: SendPlan, configurationSet: string | unde
  * reported (G19).
  */
 async function settleRejected(
-  message: OutboundMessage,
+  message: OutboundPayload,
   plan: SendPlan,
   outcome: Extract<SesOutcome, { kind: "rejected" }>,
   deps: OutboundDeps,

@@ -1,9 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { KeyedLogger } from "../logger.ts";
-import { parseOutboundMessage, sqsBatchHandler } from "../messages/index.ts";
-import { recordDeliveryEvent } from "./delivery-events.ts";
+import { parseOutboundPayload, sqsBatchHandler } from "../payloads/index.ts";
 import type { DeliveryEventsDeps, OutboundDeps } from "./ports.ts";
 import { processOutboundRequest } from "./process.ts";
+import { recordSendOutcome } from "./send-outcomes.ts";
 
 /** What the outbound module's two SQS handlers take beside their deps. */
 export interface OutboundSqsOptions {
@@ -22,8 +22,8 @@ export function outboundSqsHandler(
   const { logger } = options;
   return sqsBatchHandler(
     async (record, scope) => {
-      deps.beginDelivery?.();
-      const parsed = parseOutboundMessage(record.body);
+      deps.beginReceive?.();
+      const parsed = parseOutboundPayload(record.body);
       if (!parsed.ok) {
         // A malformed request is a bug upstream: fail it so the DLQ keeps it for an operator.
         logger.error("unusable outbound payload", {
@@ -52,7 +52,7 @@ export function deliveryEventsSqsHandler(
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { logger } = options;
   return sqsBatchHandler(
-    async (record) => ((await recordDeliveryEvent(record.body, deps)) === "refused" ? "reject" : "done"),
+    async (record) => ((await recordSendOutcome(record.body, deps)) === "refused" ? "reject" : "done"),
     { logger, name: "delivery-events" },
   );
 }

@@ -1,9 +1,9 @@
 import { createAttachmentSource } from "../agent/index.ts";
 import { PREFIXES } from "../config/index.ts";
 import { routingKey } from "../mail/index.ts";
-import { perDelivery } from "../messages/index.ts";
-import type { EventSink, MessageRecord } from "../ports/index.ts";
-import { type DeliveryEventLog, deliveryEventsPk } from "../ports/index.ts";
+import { perReceive } from "../payloads/index.ts";
+import type { MessageRecord, WebhookSink } from "../ports/index.ts";
+import { deliveryEventsPk, type SendOutcomeLog } from "../ports/index.ts";
 import type { BasePlatform, Platform, Stores } from "../store/index.ts";
 import { failureReporter, normalizeMessageId, sendStateStore } from "../store/index.ts";
 import type { DeliveryEventsDeps, OutboundDeps, OutboundMailbox, ReplyTarget, SesPort } from "./ports.ts";
@@ -91,14 +91,14 @@ export function outboundDeps(
   parts: {
     readonly ses: SesPort;
     /** Signed events out; none when the stack has no events queue. */
-    readonly webhooks: EventSink;
+    readonly webhooks: WebhookSink;
   },
 ): OutboundDeps {
   const { stores } = platform;
   // The agent and its outbound rules from the cached admin snapshot, read once per delivery: one read of the admin
   // version per send, not a scan and not a second read for the agent. Callers without a delivery loop
   // (`postern send`, tests) get a fresh read after a second.
-  const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
+  const admin = perReceive(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
   const clock = platform.now;
   return {
     state: sendStateStore(stores.state),
@@ -109,7 +109,7 @@ export function outboundDeps(
       // All rules, filtered here: an invalid item keyed by a mixed-case agent still binds it (shared/admin/read.ts).
       outboundRules: async (address) => (await admin.get()).outboundRules.filter((r) => r.agent === address),
     },
-    beginDelivery: () => admin.reset(),
+    beginReceive: () => admin.reset(),
     blobs: { put: (key, bytes, contentType) => stores.blobs.put(key, bytes, contentType) },
     // The same resolution as the run's Mailbox (G12): inbound attachments and agent-created files.
     attachments: createAttachmentSource({
@@ -130,10 +130,10 @@ export function outboundDeps(
 export const DELIVERY_EVENT_DAYS = 90;
 
 /**
- * The delivery-events function's log: one state item per event under the agent's partition (ports/delivery-events.ts),
+ * The delivery-events function's log: one state item per event under the agent's partition (ports/send-outcomes.ts),
  * written once (a redelivered event finds its item), kept DELIVERY_EVENT_DAYS.
  */
-export function deliveryEventLog(stores: Pick<Stores, "state">): DeliveryEventLog {
+export function sendOutcomeLog(stores: Pick<Stores, "state">): SendOutcomeLog {
   return {
     async record(e) {
       await stores.state.putIfAbsent(
@@ -154,11 +154,11 @@ export function deliveryEventsDeps(
   platform: Pick<BasePlatform, "stores" | "logger">,
   parts: {
     /** Signed events out; none when the stack has no events queue. */
-    readonly webhooks: EventSink;
+    readonly webhooks: WebhookSink;
   },
 ): DeliveryEventsDeps {
   return {
-    log: deliveryEventLog(platform.stores),
+    log: sendOutcomeLog(platform.stores),
     logger: platform.logger,
     webhooks: parts.webhooks,
   };

@@ -4,23 +4,6 @@
 export type { AuditEntry, AuditLog, NewAuditEntry } from "./audit.ts";
 export type { Blobs } from "./blobs.ts";
 export {
-  type DeliveryEvent,
-  type DeliveryEventKind,
-  type DeliveryEventLog,
-  type DeliveryEventReader,
-  type DeliveryEventRecipient,
-  deliveryEventsPk,
-} from "./delivery-events.ts";
-export {
-  type EventSink,
-  type MailText,
-  noEvents,
-  toEvent,
-  WEBHOOK_EVENT_TYPES,
-  WEBHOOK_SECRET_PREFIX,
-  type WebhookEvent,
-} from "./events.ts";
-export {
   capDetail,
   FAILURE_CLASSES,
   FAILURE_EVENT,
@@ -83,6 +66,14 @@ export type {
   RunTable,
   StoredRunEvent,
 } from "./runs.ts";
+export {
+  deliveryEventsPk,
+  type SendOutcome,
+  type SendOutcomeKind,
+  type SendOutcomeLog,
+  type SendOutcomeReader,
+  type SendOutcomeRecipient,
+} from "./send-outcomes.ts";
 export type { Item, KeyValueState, PutIfAbsentResult } from "./state.ts";
 export {
   MAX_PARTICIPANTS_PER_MAIL,
@@ -97,3 +88,12 @@ export {
   type ThreadResolution,
 } from "./threads.ts";
 export type { SendSummary, TraceReader } from "./trace.ts";
+export {
+  type MailText,
+  noWebhooks,
+  toEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SECRET_PREFIX,
+  type WebhookEvent,
+  type WebhookSink,
+} from "./webhooks.ts";

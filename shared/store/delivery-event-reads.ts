@@ -1,13 +1,13 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Resources } from "../config/index.ts";
-import { type DeliveryEvent, type DeliveryEventReader, deliveryEventsPk } from "../ports/index.ts";
+import { deliveryEventsPk, type SendOutcome, type SendOutcomeReader } from "../ports/index.ts";
 import { queryAll } from "./dynamo-util.ts";
 
 /**
  * An agent's delivery events (bounces, complaints, rejects, delivery delays) as the delivery-events
  * function recorded them in the state table: one Query of the agent's partition, newest first.
  */
-export class DeliveryEventReads implements DeliveryEventReader {
+export class SendOutcomeReads implements SendOutcomeReader {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
 
@@ -16,7 +16,7 @@ export class DeliveryEventReads implements DeliveryEventReader {
     this.#table = deps.tables.state;
   }
 
-  async recent(agent: string, limit: number): Promise<DeliveryEvent[]> {
+  async recent(agent: string, limit: number): Promise<SendOutcome[]> {
     const items = await queryAll(
       this.#dynamo,
       {
@@ -29,7 +29,7 @@ export class DeliveryEventReads implements DeliveryEventReader {
     );
     return items.flatMap((item) => {
       try {
-        return [JSON.parse(String(item.event)) as DeliveryEvent];
+        return [JSON.parse(String(item.event)) as SendOutcome];
       } catch {
         return [];
       }

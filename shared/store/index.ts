@@ -4,7 +4,7 @@
 export { AdminRepo, DEFAULT_TOOLKIT } from "./admin-repo.ts";
 export { AuditRepo } from "./audit-repo.ts";
 export { BlobStore } from "./blob-store.ts";
-export { DeliveryEventReads } from "./delivery-event-reads.ts";
+export { SendOutcomeReads } from "./delivery-event-reads.ts";
 export { isConditionFailed, queryAll } from "./dynamo-util.ts";
 export { createFactStore } from "./fact-store.ts";
 export { FailureLog } from "./failure-log.ts";

@@ -1,7 +1,7 @@
 import type { AgentItem, ResponsibilityItem } from "../admin/index.ts";
 import type { DeploymentConfig } from "../config/index.ts";
 import type { Logger } from "../logger.ts";
-import type { OutboundRequest } from "../messages/index.ts";
+import type { OutboundRequest } from "../payloads/index.ts";
 import type { AddressingKind, MessageRecord } from "../ports/index.ts";
 import type { Fail, Ok } from "../result.ts";
 

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
-import { readDeliveryEvent } from "../../shared/outbound/delivery-events.ts";
-import { deliveryEventLog } from "../../shared/outbound/wiring.ts";
+import { readSendOutcome } from "../../shared/outbound/send-outcomes.ts";
+import { sendOutcomeLog } from "../../shared/outbound/wiring.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import { ConsoleClient, type ConsoleStack, HELPDESK, startConsoleStack, stopAfterAll } from "./harness.ts";
 
@@ -53,7 +53,7 @@ describe("SES's delivery events, on the agent's page", () => {
   it("shows this agent's bounces, complaints, rejects and delays, newest first, a remote diagnostic as plain text", async () => {
     const fixture = (name: string) =>
       JSON.parse(readFileSync(join(import.meta.dirname, `../fixtures/ses-events/${name}.json`), "utf8"));
-    const log = deliveryEventLog(s.stores);
+    const log = sendOutcomeLog(s.stores);
     const sentBy = (
       r: Record<string, { source?: string; commonHeaders?: { from: string[] } }>,
       from: string,
@@ -64,7 +64,7 @@ describe("SES's delivery events, on the agent's page", () => {
     const bounce = fixture("bounce");
     bounce.bounce.bouncedRecipients[0].diagnosticCode = "smtp; 550 <script>alert(1)</script> no such user";
     for (const body of [sentBy(bounce, HELPDESK), sentBy(fixture("complaint"), "other@agents.example.net")]) {
-      const read = readDeliveryEvent(body);
+      const read = readSendOutcome(body);
       if (!read.ok) throw new Error(read.reason);
       await log.record(read.event);
     }

@@ -2,8 +2,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
-import { fileSecretStore, WEBHOOK_EVENT_TYPES } from "../../shared/events/index.ts";
 import { AuditRepo } from "../../shared/store/audit-repo.ts";
+import { fileSecretStore, WEBHOOK_EVENT_TYPES } from "../../shared/webhooks/index.ts";
 import { type RecordingLogger, recordingLogger } from "../fakes/recording-logger.ts";
 import { waitFor } from "../helpers/pipeline-stack.ts";
 import {

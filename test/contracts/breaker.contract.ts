@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { BreakerStore } from "../../shared/events/ports.ts";
+import type { BreakerStore } from "../../shared/webhooks/ports.ts";
 import { fresh } from "./ids.ts";
 
 /**
- * A webhook endpoint's circuit breaker (shared/events/breaker.ts). Many workers fail against one dead receiver at
+ * A webhook endpoint's circuit breaker (shared/webhooks/breaker.ts). Many workers fail against one dead receiver at
  * the same moment, so the counts must add up and exactly one of them may learn that it opened the breaker: that one
  * reports `circuit-opened` (G19), once.
  */

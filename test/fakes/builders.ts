@@ -11,7 +11,7 @@ import type { LoadedRun, StoredRun } from "../../shared/agent/ports.ts";
 import { parseConfig } from "../../shared/config/load.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import type { InboundEvent } from "../../shared/intake/notification.ts";
-import type { ConfirmMessage } from "../../shared/messages/agent-step.ts";
+import type { ConfirmPayload } from "../../shared/payloads/agent-step.ts";
 import type { MessageRecord } from "../../shared/ports/messages.ts";
 import { defineTool, success, type Tool } from "../../shared/tool-framework/tool.ts";
 import {
@@ -122,7 +122,7 @@ export function message(extra: Partial<MessageRecord> & { fromName?: string } = 
   };
 }
 
-export function confirmMessage(extra: Partial<ConfirmMessage> = {}): ConfirmMessage {
+export function confirmMessage(extra: Partial<ConfirmPayload> = {}): ConfirmPayload {
   return {
     code: "K7Q2M9XT4Z",
     action: "approve",

@@ -1,15 +1,15 @@
 import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
+import type { WebhookSink } from "../../shared/ports/index.ts";
+import type { EventInput } from "../../shared/ports/webhooks.ts";
 import {
   type BreakerState,
   DEFAULT_POLICY,
   type DeliveryEntry,
   type DeliveryPolicy,
   type SecretStore,
-} from "../../shared/events/index.ts";
-import type { BreakerStore, DeliverDeps, Post } from "../../shared/events/ports.ts";
-import type { EndpointSecrets } from "../../shared/events/secrets.ts";
-import type { EventInput } from "../../shared/ports/events.ts";
-import type { EventSink } from "../../shared/ports/index.ts";
+} from "../../shared/webhooks/index.ts";
+import type { BreakerStore, DeliverDeps, Post } from "../../shared/webhooks/ports.ts";
+import type { EndpointSecrets } from "../../shared/webhooks/secrets.ts";
 import { recordingFailures } from "./failures.ts";
 
 /**
@@ -18,7 +18,7 @@ import { recordingFailures } from "./failures.ts";
  */
 export function recordingEventSink(
   opts: { readonly dieFirst?: boolean } = {},
-): EventSink & { readonly emitted: EventInput[] } {
+): WebhookSink & { readonly emitted: EventInput[] } {
   const emitted: EventInput[] = [];
   let died = opts.dieFirst !== true;
   return {

@@ -9,11 +9,11 @@ import { parseConfig } from "../../shared/config/load.ts";
 import type { Budgets } from "../../shared/config/schema.ts";
 import { routingKey } from "../../shared/gate/address.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
-import type { StepMessage } from "../../shared/messages/agent-step.ts";
 import { parseScript } from "../../shared/model/script.ts";
 import { scriptedModel } from "../../shared/model/scripted.ts";
 import { envSecretSource } from "../../shared/model/secret-source.ts";
 import type { ModelProvider, ModelRequest } from "../../shared/model/types.ts";
+import type { StepPayload } from "../../shared/payloads/agent-step.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 import type { ContextResolver } from "../../shared/tool-framework/context-resolver.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
@@ -76,7 +76,7 @@ export interface Harness {
   }): Promise<string>;
   stop(): Promise<void>;
   /** The message the loop enqueued for a round, taken off the agent-step queue (bare when none is there). */
-  queued(runId: string, round: number): Promise<StepMessage>;
+  queued(runId: string, round: number): Promise<StepPayload>;
 }
 
 export async function startHarness(opts: {
@@ -178,7 +178,7 @@ export async function startHarness(opts: {
      * The message the loop enqueued for this round (its carried results included), taken off the agent-step queue
      * as the function would receive it; a bare {runId, round} when none is there.
      */
-    async queued(runId: string, round: number): Promise<StepMessage> {
+    async queued(runId: string, round: number): Promise<StepPayload> {
       const sqs = makeClients(emulators.resources).sqs;
       const got = await sqs.send(
         new ReceiveMessageCommand({
@@ -186,7 +186,7 @@ export async function startHarness(opts: {
           MaxNumberOfMessages: 10,
         }),
       );
-      const bodies = (got.Messages ?? []).map((m) => JSON.parse(m.Body ?? "{}") as StepMessage);
+      const bodies = (got.Messages ?? []).map((m) => JSON.parse(m.Body ?? "{}") as StepPayload);
       return bodies.filter((m) => m.runId === runId && m.round === round).at(-1) ?? { runId, round };
     },
     stop: () => emulators.stop(),

@@ -25,15 +25,15 @@ import { budgetNoticeRequest } from "../../shared/agent/runs/budget-notice.ts";
 import { createBudgetGate } from "../../shared/agent/runs/budgets.ts";
 import { continueRun } from "../../shared/agent/runs/continue-run.ts";
 import { loadRun } from "../../shared/agent/runs/load-run.ts";
-import { createRunEventSink } from "../../shared/agent/runs/run-event-sink.ts";
 import { runFailures } from "../../shared/agent/runs/run-failure.ts";
+import { createTraceSink } from "../../shared/agent/runs/trace-sink.ts";
 import type { DeploymentConfig } from "../../shared/config/schema.ts";
 import { acceptedIds } from "../../shared/intake/store-accepted.ts";
 import { routingKey } from "../../shared/mail/routing-key.ts";
-import { type StepMessage, stepMessageSchema } from "../../shared/messages/agent-step.ts";
-import type { OutboundRequest } from "../../shared/messages/outbound.ts";
-import type { EventSink } from "../../shared/ports/index.ts";
-import { noEvents } from "../../shared/ports/index.ts";
+import { type StepPayload, stepPayloadSchema } from "../../shared/payloads/agent-step.ts";
+import type { OutboundRequest } from "../../shared/payloads/outbound.ts";
+import type { WebhookSink } from "../../shared/ports/index.ts";
+import { noWebhooks } from "../../shared/ports/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";
 import type { Tool, ToolResult } from "../../shared/tool-framework/tool.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
@@ -74,7 +74,7 @@ export interface StepWorldOptions {
   /** The agent's outbound rules (admin table `outboundRules`). */
   readonly outboundRules?: readonly OutboundRuleItem[];
   /** Signed events out, where the wiring passes them (the loop, run loading, plan outcomes). */
-  readonly webhooks?: EventSink;
+  readonly webhooks?: WebhookSink;
   /** An approved operation's deadline (apply-one.ts), short for the test of a tool that never answers. */
   readonly opTimeoutMs?: number;
 }
@@ -111,7 +111,7 @@ interface Common {
   now(): Date;
   sendOutbound(request: OutboundRequest): Promise<void>;
   enqueue: StepDeps["enqueue"];
-  readonly webhooks?: EventSink;
+  readonly webhooks?: WebhookSink;
   readonly opTimeoutMs?: number;
 }
 
@@ -132,8 +132,8 @@ function toolResultCache(state: Fakes["state"]): ToolResultCache {
 function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
   const { runs, messages, blobs, state, plans, logger } = f;
   const { config, registry, loadAdmin, now, sendOutbound } = c;
-  const events = createRunEventSink({ log: f.log, runs, activity: f.activity, now, logger });
-  const channel = egressChannel({ state, events, logger, now });
+  const events = createTraceSink({ log: f.log, runs, activity: f.activity, now, logger });
+  const channel = egressChannel({ state, trace: events, logger, now });
   // As runFailuresOverStore in shared/agent/wiring/: the once-a-day mark in `state`, the notice on the outbound queue.
   const failed = runFailures({
     failures: f.failures,
@@ -155,14 +155,14 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
         message: (a, id) => messages.get(a, id),
         loadAdmin,
         logger,
-        events,
+        trace: events,
         runFailures: failed,
-        webhooks: c.webhooks ?? noEvents,
+        webhooks: c.webhooks ?? noWebhooks,
       }),
     runs,
     ledger: f.ledger,
     transcripts: f.transcripts,
-    events,
+    trace: events,
     budgets: createBudgetGate({
       counters: state,
       config,
@@ -202,8 +202,8 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     afterRun: sendPlanCard({
       plans,
       loadAdmin,
-      events,
-      webhooks: c.webhooks ?? noEvents,
+      trace: events,
+      webhooks: c.webhooks ?? noWebhooks,
       sendOutbound,
       now,
       requester: loadRequester({ message: (a, id) => messages.get(a, id), getText: (k) => blobs.getText(k) }),
@@ -211,7 +211,7 @@ function loopDeps(f: Fakes, c: Common, leaseMs: number): StepDeps {
     logger,
     runFailures: failed,
     leaseMs,
-    webhooks: c.webhooks ?? noEvents,
+    webhooks: c.webhooks ?? noWebhooks,
   };
 }
 
@@ -230,14 +230,14 @@ function handlerDeps(f: Fakes, c: Common, step: StepDeps): StepHandlerDeps {
         checks: planCallChecks({
           config,
           registry,
-          channel: egressChannel({ state: f.state, events: step.events, logger: f.logger, now }),
+          channel: egressChannel({ state: f.state, trace: step.trace, logger: f.logger, now }),
         }),
         budgets: step.budgets,
         cache: step.cache,
         makeToolContext: (run, a, call, key, grantedBy) =>
           step.makeToolContext(run, a, 0, call, key, grantedBy),
-        events: step.events,
-        webhooks: c.webhooks ?? noEvents,
+        trace: step.trace,
+        webhooks: c.webhooks ?? noWebhooks,
         failures: f.failures,
         now,
         notify: (m, reason) => c.sendOutbound(confirmNoticeRequest(m, reason)),
@@ -271,18 +271,18 @@ export function stepWorld(opts: StepWorldOptions = {}) {
     now: () => clock.now,
     sendOutbound: async (r) => void (await f.queue.send(QUEUES.outbound, r)),
     // Parsed with the consumer's schema, as the wiring does: a message agent-step would refuse is never sent.
-    enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepMessageSchema.parse(m))),
-    webhooks: opts.webhooks ?? noEvents,
+    enqueue: async (m) => void (await f.queue.send(QUEUES.agentStep, stepPayloadSchema.parse(m))),
+    webhooks: opts.webhooks ?? noWebhooks,
     ...(opts.opTimeoutMs === undefined ? {} : { opTimeoutMs: opts.opTimeoutMs }),
   };
   const step = loopDeps(f, common, opts.leaseMs ?? 60_000);
   let n = 0;
   /** The newest message the loop enqueued for this round, as the queue would deliver it; else a bare one. */
-  const delivered = (runId: string, round: number): StepMessage =>
+  const delivered = (runId: string, round: number): StepPayload =>
     f.queue
       .bodies(QUEUES.agentStep)
       .filter(
-        (b): b is StepMessage => (b as StepMessage).runId === runId && (b as StepMessage).round === round,
+        (b): b is StepPayload => (b as StepPayload).runId === runId && (b as StepPayload).round === round,
       )
       .at(-1) ?? { runId, round };
   return {

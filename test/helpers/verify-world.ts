@@ -1,9 +1,9 @@
 import type { DNSResolver } from "mailauth";
 import type { AdminSnapshot } from "../../shared/admin/schema.ts";
 import { type InboundSummary, processInbound, type VerifyDeps } from "../../shared/intake/process.ts";
-import { agentStepMessageSchema } from "../../shared/messages/agent-step.ts";
-import type { OutboundRequest } from "../../shared/messages/outbound.ts";
-import { noEvents } from "../../shared/ports/index.ts";
+import { agentStepPayloadSchema } from "../../shared/payloads/agent-step.ts";
+import type { OutboundRequest } from "../../shared/payloads/outbound.ts";
+import { noWebhooks } from "../../shared/ports/index.ts";
 import { memoryBlobs } from "../fakes/blobs.ts";
 import { admin as adminOf, config as configOf, inboundEvent, NOW } from "../fakes/builders.ts";
 import { memoryInbound } from "../fakes/inbound.ts";
@@ -41,7 +41,7 @@ export function verifyWorld(opts: {
   const snapshot = { admin: adminOf(opts.admin) };
   const deps: VerifyDeps = {
     config: configOf(opts.config),
-    webhooks: noEvents,
+    webhooks: noWebhooks,
     loadAdmin: async () => snapshot.admin,
     resolver: opts.resolver,
     now,
@@ -53,7 +53,7 @@ export function verifyWorld(opts: {
       runs,
       blobs: blobs,
     },
-    enqueueStep: async (m) => void (await queue.send(QUEUES.agentStep, agentStepMessageSchema.parse(m))),
+    enqueueStep: async (m) => void (await queue.send(QUEUES.agentStep, agentStepPayloadSchema.parse(m))),
     enqueueOutbound: async (r: OutboundRequest) => void (await queue.send(QUEUES.outbound, r)),
     async claimSignedMessage(agent, key, sesMessageId) {
       const claim = await state.putIfAbsent(`signed#${agent}`, key, { sesMessageId });

@@ -15,7 +15,7 @@ import { silentLogger } from "../../shared/logger.ts";
 import { generateDkimKey, signMessage, zoneRecordFor } from "../../shared/mail/dkim-sign.ts";
 import type { Zone } from "../../shared/runtime/zone-resolver.ts";
 import { BlobStore } from "../../shared/store/blob-store.ts";
-import { DeliveryEventReads } from "../../shared/store/delivery-event-reads.ts";
+import { SendOutcomeReads } from "../../shared/store/delivery-event-reads.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import {
   type RecordedRequest,
@@ -274,7 +274,7 @@ describe("each bundle loads in a fresh process and runs its handler against the 
     expect(mixed).toEqual({ batchItemFailures: [{ itemIdentifier: "d2" }] });
     const clients = makeClients(emulators.resources);
     try {
-      const recorded = await new DeliveryEventReads({
+      const recorded = await new SendOutcomeReads({
         dynamo: clients.dynamo,
         tables: emulators.resources.tables,
       }).recent("sender@example.com", 5);

@@ -11,8 +11,8 @@ import { secretStrings } from "../../shared/aws/index.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS } from "../../shared/config/tables.ts";
-import { secretManagerStore } from "../../shared/events/index.ts";
 import { awsSecretSource } from "../../shared/model/index.ts";
+import { secretManagerStore } from "../../shared/webhooks/index.ts";
 import {
   APPROVER,
   ConsoleClient,

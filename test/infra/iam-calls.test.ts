@@ -3,12 +3,12 @@ import type { AddressInfo } from "node:net";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
 import { secretStrings } from "../../shared/aws/secrets-manager.ts";
 import {
-  dynamoEventState,
+  dynamoWebhookState,
   fileSecretStore,
   secretManagerStore,
   WEBHOOK_EVENT_TYPES,
-} from "../../shared/events/index.ts";
-import { newSecret } from "../../shared/events/signing.ts";
+} from "../../shared/webhooks/index.ts";
+import { newSecret } from "../../shared/webhooks/signing.ts";
 // IAM, proven call by call. The real pipeline runs in the local stack with every AWS SDK command
 // recorded per function; each call is turned into what AWS authorizes for it (test/helpers/aws-contract) and
 // evaluated with AWS's policy logic (iam-simulate) against that function's policies as the synthesized template
@@ -223,7 +223,7 @@ beforeAll(async () => {
     });
     await waitFor("a webhook delivery", async () =>
       (
-        await dynamoEventState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables }).log.recent(
+        await dynamoWebhookState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables }).log.recent(
           "crm",
           1,
         )
@@ -388,7 +388,7 @@ describe("granted but never exercised", () => {
     webhooks: {
       ...common("WebhooksDeliver", "events"),
       "sqs:SendMessage queue:eventsDeadLetter":
-        "an event whose retries are spent goes to the DLQ by the worker's hand (shared/events/sqs-handler.ts); every delivery here succeeds",
+        "an event whose retries are spent goes to the DLQ by the worker's hand (shared/webhooks/sqs-handler.ts); every delivery here succeeds",
     },
   };
   it.each(FUNCTIONS)("%s", (fn) => {

@@ -8,7 +8,6 @@ import { ROUND_LEASE_MS } from "../../shared/agent/wiring/loop-deps.ts";
 import { SES_SEND_TIMEOUT_MS } from "../../shared/aws/ses-sender.ts";
 import { ENV as RESOURCE_ENV, tableEnvName } from "../../shared/config/resources.ts";
 import { TABLE_KEYS, TABLES } from "../../shared/config/tables.ts";
-import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/events/policy.ts";
 import { SEND_LEASE_MS } from "../../shared/outbound/process.ts";
 import {
   FAILURE_CLASSES,
@@ -16,6 +15,7 @@ import {
   FAILURE_METRICS,
   type FailureSource,
 } from "../../shared/ports/failures.ts";
+import { DEFAULT_POLICY, maxReceivesFor } from "../../shared/webhooks/policy.ts";
 import {
   actionsOf,
   arnText,

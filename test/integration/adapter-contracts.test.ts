@@ -2,7 +2,6 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from "@aws-sdk/client-sqs
 import { afterAll, beforeAll, describe } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { type AwsClients, makeClients } from "../../shared/aws/clients.ts";
-import { dynamoEventState } from "../../shared/events/index.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { InboundRepo } from "../../shared/store/inbound-repo.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
@@ -12,6 +11,7 @@ import { sendStateStore } from "../../shared/store/send-state-store.ts";
 import { StateRepo } from "../../shared/store/state-repo.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { ThreadActivity } from "../../shared/store/thread-activity.ts";
+import { dynamoWebhookState } from "../../shared/webhooks/index.ts";
 import { blobsContract } from "../contracts/blobs.contract.ts";
 import { breakerContract } from "../contracts/breaker.contract.ts";
 import { fresh } from "../contracts/ids.ts";
@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 describe("the emulator-backed adapters", () => {
-  breakerContract(() => dynamoEventState(base()).breaker);
+  breakerContract(() => dynamoWebhookState(base()).breaker);
   runTableContract(() => stores.runs);
   roundLedgerContract((clock) => new DynamoRoundLedger({ ...base(), now: clock.ms }));
   runEventLogContract(() => ({

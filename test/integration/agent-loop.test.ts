@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { StepOutcome } from "../../shared/agent/loop/round.ts";
 import { runStep } from "../../shared/agent/loop/step.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
-import type { StepMessage } from "../../shared/messages/agent-step.ts";
+import type { StepPayload } from "../../shared/payloads/agent-step.ts";
 import {
   counterTool,
   counting,
@@ -23,7 +23,7 @@ afterEach(async () => {
 async function runToEnd(harness: Harness, runId: string): Promise<StepOutcome[]> {
   const sqs = makeClients(harness.emulators.resources).sqs;
   const outcomes: StepOutcome[] = [];
-  let message: StepMessage = { runId, round: 1 };
+  let message: StepPayload = { runId, round: 1 };
   for (let i = 0; i < 50; i++) {
     const outcome = await runStep(message, harness.deps);
     outcomes.push(outcome);
@@ -34,11 +34,11 @@ async function runToEnd(harness: Harness, runId: string): Promise<StepOutcome[]>
         MaxNumberOfMessages: 10,
       }),
     );
-    const next = got.Messages?.map((m) => JSON.parse(m.Body ?? "{}") as StepMessage).find(
+    const next = got.Messages?.map((m) => JSON.parse(m.Body ?? "{}") as StepPayload).find(
       (m) => m.runId === runId && m.round === outcome.next,
     );
     expect(next).toBeDefined();
-    message = next as StepMessage;
+    message = next as StepPayload;
   }
   throw new Error("run did not end");
 }
@@ -105,7 +105,7 @@ describe("agent step loop (local stack, scripted model)", () => {
     expect(model.calls[0]?.tools.map((t) => t.name)).toContain("lookup");
     expect(await h.deps.stores.admin.deleteToolkit("kit", { cascade: true })).toBe(true);
     // The next round is another SQS delivery: the message handler begins it (handle-message.ts), once.
-    h.deps.beginDelivery?.();
+    h.deps.beginReceive?.();
     await runStep(await h.queued(runId, 2), h.deps);
     expect(model.calls[1]?.tools.map((t) => t.name)).not.toContain("lookup");
     expect(counts.get("lookup")).toBe(1);
@@ -184,9 +184,9 @@ describe("agent step loop (local stack, scripted model)", () => {
     // The lookup runs inside this call: record what it did, then crash before the results are carried onward.
     const crashing = {
       ...h.deps,
-      events: {
-        append: async (id: string, e: Parameters<Harness["deps"]["events"]["append"]>[1]) => {
-          await (h as Harness).deps.events.append(id, e);
+      trace: {
+        append: async (id: string, e: Parameters<Harness["deps"]["trace"]["append"]>[1]) => {
+          await (h as Harness).deps.trace.append(id, e);
           if (e.type === "tool-result") throw new Error("crash before the results were saved");
         },
       },

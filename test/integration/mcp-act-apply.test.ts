@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpConnector, mcpRuntime, pinTools } from "../../shared/mcp/index.ts";
-import type { ConfirmMessage } from "../../shared/messages/agent-step.ts";
+import type { ConfirmPayload } from "../../shared/payloads/agent-step.ts";
 import { APPROVER, confirmMessage, toolkit } from "../fakes/builders.ts";
 import { type HostileServer, startHostileServer } from "../helpers/mcp-servers/hostile.ts";
 import { loopbackResolver, memoryCounter, serverItem } from "../helpers/mcp-world.ts";
@@ -55,7 +55,7 @@ describe("an act MCP tool", () => {
     expect(hostile.calls).toEqual([]);
     const plan = await w.plans.get(runId);
     if (plan?.state !== "pending" || !plan.code) throw new Error("no pending plan");
-    const apply = (extra: Partial<ConfirmMessage> = {}) =>
+    const apply = (extra: Partial<ConfirmPayload> = {}) =>
       w.deps.applyConfirm(confirmMessage({ code: plan.code as string, ...extra }));
 
     expect(await apply()).toMatchObject({

@@ -170,8 +170,8 @@ describe("an obedient model steered through an MCP result", () => {
     if (!item) throw new Error("server item missing");
     // Nothing listens on the discard port.
     await h.deps.stores.admin.putMcpServer({ ...item, url: "http://127.0.0.1:9/mcp" });
-    // The run's steps are later SQS deliveries: each begins afresh (the message handler's beginDelivery).
-    h.deps.beginDelivery?.();
+    // The run's steps are later SQS deliveries: each begins afresh (the message handler's beginReceive).
+    h.deps.beginReceive?.();
     try {
       const runId = await h.startReplyRun({ body: 'TOOL orders_order_status {"orderId":"7"}' });
       let outcome = await runStep({ runId, round: 1 }, h.deps);

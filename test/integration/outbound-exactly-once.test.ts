@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulators, startEmulators } from "../../cli/local/emulators.ts";
 import { createMailbox } from "../../shared/agent/mailbox/mailbox.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
-import type { OutboundMessage } from "../../shared/messages/outbound.ts";
 import type { OutboundDeps } from "../../shared/outbound/ports.ts";
 import { processOutboundRequest } from "../../shared/outbound/process.ts";
 import { outboundDeps } from "../../shared/outbound/wiring.ts";
+import type { OutboundPayload } from "../../shared/payloads/outbound.ts";
 import { UNKNOWN_OUTCOME_LOG } from "../../shared/ports/failures.ts";
-import { noEvents } from "../../shared/ports/index.ts";
+import { noWebhooks } from "../../shared/ports/index.ts";
 import { listUncertainSends, sendPk } from "../../shared/store/send-state-store.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { WHOLE } from "../fakes/builders.ts";
@@ -66,7 +66,7 @@ function setup() {
   const deps: OutboundDeps = {
     ...outboundDeps(
       { stores, config: CONFIG, resources: { region: "us-east-1" }, logger, now: () => clock.now },
-      { ses, webhooks: noEvents },
+      { ses, webhooks: noWebhooks },
     ),
     inFlightLeaseMs: LEASE_MS,
   };
@@ -74,7 +74,7 @@ function setup() {
 }
 
 let seq = 0;
-const reply = (): OutboundMessage => ({
+const reply = (): OutboundPayload => ({
   requestId: `it-${++seq}-${Date.now()}`,
   agent: HELPDESK.address,
   mode: "reply",

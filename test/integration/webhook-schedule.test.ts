@@ -12,16 +12,16 @@ import { ensureQueue } from "../../cli/local/emulator-queues.ts";
 import { startLoopbackFauxqs } from "../../cli/local/fauxqs-loopback.ts";
 import { recordsToDelete, toSqsEvent } from "../../cli/local/sqs-event.ts";
 import type { WebhookItem } from "../../shared/admin/webhook-item.ts";
+import { toEvent } from "../../shared/ports/index.ts";
 import {
   DEFAULT_POLICY,
-  type EventsMessage,
   maxReceivesFor,
+  type WebhooksPayload,
   webhooksSqsHandler,
-} from "../../shared/events/index.ts";
-import { maxAttempts } from "../../shared/events/policy.ts";
-import type { Post } from "../../shared/events/ports.ts";
-import { newSecret } from "../../shared/events/signing.ts";
-import { toEvent } from "../../shared/ports/index.ts";
+} from "../../shared/webhooks/index.ts";
+import { maxAttempts } from "../../shared/webhooks/policy.ts";
+import type { Post } from "../../shared/webhooks/ports.ts";
+import { newSecret } from "../../shared/webhooks/signing.ts";
 import { fakeDeliverDeps } from "../fakes/events.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
 
@@ -126,7 +126,7 @@ async function runSchedule(opts: {
   });
   for (let i = 0; i < opts.events; i++) {
     const event = toEvent({ type: "mail.accepted", key: `m${i}`, data: { agent: "a@x" } }, new Date(T0));
-    const m: EventsMessage = { kind: "deliver", endpointId: "crm", event };
+    const m: WebhooksPayload = { kind: "deliver", endpointId: "crm", event };
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(m) }));
   }
   let maxReceive = 0;

@@ -17,9 +17,9 @@ import { localSecretsFile } from "../../cli/local/pipeline.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { startLocalConsole } from "../../console/server.ts";
 import { adminCatalog } from "../../shared/admin/catalog.ts";
-import { dynamoEventState, fileSecretStore } from "../../shared/events/index.ts";
 import { systemResolver } from "../../shared/net/index.ts";
 import { makeStores } from "../../shared/store/stores.ts";
+import { dynamoWebhookState, fileSecretStore } from "../../shared/webhooks/index.ts";
 import { grantableNames } from "../../tools/index.ts";
 import { ConsoleClient } from "../console/harness.ts";
 import { recordingLogger } from "../fakes/recording-logger.ts";
@@ -79,7 +79,7 @@ beforeAll(async () => {
     model: "demo",
     instructions: "Be brief.",
   });
-  const state = dynamoEventState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables });
+  const state = dynamoWebhookState({ dynamo: stack.clients.dynamo, tables: stack.resources.tables });
   ports = {
     repo: stores.admin,
     secrets: fileSecretStore(localSecretsFile(stack.dir)),

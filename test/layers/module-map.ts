@@ -15,7 +15,7 @@
 
 export interface ModuleRule {
   /**
-   * 0 foundations (config, result, errors, logger), 1 records and pure rules (admin, ports, mail, net, messages,
+   * 0 foundations (config, result, errors, logger), 1 records and pure rules (admin, ports, mail, net, payloads,
    * model), 2 the gates (gate, tool-framework), 3 the cores (agent, intake, outbound), 4 the adapters (store,
    * queue, aws, runtime, trace). Layers 0-2 import their own layer and below; a core imports layers 0-2 (never
    * another core, an adapter or the AWS SDK) except in its composition roots; an adapter imports layers 0-2, the
@@ -36,7 +36,7 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   ports: { layer: 1 },
   mail: { layer: 1 },
   net: { layer: 1 },
-  messages: { layer: 1 },
+  payloads: { layer: 1 },
   model: { layer: 1, sdk: true },
   gate: { layer: 2 },
   "tool-framework": { layer: 2 },
@@ -48,9 +48,9 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   aws: { layer: 4, sdk: true },
   runtime: { layer: 4 },
   trace: { layer: 4 },
-  // Signed events out deliver what the cores report through the EventSink port (ports/events.ts) to the
+  // Signed events out deliver what the cores report through the WebhookSink port (ports/webhooks.ts) to the
   // operator's endpoints: an adapter to the operator's systems, with its own queue worker (docs/events.md).
-  events: { layer: 4, sdk: true },
+  webhooks: { layer: 4, sdk: true },
   // The MCP client turns an operator's reviewed tool servers into tools (docs/mcp.md): an adapter to outside
   // servers, built into the agent's registry by its composition root.
   mcp: { layer: 4 },
@@ -104,7 +104,7 @@ const FOUNDATIONS = ["result.ts", "errors.ts", "logger.ts"];
 /** Folders outside shared/. Tests and benchmarks are not listed: they may read a module's inner files to test them. */
 export const OUTSIDE: Readonly<Record<string, OutsideRule>> = {
   /** The Lambda handlers: wiring only, over the cores' and adapters' front doors (never the gate or mail rules). */
-  functions: { modules: [...PIPELINE, "events", ...FOUNDATIONS], folders: ["tools"], sdk: false },
+  functions: { modules: [...PIPELINE, "webhooks", ...FOUNDATIONS], folders: ["tools"], sdk: false },
   /** The operator's tools see Postern only through their ToolContext (G12). */
   tools: { modules: ["tool-framework", "net", ...FOUNDATIONS], folders: [], sdk: false },
   /** The CDK app: the deployment config, the table list and log names, the model facts; never a core. */

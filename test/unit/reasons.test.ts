@@ -6,22 +6,22 @@ import type { TurnRefusal } from "../../shared/agent/loop/run-tool-calls.ts";
 import type { ApplyRefusal } from "../../shared/agent/plans/apply-plan.ts";
 import type { ClosedBecause, RunEndReason } from "../../shared/agent/ports.ts";
 import type { ScheduleReason } from "../../shared/agent/runs/schedule.ts";
-import type { DeliveryReason, UndeliveredReason } from "../../shared/events/deliver.ts";
 import type { OutboundReachReason } from "../../shared/gate/outbound-reach.ts";
 import type { NotificationReason } from "../../shared/intake/notification.ts";
 import type { InboundReason } from "../../shared/intake/process.ts";
 import { NOTICE_REASONS } from "../../shared/mail/notice.ts";
 import type { McpCallReason } from "../../shared/mcp/mcp-tool.ts";
-import type { PayloadRefusal } from "../../shared/messages/parse-payload.ts";
 import { MODEL_FAILURE_REASONS } from "../../shared/model/types.ts";
 import type { SafeFetchFailure } from "../../shared/net/safe-fetch.ts";
 import type { SearchReason } from "../../shared/net/search.ts";
 import type { SendStateReason } from "../../shared/outbound/reasons.ts";
+import type { PayloadRefusal } from "../../shared/payloads/parse-payload.ts";
 import { FAILURE_CLASSES, type SenderNoticeOutcome } from "../../shared/ports/failures.ts";
 import type { CreateFileReason } from "../../shared/tool-framework/builtin/create-file.ts";
 import type { ReadAttachmentReason } from "../../shared/tool-framework/builtin/read-attachment.ts";
 import type { ReadEmailReason } from "../../shared/tool-framework/builtin/read-email.ts";
 import type { SendEmailReason } from "../../shared/tool-framework/builtin/send-email.ts";
+import type { DeliveryReason, UndeliveredReason } from "../../shared/webhooks/deliver.ts";
 
 // docs/reasons.md is checked against the code both ways. Each family's list below is held to the union
 // that defines it by the type checker: `covers<U>()(list)` compiles only when `list` holds every member of `U`

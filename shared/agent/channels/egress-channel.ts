@@ -1,7 +1,7 @@
 import { STATE_KEYS } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
 import type { KeyValueState } from "../../ports/index.ts";
-import type { ClosedBecause, EgressChannel, RunEventSink } from "../ports.ts";
+import type { ClosedBecause, EgressChannel, TraceSink } from "../ports.ts";
 
 /** How long a run's closed-channel marker is kept: well past any run's life (runs end within hours). */
 const CLOSED_TTL_SECONDS = 30 * 24 * 3600;
@@ -15,7 +15,7 @@ const markerPk = STATE_KEYS.channel;
  */
 export function egressChannel(deps: {
   readonly state: KeyValueState;
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   readonly logger: Logger;
   readonly now: () => Date;
 }): EgressChannel {
@@ -40,7 +40,7 @@ export function egressChannel(deps: {
       closed.add(runId);
       if (!put.ok) return;
       deps.logger.info("run channels closed", { runId, reason: "egress-channel-closed", because });
-      await deps.events.append(runId, { type: "channel-closed", round: 0, data: { because } });
+      await deps.trace.append(runId, { type: "channel-closed", round: 0, data: { because } });
     },
     async isClosed(runId: string) {
       if (closed.has(runId)) return true;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AgentItem } from "../../admin/index.ts";
 import { checkOutboundReach } from "../../gate/index.ts";
-import type { OutboundRequest, RunStartedBy } from "../../messages/index.ts";
+import type { OutboundRequest, RunStartedBy } from "../../payloads/index.ts";
 import { fail } from "../../result.ts";
 import type { Mailbox, ToolContext } from "../../tool-framework/index.ts";
 import type { LoadedRun } from "../ports.ts";

@@ -1,4 +1,4 @@
-import type { StepMessage } from "../../messages/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { FinalRunState } from "../../ports/index.ts";
 import type { RunEndReason, StepDeps } from "../ports.ts";
 import { endingRun, endRun } from "../runs/end-run.ts";
@@ -26,7 +26,7 @@ export async function finishStep(
 /** A delivery with nothing to do: logged, and done. */
 export async function skipStep(
   deps: StepDeps,
-  msg: StepMessage,
+  msg: StepPayload,
   reason: "run-missing" | "run-not-running" | "round-done" | "agent-missing",
 ): Promise<StepOutcome> {
   deps.logger.info("agent step skipped", { runId: msg.runId, round: msg.round, reason });

@@ -1,6 +1,6 @@
 import { PosternError } from "../../errors.ts";
-import type { StepMessage } from "../../messages/index.ts";
 import type { AssistantMessage, Message, ToolResultPart, ToolResultsMessage } from "../../model/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { Transcript } from "../ports.ts";
 import type { Round } from "./round.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
@@ -21,7 +21,7 @@ export interface Start {
  * item says so after the first save, and every round after the first follows a saved turn. A run created before the
  * flag (absent) is read as it was: unless its message says it was just created (no read).
  */
-function transcriptStored(r: Round, msg: StepMessage): boolean {
+function transcriptStored(r: Round, msg: StepPayload): boolean {
   if (msg.round > 1) return true;
   return r.run.transcriptSaved ?? !justCreated(r.known);
 }
@@ -31,7 +31,7 @@ function transcriptStored(r: Round, msg: StepMessage): boolean {
  * they came with the message. Round 1 builds it, and does not save it: the round's one write is after the model
  * turn, and a round 1 that crashes before it builds the context again.
  */
-export async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
+export async function loadOrStart(r: Round, msg: StepPayload): Promise<Start> {
   const { deps, run, agent } = r;
   const stored = transcriptStored(r, msg);
   const existing = stored ? await deps.transcripts.load(run.runId) : null;
@@ -63,7 +63,7 @@ export async function loadOrStart(r: Round, msg: StepMessage): Promise<Start> {
     ...r,
     round: msg.round - 1,
     cache: deps.cache,
-    record: (type, data) => deps.events.append(run.runId, { type, round: msg.round - 1, data }),
+    record: (type, data) => deps.trace.append(run.runId, { type, round: msg.round - 1, data }),
   };
   const results = await runToolCalls(lastAssistant(existing.messages), previous, existing);
   return { transcript: withResults(existing, results), saved: false, stored: true };

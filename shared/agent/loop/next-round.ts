@@ -1,6 +1,6 @@
-import type { CarriedResult } from "../../messages/index.ts";
-import { stepMessageSchema } from "../../messages/index.ts";
 import type { ToolResultPart } from "../../model/index.ts";
+import type { CarriedResult } from "../../payloads/index.ts";
+import { stepPayloadSchema } from "../../payloads/index.ts";
 import type { Transcript } from "../ports.ts";
 import { finishStep } from "./finish-step.ts";
 import { withResults } from "./load-or-start.ts";
@@ -39,7 +39,7 @@ export async function nextRound(
 /** Small enough for the step message and free of media (images and documents are never carried). */
 function carryable(results: readonly ToolResultPart[]): boolean {
   if (results.some((x) => x.attachments && x.attachments.length > 0)) return false;
-  return stepMessageSchema.shape.results.safeParse(results.map(carriedResult)).success;
+  return stepPayloadSchema.shape.results.safeParse(results.map(carriedResult)).success;
 }
 
 function carriedResult(x: ToolResultPart): CarriedResult {

@@ -28,7 +28,7 @@ interface Round {
   readonly round: number;
   /** Tool results by idempotency key: this round's, as far as a delivery may have stored them. */
   readonly cache: StepDeps["cache"];
-  /** What the message said about the run, heeded only on the round's first claim (StepMessage). */
+  /** What the message said about the run, heeded only on the round's first claim (StepPayload). */
   readonly known: StepKnowledge;
   /** Set when this delivery proposed an operation (G14): the run then has a plan. */
   readonly proposals: { made: boolean };

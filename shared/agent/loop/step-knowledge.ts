@@ -1,4 +1,4 @@
-import type { StepMessage } from "../../messages/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { EgressChannel } from "../ports.ts";
 
 /**
@@ -6,12 +6,12 @@ import type { EgressChannel } from "../ports.ts";
  * `noPlan` (nothing proposed in the run, so its end need not read the plan store, G14), `channelOpen` (no channel
  * closed, G18). Only an optimisation: each saves a read, and a message without them reads instead. Heeded only on
  * a round's first claim (a take-over cannot know what the crashed delivery did). A new run's first message
- * sets all three (firstStepOf, shared/messages); after that this module is the one place that reads or writes them.
+ * sets all three (firstStepOf, shared/payloads); after that this module is the one place that reads or writes them.
  */
-export type StepKnowledge = Pick<StepMessage, "fresh" | "noPlan" | "channelOpen">;
+export type StepKnowledge = Pick<StepPayload, "fresh" | "noPlan" | "channelOpen">;
 
 /** What this delivery may heed of its message: all of it on the round's first claim, nothing on a take-over. */
-export function knownOnClaim(msg: StepMessage, firstClaim: boolean, channel?: EgressChannel): StepKnowledge {
+export function knownOnClaim(msg: StepPayload, firstClaim: boolean, channel?: EgressChannel): StepKnowledge {
   const known: StepKnowledge = firstClaim
     ? {
         ...(msg.fresh ? { fresh: true } : {}),

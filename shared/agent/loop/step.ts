@@ -1,5 +1,5 @@
 import { roundLimit } from "../../admin/index.ts";
-import type { StepMessage } from "../../messages/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { StepDeps } from "../ports.ts";
 import { endingRun, endRun } from "../runs/end-run.ts";
 import { emitRunEnd } from "../runs/run-end-event.ts";
@@ -34,7 +34,7 @@ export interface StepOptions {
  * is enqueued before the round is marked done, and a duplicate of the next round is absorbed by its own claim.
  */
 export async function runStep(
-  msg: StepMessage,
+  msg: StepPayload,
   deps: StepDeps,
   opts: StepOptions = {},
 ): Promise<StepOutcome> {
@@ -79,7 +79,7 @@ export async function runStep(
       toolkits: admin.toolkits,
       registry: deps.registry,
     },
-    record: (type, data) => deps.events.append(run.runId, { type, round: msg.round, data }),
+    record: (type, data) => deps.trace.append(run.runId, { type, round: msg.round, data }),
   };
   const start = await loadOrStart(r, msg);
   const took = await takeTurn(r, start);

@@ -1,6 +1,6 @@
 import type { AccessRule, DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { OutboundRequest } from "../../messages/index.ts";
+import type { OutboundRequest } from "../../payloads/index.ts";
 import type { FactStore, Mailbox } from "../../tool-framework/index.ts";
 import type { MailScope } from "../mailbox/mail-scope.ts";
 import type { ChannelState } from "../ports.ts";

@@ -1,8 +1,8 @@
 import type { AdminSnapshot, AgentItem } from "../../admin/index.ts";
 import { routingKey } from "../../gate/index.ts";
-import type { ConfirmMessage, OutboundRequest, Unclear } from "../../messages/index.ts";
-import type { EventSink, FailureSink, PlanPort, PlanRecord } from "../../ports/index.ts";
-import type { LoadedRun, RunEventSink } from "../ports.ts";
+import type { ConfirmPayload, OutboundRequest, Unclear } from "../../payloads/index.ts";
+import type { FailureSink, PlanPort, PlanRecord, WebhookSink } from "../../ports/index.ts";
+import type { LoadedRun, TraceSink } from "../ports.ts";
 import { type ApplyOneDeps, applyOne } from "./apply-one.ts";
 import { outcomeMailRequest } from "./outcome-mail.ts";
 import { planHash } from "./plan.ts";
@@ -21,13 +21,13 @@ export interface ApplyDeps extends ApplyOneDeps {
   readonly plans: PlanPort;
   loadAdmin(): Promise<AdminSnapshot>;
   getRun(runId: string): Promise<LoadedRun | null>;
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   /** Signed events out: `plan.applied` / `plan.failed` / `plan.cancelled`. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
   /** G19: a plan that did not run as approved is a `plan-failed` failure (metric, alarm, feed, trace, run row). */
   readonly failures: FailureSink;
   /** Tell the approver, with engine-written text, why their reply changed nothing (and what to send). */
-  notify(msg: ConfirmMessage, reason: ConfirmNotice): Promise<void>;
+  notify(msg: ConfirmPayload, reason: ConfirmNotice): Promise<void>;
   /** Queue the approver's confirmation notice: what ran and what failed (outcome-mail.ts). */
   sendOutbound(request: OutboundRequest): Promise<void>;
   /** Give the agent a new round with the results; `summary` is the engine's outcome line. */
@@ -68,7 +68,7 @@ export type ApplyOutcome =
   | { readonly status: "refused"; readonly reason: ApplyRefusal };
 
 /** The reply a decision came from (its SES id, or the console's), and who sent it: only its redelivery resumes. */
-const resumeKey = (msg: ConfirmMessage): string => `${msg.replyId}|${msg.sender}`;
+const resumeKey = (msg: ConfirmPayload): string => `${msg.replyId}|${msg.sender}`;
 
 /** Who may confirm: the listed approvers of every toolkit that granted an operation, or the proven sender. */
 export function approversFor(plan: PlanRecord, run: LoadedRun, admin: AdminSnapshot): Set<string> {
@@ -84,7 +84,7 @@ export function approversFor(plan: PlanRecord, run: LoadedRun, admin: AdminSnaps
  * pending plan, once; the hash is recomputed over the stored plan so arguments altered after the card went out
  * are not applied; every gate is re-run for each operation, in order, with idempotency keys.
  */
-export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): Promise<ApplyOutcome> {
+export async function applyConfirmation(msg: ConfirmPayload, deps: ApplyDeps): Promise<ApplyOutcome> {
   const refused = (reason: ApplyRefusal): ApplyOutcome => ({ status: "refused", reason });
   if (msg.agentOriginated) return refused("confirm-agent-originated");
   const loc = await deps.plans.runForCode(msg.code);
@@ -97,7 +97,7 @@ export async function applyConfirmation(msg: ConfirmMessage, deps: ApplyDeps): P
   ]);
   if (!plan || !run || plan.code !== msg.code) return refused("confirm-code-unknown");
   const record = (type: string, data: Record<string, unknown>) =>
-    deps.events.append(run.runId, { type, round: 0, data });
+    deps.trace.append(run.runId, { type, round: 0, data });
   // Belt and braces beside the recursion header: an agent address never approves.
   if (admin.agents.some((a) => a.address === msg.sender)) {
     await record("confirm-refused", { reason: "confirm-from-agent", by: msg.sender });
@@ -155,7 +155,7 @@ type PlanEventRecorder = (type: string, data: Record<string, unknown>) => Promis
 
 /** A listed approver's cancel of a pending plan: once (a second reply finds it no longer pending). */
 async function cancelPlan(
-  msg: ConfirmMessage,
+  msg: ConfirmPayload,
   plan: PlanRecord,
   run: LoadedRun,
   deps: ApplyDeps,
@@ -175,7 +175,7 @@ async function cancelPlan(
 
 /** The stored operations no longer match the hash the approver confirmed: nothing runs, and it is reported (G19). */
 async function refuseTampered(
-  msg: ConfirmMessage,
+  msg: ConfirmPayload,
   run: LoadedRun,
   deps: ApplyDeps,
   record: PlanEventRecorder,
@@ -239,7 +239,7 @@ async function runOperations(
  */
 async function finish(
   o: {
-    msg: ConfirmMessage;
+    msg: ConfirmPayload;
     plan: PlanRecord;
     run: LoadedRun;
     agent: AgentItem | undefined;
@@ -267,7 +267,7 @@ async function finish(
     finishedAt,
     ...(verdict.status === "failed" ? { failedReason: verdict.reason } : {}),
   });
-  await deps.events.append(run.runId, {
+  await deps.trace.append(run.runId, {
     type: "plan-finished",
     round: 0,
     data: {

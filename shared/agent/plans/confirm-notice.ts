@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import type { ConfirmMessage } from "../../messages/index.ts";
-import { noticeRequest, type OutboundMessage } from "../../messages/index.ts";
+import type { ConfirmPayload } from "../../payloads/index.ts";
+import { noticeRequest, type OutboundPayload } from "../../payloads/index.ts";
 import type { ConfirmNotice } from "./apply-plan.ts";
 
 /**
  * The notice telling an approver why their reply changed nothing (engine-written, G6), sent from the agent they
  * wrote to, stamped hop + 1, and once per reply however often the confirmation is redelivered.
  */
-export function confirmNoticeRequest(msg: ConfirmMessage, reason: ConfirmNotice): OutboundMessage {
+export function confirmNoticeRequest(msg: ConfirmPayload, reason: ConfirmNotice): OutboundPayload {
   return noticeRequest({
     // one notice per reply, however often the confirmation is redelivered
     requestId: `confirm-notice-${createHash("sha256").update(`${msg.replyId}|${msg.agent}`).digest("hex").slice(0, 32)}`,

@@ -5,7 +5,7 @@
 // it, never beside APPROVE or CANCEL: this mail pasted back confirms nothing.
 
 import { formatCode } from "../../mail/index.ts";
-import type { OutboundRequest } from "../../messages/index.ts";
+import type { OutboundRequest } from "../../payloads/index.ts";
 import { cardText } from "./card-text.ts";
 import { type OpResult, opName, type PlanVerdict } from "./plan-outcome.ts";
 

@@ -1,8 +1,8 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { formatCode } from "../../mail/index.ts";
-import type { OutboundRequest } from "../../messages/index.ts";
-import type { EventSink, PlanBook, PlanRecord, RequesterProof } from "../../ports/index.ts";
-import type { LoadedRun, RunEventSink, StepDeps } from "../ports.ts";
+import type { OutboundRequest } from "../../payloads/index.ts";
+import type { PlanBook, PlanRecord, RequesterProof, WebhookSink } from "../../ports/index.ts";
+import type { LoadedRun, StepDeps, TraceSink } from "../ports.ts";
 import { approversFor } from "./apply-plan.ts";
 import { renderCard } from "./confirm-card.ts";
 import { newConfirmCode, planHash } from "./plan.ts";
@@ -50,11 +50,11 @@ async function sealPlan(
 export function sendPlanCard(deps: {
   readonly plans: Pick<PlanBook, "get" | "move" | "seal">;
   loadAdmin(): Promise<AdminSnapshot>;
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   sendOutbound(request: OutboundRequest): Promise<void>;
   now(): Date;
   /** Signed events out: `plan.pending` once the card is out. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
   /** Who asked, from the run's stored trigger message (requester.ts); null for a scheduled run or a message gone. */
   requester(run: LoadedRun): Promise<RequesterProof | null>;
 }): NonNullable<StepDeps["afterRun"]> {
@@ -66,7 +66,7 @@ export function sendPlanCard(deps: {
     const approvers = [...approversFor(plan, run, admin)];
     if (approvers.length === 0) {
       await plans.move(run.runId, "open", "unconfirmable");
-      await deps.events.append(run.runId, {
+      await deps.trace.append(run.runId, {
         type: "plan-unconfirmable",
         round: 0,
         data: { reason: "no-approver" },
@@ -100,7 +100,7 @@ export function sendPlanCard(deps: {
       // agent's outbound rules are for where the model may write, so they do not stand between a plan and G14.
       recipientsFrom: "approvers",
     });
-    await deps.events.append(run.runId, {
+    await deps.trace.append(run.runId, {
       type: "plan-card-sent",
       round: 0,
       data: { operations: sealed.ops.length, approvers: to.length },

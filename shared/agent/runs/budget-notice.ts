@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AgentItem } from "../../admin/index.ts";
-import type { OutboundRequest } from "../../messages/index.ts";
-import { noticeRequest } from "../../messages/index.ts";
+import type { OutboundRequest } from "../../payloads/index.ts";
+import { noticeRequest } from "../../payloads/index.ts";
 import type { BudgetReason, LoadedRun } from "../ports.ts";
 
 /**

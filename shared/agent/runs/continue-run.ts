@@ -1,4 +1,4 @@
-import type { StepMessage } from "../../messages/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { RunTable } from "../../ports/index.ts";
 import { capResultText, MAX_ERROR_DETAIL_CHARS } from "../loop/tool-result.ts";
 import type { ApplyDeps, OpResult } from "../plans/apply-plan.ts";
@@ -44,7 +44,7 @@ export function continuationTranscript(
 export function continueRun(deps: {
   readonly transcripts: TranscriptStore;
   readonly runs: Pick<RunTable, "get" | "create" | "noteTranscript">;
-  enqueue(message: StepMessage): Promise<void>;
+  enqueue(message: StepPayload): Promise<void>;
 }): ApplyDeps["continueRun"] {
   return async (run, agent, summary, results) => {
     const runId = `${run.runId}-applied`;

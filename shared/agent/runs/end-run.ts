@@ -1,16 +1,16 @@
 import type { Logger } from "../../logger.ts";
-import type { EventSink, FinalRunState } from "../../ports/index.ts";
-import type { FailedRun, LoadedRun, RunEndReason, RunEventSink, RunFailures, StepRuns } from "../ports.ts";
+import type { FinalRunState, WebhookSink } from "../../ports/index.ts";
+import type { FailedRun, LoadedRun, RunEndReason, RunFailures, StepRuns, TraceSink } from "../ports.ts";
 import { emitRunEnd } from "./run-end-event.ts";
 import { failedRunOf } from "./run-failure.ts";
 
 /** What ending a run writes to: the run table, the trace, the failure report (G19) and the signed events. */
 export interface RunEndDeps {
   readonly runs: Pick<StepRuns, "finish">;
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   readonly runFailures: RunFailures;
   /** Signed events out (docs/events.md); none where the stack has no events queue. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
   readonly logger: Logger;
 }
 
@@ -58,7 +58,7 @@ export async function endRun(
       error: String(err),
     });
   }
-  await deps.events.append(run.runId, { type: "run-finished", round, data: { state, reason } });
+  await deps.trace.append(run.runId, { type: "run-finished", round, data: { state, reason } });
   if (state === "failed") await deps.runFailures.failed(run, reason, end.detail);
   await emitRunEnd(deps.webhooks, run, { state, reason, rounds: round });
 }

@@ -1,21 +1,21 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import { shownDisplayName } from "../../gate/index.ts";
 import type { Logger } from "../../logger.ts";
-import type { EventSink, RunTable } from "../../ports/index.ts";
-import type { LoadedRun, RunEventSink, RunFailures, StoredMessage } from "../ports.ts";
+import type { RunTable, WebhookSink } from "../../ports/index.ts";
+import type { LoadedRun, RunFailures, StoredMessage, TraceSink } from "../ports.ts";
 import { endRun } from "./end-run.ts";
 
 export interface RunSources {
   readonly runs: Pick<RunTable, "get" | "finish">;
   /** The run's trace: a run failed here gets its `run-finished` event like any other. */
-  readonly events: RunEventSink;
+  readonly trace: TraceSink;
   message(agent: string, id: string): Promise<StoredMessage | null>;
   loadAdmin(): Promise<AdminSnapshot>;
   readonly logger: Logger;
   /** G19: a run whose trigger is gone fails, and that failure is reported like any other. */
   readonly runFailures: RunFailures;
   /** Signed events out: the failed run's `run.failed`. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }
 
 /**

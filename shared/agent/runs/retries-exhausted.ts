@@ -1,5 +1,5 @@
 import type { Logger } from "../../logger.ts";
-import type { StepMessage } from "../../messages/index.ts";
+import type { StepPayload } from "../../payloads/index.ts";
 import type { RunEndReason, StepDeps } from "../ports.ts";
 import { type EndingRun, endingRun, endRun, type RunEndDeps } from "./end-run.ts";
 
@@ -16,7 +16,7 @@ export function isLastDelivery(receiveCount: number, maxReceives: number): boole
  * must not stay `running` for ever, so it ends `failed` with a reason an operator can search for.
  */
 export async function failExhaustedRun(
-  msg: StepMessage,
+  msg: StepPayload,
   deps: Omit<RunEndDeps, "logger"> & Pick<StepDeps, "loadRun">,
   logger: Logger,
 ): Promise<void> {

@@ -1,4 +1,4 @@
-import type { EventSink, FinalRunState } from "../../ports/index.ts";
+import type { FinalRunState, WebhookSink } from "../../ports/index.ts";
 
 /**
  * A run's end as a signed event (docs/events.md): `run.failed` for a failed run, `run.completed` for every other
@@ -6,7 +6,7 @@ import type { EventSink, FinalRunState } from "../../ports/index.ts";
  * agent or trigger, a step whose retries ran out) and every redelivery of one emits under the same `webhook-id`.
  */
 export async function emitRunEnd(
-  webhooks: EventSink,
+  webhooks: WebhookSink,
   run: { readonly runId: string; readonly agent: string; readonly kind: "reply" | "scheduled" },
   end: { readonly state: FinalRunState; readonly reason: string; readonly rounds: number },
 ): Promise<void> {

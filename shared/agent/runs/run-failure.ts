@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { noticeRequest, type OutboundRequest } from "../../messages/index.ts";
+import { noticeRequest, type OutboundRequest } from "../../payloads/index.ts";
 import type { FailureSink, SenderNoticeOutcome } from "../../ports/index.ts";
 import type { VerifiedSender } from "../../tool-framework/index.ts";
 import type { FailedRun, LoadedRun, RunFailures } from "../ports.ts";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { type AdminSnapshot, roundLimit } from "../../admin/index.ts";
 import type { DeploymentConfig } from "../../config/index.ts";
 import type { Logger } from "../../logger.ts";
-import { firstStepOf, type StepMessage } from "../../messages/index.ts";
+import { firstStepOf, type StepPayload } from "../../payloads/index.ts";
 import type { CreateRunResult } from "../../ports/index.ts";
 import { parseSchedule } from "./schedule.ts";
 
@@ -19,7 +19,7 @@ export interface StartDueDeps {
   loadAdmin(): Promise<AdminSnapshot>;
   /** Conditional create: a second tick for the same due time gets `duplicate`. */
   createRun(run: ScheduledRunSpec): Promise<CreateRunResult>;
-  enqueue(message: StepMessage): Promise<void>;
+  enqueue(message: StepPayload): Promise<void>;
   readonly logger: Logger;
 }
 

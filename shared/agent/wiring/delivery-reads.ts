@@ -1,5 +1,5 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
-import { perDelivery } from "../../messages/index.ts";
+import { perReceive } from "../../payloads/index.ts";
 import type { Stores } from "../../store/index.ts";
 
 /** The reads one delivery keeps: the admin snapshot and the message records it asked for. */
@@ -7,15 +7,15 @@ export interface DeliveryReads {
   admin(): Promise<AdminSnapshot>;
   message: Stores["messages"]["get"];
   /** A new delivery starts: both are read afresh from here on. */
-  beginDelivery(): void;
+  beginReceive(): void;
 }
 
 /**
  * Several rules of one delivery read the admin snapshot (a version read each time) and the run's message: each is
- * read once per delivery and kept for it; beginDelivery drops them, so the next delivery reads fresh.
+ * read once per delivery and kept for it; beginReceive drops them, so the next delivery reads fresh.
  */
 export function deliveryReads(stores: Pick<Stores, "admin" | "messages">): DeliveryReads {
-  const admin = perDelivery(() => stores.admin.snapshot());
+  const admin = perReceive(() => stores.admin.snapshot());
   const messages = new Map<string, ReturnType<Stores["messages"]["get"]>>();
   return {
     admin: () => admin.get(),
@@ -29,7 +29,7 @@ export function deliveryReads(stores: Pick<Stores, "admin" | "messages">): Deliv
       }
       return m;
     },
-    beginDelivery() {
+    beginReceive() {
       admin.reset();
       messages.clear();
     },

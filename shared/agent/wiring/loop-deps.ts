@@ -10,7 +10,7 @@ import { budgetNoticeRequest } from "../runs/budget-notice.ts";
 import { createBudgetGate } from "../runs/budgets.ts";
 import { loadRun } from "../runs/load-run.ts";
 import { oncePerRun } from "../runs/once-per-run.ts";
-import { createRunEventSink } from "../runs/run-event-sink.ts";
+import { createTraceSink } from "../runs/trace-sink.ts";
 import { modelCatalog } from "./model-catalog.ts";
 import { rememberedRunReads } from "./remembered-run-reads.ts";
 import { runFailuresOverStore } from "./run-failures-over-store.ts";
@@ -32,15 +32,15 @@ export function loopDeps(w: Wired): StepDeps {
   const { logger } = opts;
   const failures = runFailuresOverStore(w);
   const runReads = rememberedRunReads(stores.runs);
-  const events = createRunEventSink({
+  const trace = createTraceSink({
     log: stores.runEvents,
     runs: { get: runReads.recall },
     activity: stores.activity,
     now,
     logger,
   });
-  const channel = egressChannel({ state: stores.state, events, logger, now });
-  const runEnd = { events, runFailures: failures, webhooks: w.webhooks, logger };
+  const channel = egressChannel({ state: stores.state, trace, logger, now });
+  const runEnd = { trace, runFailures: failures, webhooks: w.webhooks, logger };
   return {
     config,
     registry: opts.registry,

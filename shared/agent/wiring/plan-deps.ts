@@ -20,13 +20,13 @@ export function planDeps(
   const { plans } = stores;
   // Its own channel state, not the loop's: an approver's reply must not inherit what a round of the run assumed
   // from its message (the loop's channel knows "open" without a read); it reads the marker.
-  const channel = egressChannel({ state: stores.state, events: step.events, logger: opts.logger, now });
+  const channel = egressChannel({ state: stores.state, trace: step.trace, logger: opts.logger, now });
   return {
     propose: proposeOperation({ plans, registry: opts.registry }),
     afterRun: sendPlanCard({
       plans,
       loadAdmin: w.loadAdmin,
-      events: step.events,
+      trace: step.trace,
       sendOutbound: w.sendOutbound,
       now,
       webhooks: w.webhooks,
@@ -43,7 +43,7 @@ export function planDeps(
         cache: step.cache,
         makeToolContext: (run, agent, call, key, grantedBy) =>
           step.makeToolContext(run, agent, 0, call, key, grantedBy),
-        events: step.events,
+        trace: step.trace,
         webhooks: w.webhooks,
         failures: failureReporter(stores, opts.logger, now),
         now,

@@ -1,14 +1,14 @@
 import type { AdminSnapshot } from "../../admin/index.ts";
 import type { AwsClients } from "../../aws/index.ts";
 import type { LoadedConfig, Resources } from "../../config/index.ts";
-import type { EventSink } from "../../events/index.ts";
 import type { Logger } from "../../logger.ts";
 import type { ConnectorOptions, McpRuntime, McpRuntimeOptions } from "../../mcp/index.ts";
-import type { OutboundRequest, StepMessage } from "../../messages/index.ts";
 import type { ModelProvider, SecretSource } from "../../model/index.ts";
 import type { HostResolver } from "../../net/index.ts";
+import type { OutboundRequest, StepPayload } from "../../payloads/index.ts";
 import type { Stores } from "../../store/index.ts";
 import type { ContextResolver, ToolRegistry } from "../../tool-framework/index.ts";
+import type { WebhookSink } from "../../webhooks/index.ts";
 
 /** What only agent-step's composition root needs beside the platform. */
 export interface StepParts {
@@ -50,10 +50,10 @@ export interface Wired {
   readonly mcp: McpRuntime;
   /** A message record, read once per delivery (records are written once and never change). */
   message: Stores["messages"]["get"];
-  /** Forget what was kept for the last delivery (StepDeps.beginDelivery). */
-  beginDelivery(): void;
+  /** Forget what was kept for the last delivery (StepDeps.beginReceive). */
+  beginReceive(): void;
   sendOutbound(request: OutboundRequest): Promise<void>;
-  enqueue(message: StepMessage): Promise<void>;
+  enqueue(message: StepPayload): Promise<void>;
   /** Signed events out (docs/events.md): the events queue, when the stack has one. */
-  readonly webhooks: EventSink;
+  readonly webhooks: WebhookSink;
 }

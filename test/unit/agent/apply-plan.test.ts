@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
+import type { ConfirmPayload } from "../../../shared/payloads/agent-step.ts";
 import { AGENT, APPROVER, confirmMessage, countingTool, SENDER, toolkit } from "../../fakes/builders.ts";
 import { QUEUES, stepWorld } from "../../helpers/step-world.ts";
 
@@ -19,7 +19,7 @@ async function proposed() {
   const plan = await w.plans.get(runId);
   if (plan?.state !== "pending" || !plan.code) throw new Error("no pending plan");
   const code = plan.code;
-  const apply = (extra: Partial<ConfirmMessage> = {}) =>
+  const apply = (extra: Partial<ConfirmPayload> = {}) =>
     w.deps.applyConfirm(confirmMessage({ code, ...extra }));
   const notices = () =>
     w.queue

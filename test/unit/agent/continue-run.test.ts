@@ -3,7 +3,7 @@ import { MAX_RESULT_TEXT_BYTES } from "../../../shared/agent/loop/tool-result.ts
 import type { OpResult } from "../../../shared/agent/plans/apply-plan.ts";
 import type { Transcript } from "../../../shared/agent/ports.ts";
 import { continuationTranscript, continueRun } from "../../../shared/agent/runs/continue-run.ts";
-import type { StepMessage } from "../../../shared/messages/agent-step.ts";
+import type { StepPayload } from "../../../shared/payloads/agent-step.ts";
 import { success, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { agent, replyRun, storedRun } from "../../fakes/builders.ts";
 import { memoryRunTable } from "../../fakes/run-table.ts";
@@ -61,7 +61,7 @@ describe("continuing a run after its approved plan ran (G14)", () => {
   it("creates `<run>-applied` like the original once, and enqueues its round 1 on every call", async () => {
     const runs = memoryRunTable([storedRun({ maxRounds: 5 })]);
     const saved = new Map<string, Transcript>([["run-1", original]]);
-    const enqueued: StepMessage[] = [];
+    const enqueued: StepPayload[] = [];
     const go = continueRun({
       transcripts: {
         load: async (id) => saved.get(id) ?? null,
@@ -110,7 +110,7 @@ describe("continuing a run after its approved plan ran (G14)", () => {
   });
 
   it("an original run whose item says it saved no transcript is not read from the store", async () => {
-    const enqueued: StepMessage[] = [];
+    const enqueued: StepPayload[] = [];
     const runs = memoryRunTable([]);
     await runs.create({ ...storedRun(), runId: "run-1" });
     await continueRun({
@@ -127,7 +127,7 @@ describe("continuing a run after its approved plan ran (G14)", () => {
   });
 
   it("without the original transcript or run, nothing is continued", async () => {
-    const enqueued: StepMessage[] = [];
+    const enqueued: StepPayload[] = [];
     await continueRun({
       transcripts: { load: async () => null, save: async () => undefined },
       runs: memoryRunTable([storedRun()]),

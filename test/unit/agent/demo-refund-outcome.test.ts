@@ -9,7 +9,7 @@ import {
   DEMO_SENDER,
   ensureDemoFiles,
 } from "../../../cli/local/demo.ts";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import { demoOrderBackend, orderTools } from "../../../tools/orders.ts";
 import { APPROVER, confirmMessage, toolkit } from "../../fakes/builders.ts";

@@ -3,8 +3,8 @@ import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
 import { confirmNoticeRequest } from "../../../shared/agent/plans/confirm-notice.ts";
 import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { ConfirmPayload } from "../../../shared/payloads/agent-step.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
 import { AGENT, agent, replyRun, SENDER, toolkit } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
@@ -33,7 +33,7 @@ describe("what the engine asks the outbound function to send", () => {
   });
 
   it("a confirm notice answers the reply once, from the agent, one hop further, naming the code", () => {
-    const msg: ConfirmMessage = {
+    const msg: ConfirmPayload = {
       code: "K7Q2M9XT4Z",
       action: "unclear",
       understood: "nothing",

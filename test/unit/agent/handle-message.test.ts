@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
   type Delivery,
-  handleAgentStepMessage,
+  handleAgentStepPayload,
   type StepHandlerDeps,
 } from "../../../shared/agent/handle-message.ts";
 import type { RoundClaim } from "../../../shared/agent/ports.ts";
 import { RETRIES_EXHAUSTED } from "../../../shared/agent/runs/retries-exhausted.ts";
 import { parseConfig } from "../../../shared/config/load.ts";
-import type { ConfirmMessage } from "../../../shared/messages/agent-step.ts";
+import type { ConfirmPayload } from "../../../shared/payloads/agent-step.ts";
 import type { RunRecord } from "../../../shared/ports/index.ts";
-import { noEvents } from "../../../shared/ports/index.ts";
+import { noWebhooks } from "../../../shared/ports/index.ts";
 import { admin, replyRun, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
-import { recordingSink } from "../../fakes/run-event-sink.ts";
 import { memoryRunTable } from "../../fakes/run-table.ts";
+import { recordingSink } from "../../fakes/trace-sink.ts";
 
 const unused = (what: string) => () => {
   throw new Error(`${what} is not used here`);
@@ -25,7 +25,7 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
   const events = recordingSink();
   const calls: string[] = [];
   const deps: StepHandlerDeps = {
-    webhooks: noEvents,
+    webhooks: noWebhooks,
     config: parseConfig({
       domains: ["agents.example.net"],
       models: [{ id: "demo", provider: "scripted", script: "unused.json", egress: "internal" }],
@@ -48,7 +48,7 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
       release: unused("release"),
     },
     transcripts: { load: unused("load"), save: unused("save") },
-    events,
+    trace: events,
     budgets: {
       beforeInference: unused("budgets"),
       afterInference: unused("budgets"),
@@ -69,7 +69,7 @@ function world(opts: { claim?: RoundClaim["status"]; runsGet?: () => Promise<nev
       calls.push(`startDue ${tick.toISOString()}`);
       return { started: ["r1"], invalid: [] };
     },
-    async applyConfirm(msg: ConfirmMessage) {
+    async applyConfirm(msg: ConfirmPayload) {
       calls.push(`applyConfirm ${msg.code}`);
       return { status: "cancelled" };
     },
@@ -86,7 +86,7 @@ const delivery = (body: unknown, receiveCount = 1): Delivery => ({
 async function handle(w: ReturnType<typeof world>, d: Delivery) {
   const logger = recordingLogger();
   const keys: Record<string, string>[] = [];
-  const outcome = await handleAgentStepMessage(d, w.deps, {
+  const outcome = await handleAgentStepPayload(d, w.deps, {
     maxReceives: 3,
     logger,
     scope: { appendKeys: (k) => void keys.push(k) },
@@ -94,12 +94,12 @@ async function handle(w: ReturnType<typeof world>, d: Delivery) {
   return { outcome, logger, keys };
 }
 
-describe("handleAgentStepMessage", () => {
+describe("handleAgentStepPayload", () => {
   it("begins each SQS delivery once: the step it runs does not begin it again", async () => {
     const w = world();
     let begun = 0;
-    const deps = { ...w.deps, beginDelivery: () => void begun++ };
-    const outcome = await handleAgentStepMessage(delivery({ runId: "run-1", round: 1 }), deps, {
+    const deps = { ...w.deps, beginReceive: () => void begun++ };
+    const outcome = await handleAgentStepPayload(delivery({ runId: "run-1", round: 1 }), deps, {
       maxReceives: 3,
       logger: recordingLogger(),
       scope: { appendKeys: () => undefined },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoredMessage, StoredRun } from "../../../shared/agent/ports.ts";
 import { loadRun, type RunSources } from "../../../shared/agent/runs/load-run.ts";
-import { noEvents } from "../../../shared/ports/index.ts";
+import { noWebhooks } from "../../../shared/ports/index.ts";
 import { AGENT, admin, SENDER, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryRunTable } from "../../fakes/run-table.ts";
@@ -29,12 +29,12 @@ function sources(run: StoredRun, msg: StoredMessage | null = message) {
   const logger = recordingLogger();
   const trace: { runId: string; type: string }[] = [];
   const deps: RunSources = {
-    webhooks: noEvents,
+    webhooks: noWebhooks,
     runs,
     message: async (agent, id) => (agent === AGENT && id === msg?.id ? msg : null),
     loadAdmin: async () => admin({ responsibilities: [responsibility] }),
     logger,
-    events: {
+    trace: {
       async append(runId, e) {
         trace.push({ runId, type: e.type });
       },

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { OutboundRuleItem } from "../../../shared/admin/schema.ts";
 import { egressChannel } from "../../../shared/agent/channels/egress-channel.ts";
 import { toolContextFactory } from "../../../shared/agent/loop/tool-context.ts";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import type { FactStore, Mailbox } from "../../../shared/tool-framework/context.ts";
 import { defineTool, success } from "../../../shared/tool-framework/tool.ts";
@@ -49,7 +49,7 @@ const outbound = (w: W) => w.queue.bodies(QUEUES.outbound) as OutboundRequest[];
 /** What an agent-scope read does (G18): the run's channels close, recorded where every later check reads. */
 async function closeChannel(w: W, runId: string): Promise<void> {
   const events = { append: async () => {} };
-  await egressChannel({ state: w.state, events, logger: w.logger, now: () => w.clock.now }).close(
+  await egressChannel({ state: w.state, trace: events, logger: w.logger, now: () => w.clock.now }).close(
     runId,
     "archive-read",
   );

@@ -5,12 +5,12 @@ import {
   PLAN_TTL_MS,
   sendPlanCard,
 } from "../../../shared/agent/plans/plan-card.ts";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
-import { noEvents } from "../../../shared/ports/index.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
+import { noWebhooks } from "../../../shared/ports/index.ts";
 import type { PlanRecord } from "../../../shared/ports/plans.ts";
 import { AGENT, admin, agent, replyRun, SENDER } from "../../fakes/builders.ts";
 import { memoryPlanStore } from "../../fakes/plan-store.ts";
-import { recordingSink } from "../../fakes/run-event-sink.ts";
+import { recordingSink } from "../../fakes/trace-sink.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const op = (toolkit: string) => ({
@@ -50,10 +50,10 @@ function flow(plan: PlanRecord | null, snapshot = admin()) {
   const events = recordingSink();
   const sent: OutboundRequest[] = [];
   const afterRun = sendPlanCard({
-    webhooks: noEvents,
+    webhooks: noWebhooks,
     plans,
     loadAdmin: async () => snapshot,
-    events,
+    trace: events,
     sendOutbound: async (r) => void sent.push(r),
     now: () => NOW,
     // Who asked is card-requester.test.ts's subject.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
 import { defineTool, success, type Tool, toolFailure } from "../../../shared/tool-framework/tool.ts";
 import { timeline } from "../../../shared/trace/timeline.ts";
 import { AGENT, APPROVER, confirmMessage, toolkit } from "../../fakes/builders.ts";

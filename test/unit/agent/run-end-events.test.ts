@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runStep } from "../../../shared/agent/loop/step.ts";
 import { failExhaustedRun } from "../../../shared/agent/runs/retries-exhausted.ts";
-import type { EventInput } from "../../../shared/ports/events.ts";
+import type { EventInput } from "../../../shared/ports/webhooks.ts";
 import { recordingEventSink } from "../../fakes/events.ts";
 import { stepWorld } from "../../helpers/step-world.ts";
 

@@ -264,7 +264,7 @@ describe("closed channels (G18)", () => {
     const sink = { append: async (_r: string, e: { type: string }) => void events.push(e.type) };
     const deps = {
       state,
-      events: sink,
+      trace: sink,
       logger: recordingLogger(),
       now: () => new Date("2026-11-30T12:00:00Z"),
     };

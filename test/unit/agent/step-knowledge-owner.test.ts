@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// StepMessage's `fresh`, `noPlan` and `channelOpen` are an optimisation protocol: each saves a read, and a wrong
+// StepPayload's `fresh`, `noPlan` and `channelOpen` are an optimisation protocol: each saves a read, and a wrong
 // one skips a read that a rule needs (a plan card never sent, a closed channel taken for open: G14, G18). It was
 // set in two modules and read in two more; now one module owns what they mean (shared/agent/loop/step-knowledge.ts),
 // the payload module declares them and builds a new run's first message, and nothing else names them.
 
 const ROOT = resolve(import.meta.dirname, "../../..");
-const OWNERS = ["shared/messages/agent-step.ts", "shared/agent/loop/step-knowledge.ts"];
+const OWNERS = ["shared/payloads/agent-step.ts", "shared/agent/loop/step-knowledge.ts"];
 /** A read (`msg.noPlan`) or a write (`noPlan: true`, the fields' only value) of a protocol field. */
 const FIELD = /\.(fresh|noPlan|channelOpen)\b|\b(fresh|noPlan|channelOpen)\s*:\s*true\b/g;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { runStep } from "../../../shared/agent/loop/step.ts";
-import { MAX_CARRIED_RESULT_BYTES, type StepMessage } from "../../../shared/messages/agent-step.ts";
+import { MAX_CARRIED_RESULT_BYTES, type StepPayload } from "../../../shared/payloads/agent-step.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import {
   defineTool,
@@ -327,7 +327,7 @@ describe("a missing transcript is known from the run item, never from the store"
     expect(await runStep({ runId, round: 1 }, deps)).toEqual({ status: "continued", next: 2 });
     expect(seen.loads).toBe(1);
     expect(w.model.calls).toHaveLength(1);
-    await runStep(w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage, deps);
+    await runStep(w.queue.bodies(QUEUES.agentStep).at(-1) as StepPayload, deps);
     expect(noted).toHaveLength(1);
   });
 
@@ -383,7 +383,7 @@ describe("what a step message knows about its run (reads skipped, heeded only on
     expect(w.queue.bodies(QUEUES.outbound)).toHaveLength(1);
     const next = w.queue.bodies(QUEUES.agentStep).at(-1);
     expect(next).toMatchObject({ runId, round: 2, noPlan: true, channelOpen: true });
-    expect(await runStep(next as StepMessage, deps)).toMatchObject({
+    expect(await runStep(next as StepPayload, deps)).toMatchObject({
       status: "finished",
       state: "completed",
     });
@@ -406,7 +406,7 @@ describe("what a step message knows about its run (reads skipped, heeded only on
     expect(await runStep(start(runId), deps)).toEqual({ status: "continued", next: 2 });
     expect(seen.loads).toBe(1);
     expect(w.model.calls).toHaveLength(1); // the saved turn was found, not asked for again
-    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepPayload;
     expect(next.noPlan).toBeUndefined();
     expect(next.channelOpen).toBeUndefined();
     await runStep(next, deps);
@@ -423,7 +423,7 @@ describe("what a step message knows about its run (reads skipped, heeded only on
     const w = world({ tools: [vault], config: { egress: { restrictedClasses: ["payment-card"] } } });
     const runId = await w.startReplyRun();
     await runStep(start(runId), w.deps);
-    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepPayload;
     expect(next).toMatchObject({ runId, round: 2, noPlan: true });
     expect(next.channelOpen).toBeUndefined();
     expect(await w.trace(runId)).toContain("channel-closed");
@@ -439,7 +439,7 @@ describe("what a step message knows about its run (reads skipped, heeded only on
     });
     const runId = await w.startReplyRun();
     await runStep(start(runId), w.deps);
-    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepMessage;
+    const next = w.queue.bodies(QUEUES.agentStep).at(-1) as StepPayload;
     expect(next.noPlan).toBeUndefined();
     expect(next.channelOpen).toBe(true);
     await runStep(next, w.deps);

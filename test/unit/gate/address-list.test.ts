@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_LIST_ELEMENTS, parseAddressList } from "../../../shared/gate/address-list.ts";
 
-const addresses = (value: string) => parseAddressList(value).mailboxes.map((m) => m.address);
+const addresses = (value: string) => parseAddressList(value).addresses.map((m) => m.address);
 
 describe("parseAddressList: To and Cc by G2's strict parser", () => {
   it.each([
@@ -41,12 +41,12 @@ describe("parseAddressList: To and Cc by G2's strict parser", () => {
     ["an element glued after a group", "g: a@example.com; desk@agents.example", "address-group"],
   ])("refuses %s: no address, and the reason", (_name, value, reason) => {
     const list = parseAddressList(value);
-    expect(list.mailboxes.map((m) => m.address)).not.toContain("desk@agents.example");
+    expect(list.addresses.map((m) => m.address)).not.toContain("desk@agents.example");
     expect(list.refused).toContain(reason);
   });
 
   it("an unterminated group's members are all refused: where it ends is a guess", () => {
-    expect(parseAddressList("staff: a@example.com, b@example.com").mailboxes).toEqual([]);
+    expect(parseAddressList("staff: a@example.com, b@example.com").addresses).toEqual([]);
   });
 
   it("an unterminated quoted string leaves no address at all", () => {
@@ -55,7 +55,7 @@ describe("parseAddressList: To and Cc by G2's strict parser", () => {
 
   it("reads at most MAX_LIST_ELEMENTS elements of a hostile list", () => {
     const list = parseAddressList(Array.from({ length: 5000 }, (_, i) => `u${i}@example.com`).join(","));
-    expect(list.mailboxes.length).toBeLessThanOrEqual(MAX_LIST_ELEMENTS + 1);
+    expect(list.addresses.length).toBeLessThanOrEqual(MAX_LIST_ELEMENTS + 1);
   });
 
   const atom = fc.stringMatching(/^[a-z0-9]{1,10}$/);
@@ -63,20 +63,20 @@ describe("parseAddressList: To and Cc by G2's strict parser", () => {
     .tuple(atom, atom, fc.constantFrom("com", "org", "net"))
     .map(([l, d, t]) => `${l}@${d}.${t}`);
   const display = fc.option(fc.stringMatching(/^[A-Za-z ]{1,12}$/), { nil: undefined });
-  const mailbox = fc.tuple(addr, display).map(([a, n]) => ({ a, text: n?.trim() ? `"${n}" <${a}>` : a }));
+  const address = fc.tuple(addr, display).map(([a, n]) => ({ a, text: n?.trim() ? `"${n}" <${a}>` : a }));
 
-  it("property: every well-formed mailbox of a generated list is read, in order", () => {
+  it("property: every well-formed address of a generated list is read, in order", () => {
     fc.assert(
-      fc.property(fc.array(mailbox, { minLength: 1, maxLength: 8 }), (list) => {
+      fc.property(fc.array(address, { minLength: 1, maxLength: 8 }), (list) => {
         expect(addresses(list.map((m) => m.text).join(", "))).toEqual(list.map((m) => m.a));
       }),
     );
   });
 
-  it("property: a mailbox only an encoded-word spells is never read, whatever surrounds it", () => {
+  it("property: a address only an encoded-word spells is never read, whatever surrounds it", () => {
     fc.assert(
       fc.property(
-        fc.array(mailbox, { maxLength: 4 }),
+        fc.array(address, { maxLength: 4 }),
         addr,
         fc.constantFrom("Q", "B"),
         (list, hidden, enc) => {

@@ -28,12 +28,12 @@ describe("parseFromHeader properties", () => {
       fc.property(anyValue, (value) => {
         const r = parseFromHeader(value);
         if (!r.ok) return;
-        const { local, domain, address } = r.mailbox;
+        const { local, domain, address } = r.address;
         expect(address).toBe(`${local}@${domain}`);
         expect(local.split(".").every((atom) => ATEXT.test(atom))).toBe(true);
         expect(domain).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
         // and it re-parses to itself
-        expect(parseFromHeader(address)).toEqual({ ok: true, mailbox: { ...r.mailbox, displayName: "" } });
+        expect(parseFromHeader(address)).toEqual({ ok: true, address: { ...r.address, displayName: "" } });
       }),
       { numRuns: 3000 },
     );
@@ -56,7 +56,7 @@ describe("parseFromHeader properties", () => {
           const domain = [...labels, top].join(".");
           expect(parseFromHeader(`Someone <${local}@${domain}>`)).toMatchObject({
             ok: true,
-            mailbox: { local, domain },
+            address: { local, domain },
           });
         },
       ),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseFromHeader, reduceToAddressChars, routingKey } from "../../../shared/gate/address.ts";
 
-describe("parseFromHeader accepts only plain mailboxes", () => {
+describe("parseFromHeader accepts only plain addresses", () => {
   it.each([
     ["alice@example.com", "alice@example.com", ""],
     ["  alice@example.com\t", "alice@example.com", ""],
@@ -31,7 +31,7 @@ describe("parseFromHeader accepts only plain mailboxes", () => {
     const r = parseFromHeader(value);
     expect(r).toEqual({
       ok: true,
-      mailbox: {
+      address: {
         address,
         displayName,
         local: address.slice(0, address.lastIndexOf("@")),
@@ -128,7 +128,7 @@ describe("non-ASCII local parts (RFC 6532), when the operator allows them", () =
     ["kim김@example.kr", "kim김"],
     ["user123@example.com", "user123"],
   ])("accepts %s", (value, local) => {
-    expect(parseFromHeader(value, allow)).toMatchObject({ ok: true, mailbox: { local } });
+    expect(parseFromHeader(value, allow)).toMatchObject({ ok: true, address: { local } });
   });
   it.each([
     ["pаypal@example.com", "address-local-mixed-script"], // Cyrillic а among Latin

@@ -120,7 +120,7 @@ describe("From field pitfalls", () => {
   });
 
   it.each([
-    ["two mailboxes in one From", "Bad <spoof@evil.example>, Alice <alice@example.com>", "address-multiple"],
+    ["two addresses in one From", "Bad <spoof@evil.example>, Alice <alice@example.com>", "address-multiple"],
     ["group syntax", "Board: alice@example.com;", "address-group"],
     ["quoted local part containing @", '"ceo@thescoop.com"@example.com', "address-quoted-local"],
     ["a comment inside the address", "alice@example.com (ceo@thescoop.com)", "address-comment"],

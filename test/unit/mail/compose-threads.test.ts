@@ -16,7 +16,7 @@ async function inbound(name: string) {
 
 /** A field's addresses as the gate reads them: the strict parser, never postal-mime's. */
 const listed = (mail: ParsedMail, name: "to" | "cc") =>
-  parseAddressList(mail.headers.find((h) => h.key === name)?.value ?? "").mailboxes.map((m) => m.address);
+  parseAddressList(mail.headers.find((h) => h.key === name)?.value ?? "").addresses.map((m) => m.address);
 
 async function agentReplyTo(name: string, hop = 0) {
   const mail = await inbound(name);

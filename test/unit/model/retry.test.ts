@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRetryable, modelFailure, redact } from "../../../shared/model/failure.ts";
+import { isTransientModelFailure, modelFailure, redact } from "../../../shared/model/failure.ts";
 import { type Attempt, parseRetryAfter, withRetry } from "../../../shared/model/retry.ts";
 import type { ModelResult } from "../../../shared/model/types.ts";
 import { recordingSleep } from "../../helpers/model-servers/recording-server.ts";
@@ -112,15 +112,15 @@ describe("redact", () => {
   });
 });
 
-describe("isRetryable", () => {
+describe("isTransientModelFailure", () => {
   it("is computed from the reason, and the status of an HTTP error", () => {
     for (const r of ["model-throttled", "model-timeout", "model-network"] as const)
-      expect(isRetryable(r)).toBe(true);
+      expect(isTransientModelFailure(r)).toBe(true);
     for (const r of ["model-auth", "model-config", "model-malformed-response", "script-exhausted"] as const)
-      expect(isRetryable(r)).toBe(false);
-    expect(isRetryable("model-http-error", 502)).toBe(true);
-    expect(isRetryable("model-http-error")).toBe(true);
-    expect(isRetryable("model-http-error", 400)).toBe(false);
+      expect(isTransientModelFailure(r)).toBe(false);
+    expect(isTransientModelFailure("model-http-error", 502)).toBe(true);
+    expect(isTransientModelFailure("model-http-error")).toBe(true);
+    expect(isTransientModelFailure("model-http-error", 400)).toBe(false);
     expect(modelFailure("model-http-error", "x", { status: 503 }).retryable).toBe(true);
     expect(modelFailure("model-throttled", "x", { retryable: false }).retryable).toBe(false);
   });

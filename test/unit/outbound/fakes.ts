@@ -1,6 +1,5 @@
 import { agentItem } from "../../../shared/admin/schema.ts";
 import { deploymentConfig } from "../../../shared/config/schema.ts";
-import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import type {
   OutboundDeps,
   ReplyTarget,
@@ -10,7 +9,8 @@ import type {
   SesSendInput,
 } from "../../../shared/outbound/ports.ts";
 import { sesHeaderMessageId } from "../../../shared/outbound/ses-message-id.ts";
-import { noEvents } from "../../../shared/ports/index.ts";
+import type { OutboundPayload } from "../../../shared/payloads/outbound.ts";
+import { noWebhooks } from "../../../shared/ports/index.ts";
 import { recordingFailures } from "../../fakes/failures.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryStateStore } from "../../fakes/send-state.ts";
@@ -63,7 +63,7 @@ export const INBOUND: ReplyTarget = {
 };
 
 /** The agent's reply to INBOUND (reply-all, no extra recipients), as agent-step queues it. */
-export const replyRequest = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
+export const replyRequest = (over: Partial<OutboundPayload> = {}): OutboundPayload => ({
   requestId: "run-1:1:call-1",
   agent: HELPDESK.address,
   mode: "reply",
@@ -79,7 +79,7 @@ export const replyRequest = (over: Partial<OutboundMessage> = {}): OutboundMessa
 });
 
 /** A new mail from the agent (no thread), as agent-step queues it. */
-export const newRequest = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
+export const newRequest = (over: Partial<OutboundPayload> = {}): OutboundPayload =>
   replyRequest({
     mode: "new",
     replyTo: undefined,
@@ -106,7 +106,7 @@ export function world(over: Partial<OutboundDeps> = {}, ses = recordingSes()): T
   const failures = recordingFailures();
   const messages = new Map([[`${HELPDESK.address}|${INBOUND.id}`, INBOUND]]);
   const deps: OutboundDeps = {
-    webhooks: noEvents,
+    webhooks: noWebhooks,
     state: memoryStateStore(),
     ses,
     mailbox: {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AccessRule } from "../../../shared/config/schema.ts";
-import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
-import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
+import type { OutboundPayload } from "../../../shared/payloads/outbound.ts";
+import { noticeRequest } from "../../../shared/payloads/outbound.ts";
 import { HELPDESK, newRequest, replyRequest, world } from "./fakes.ts";
 
 /**
@@ -12,7 +12,7 @@ import { HELPDESK, newRequest, replyRequest, world } from "./fakes.ts";
  */
 
 const reply = replyRequest;
-const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
+const fresh = (over: Partial<OutboundPayload> = {}): OutboundPayload =>
   newRequest({ to: ["ops@agents.example.com"], subject: "Digest", ...over });
 
 /**
@@ -30,7 +30,7 @@ function ruled(rules: readonly AccessRule[] = []) {
 
 async function refusedWhole(
   w: ReturnType<typeof ruled>,
-  message: OutboundMessage,
+  message: OutboundPayload,
   reason: "recipient-not-allowed" | "egress-channel-closed" = "recipient-not-allowed",
 ) {
   expect(await processOutboundRequest(message, w.deps)).toEqual({

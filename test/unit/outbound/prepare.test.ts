@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { noticeRequest, type OutboundMessage } from "../../../shared/messages/outbound.ts";
 import type { AttachmentSource } from "../../../shared/outbound/ports.ts";
 import { prepareSend } from "../../../shared/outbound/prepare.ts";
+import { noticeRequest, type OutboundPayload } from "../../../shared/payloads/outbound.ts";
 import { CONFIG, HELPDESK, INBOUND, newRequest, replyRequest, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 
@@ -10,7 +10,7 @@ import { readMail } from "./mail-helpers.ts";
 
 const reply = replyRequest;
 const fresh = newRequest;
-const notice = (): OutboundMessage =>
+const notice = (): OutboundPayload =>
   noticeRequest({
     requestId: "notice-1",
     from: HELPDESK.address,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
+import type { OutboundPayload } from "../../../shared/payloads/outbound.ts";
 import { HELPDESK, recordingSes, world } from "./fakes.ts";
 
 // What the send path writes besides the mail: the state item a refusal leaves behind, SES's envelope, and the
 // log lines an operator reads.
 
-const fresh = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
+const fresh = (over: Partial<OutboundPayload> = {}): OutboundPayload => ({
   requestId: "run-1:1:call-1",
   agent: HELPDESK.address,
   mode: "new",

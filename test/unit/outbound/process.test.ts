@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { budgetNoticeRequest } from "../../../shared/agent/runs/budget-notice.ts";
-import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
-import { noticeRequest } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
+import type { OutboundPayload } from "../../../shared/payloads/outbound.ts";
+import { noticeRequest } from "../../../shared/payloads/outbound.ts";
 import { UNKNOWN_OUTCOME_LOG } from "../../../shared/ports/failures.ts";
 import { agent, replyRun } from "../../fakes/builders.ts";
 import { HELPDESK, INBOUND, newRequest, recordingSes, replyRequest, world } from "./fakes.ts";
@@ -128,7 +128,7 @@ describe("processOutboundRequest: new mail", () => {
 });
 
 describe("processOutboundRequest: refusals are permanent, recorded, and never sent", () => {
-  const cases: [string, OutboundMessage, string][] = [
+  const cases: [string, OutboundPayload, string][] = [
     ["a reply carrying a model subject", reply({ subject: "Urgent: wire money" }), "subject-on-reply"],
     ["a reply to an unknown message", reply({ replyTo: { messageId: "nope" } }), "reply-target-not-found"],
     ["an unknown agent", reply({ agent: "ghost@agents.example.com" }), "agent-unknown"],

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { routingKey } from "../../../shared/gate/address.ts";
-import type { OutboundMessage } from "../../../shared/messages/outbound.ts";
 import { processOutboundRequest } from "../../../shared/outbound/process.ts";
+import type { OutboundPayload } from "../../../shared/payloads/outbound.ts";
 import { HELPDESK, INBOUND, world } from "./fakes.ts";
 import { readMail } from "./mail-helpers.ts";
 
@@ -54,7 +54,7 @@ describe("outbound properties", () => {
         const inbound = { ...INBOUND, ...p };
         const w = world();
         w.deps = { ...w.deps, mailbox: { getMessage: async () => inbound, recordSent: async () => {} } };
-        const message: OutboundMessage = {
+        const message: OutboundPayload = {
           requestId: "prop-1",
           agent: AGENT,
           mode: r.mode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OutboundRequest } from "../../../shared/messages/outbound.ts";
+import type { OutboundRequest } from "../../../shared/payloads/outbound.ts";
 import { sendEmailTool } from "../../../shared/tool-framework/builtin/send-email.ts";
 import type { RunTrigger, ToolContext } from "../../../shared/tool-framework/context.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";

@@ -4,7 +4,7 @@ import type { WebhookEvent } from "../ports/index.ts";
 import { type PayloadResult, parsePayload } from "./parse-payload.ts";
 
 /** The events queue's two payloads: an event to fan out to its endpoints, and one endpoint's delivery of it. */
-export type EventsMessage =
+export type WebhooksPayload =
   | { readonly kind: "event"; readonly event: WebhookEvent }
   | { readonly kind: "deliver"; readonly endpointId: string; readonly event: WebhookEvent };
 
@@ -16,12 +16,12 @@ const event = z.object({
   data: z.record(z.string(), value),
   mail: z.object({ subject: z.string(), text: z.string() }).optional(),
 });
-const eventsMessageSchema = z.discriminatedUnion("kind", [
+const webhooksPayloadSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("event"), event }),
   z.object({ kind: z.literal("deliver"), endpointId: webhookId, event }),
 ]);
 
 /** An events-queue body → its payload, or why not (a malformed one goes to the DLQ, reported). */
-export function parseEventsMessage(body: string): PayloadResult<EventsMessage> {
-  return parsePayload(body, eventsMessageSchema as z.ZodType<EventsMessage>);
+export function parseWebhooksPayload(body: string): PayloadResult<WebhooksPayload> {
+  return parsePayload(body, webhooksPayloadSchema as z.ZodType<WebhooksPayload>);
 }

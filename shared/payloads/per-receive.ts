@@ -4,7 +4,7 @@
  * `maxAgeMs`, until it is that old (for callers that drive no deliveries, such as `postern send`). A failed read is
  * not kept.
  */
-export function perDelivery<T>(
+export function perReceive<T>(
   read: () => Promise<T>,
   opts: { readonly maxAgeMs?: number; readonly now?: () => number } = {},
 ): { get(): Promise<T>; reset(): void } {

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { DeliveryEvent, DeliveryEventKind, DeliveryEventRecipient } from "../ports/index.ts";
+import type { SendOutcome, SendOutcomeKind, SendOutcomeRecipient } from "../ports/index.ts";
 import { type Fail, fail, type Ok } from "../result.ts";
 import type { DeliveryEventsDeps } from "./ports.ts";
 
@@ -54,7 +54,7 @@ const record = z.discriminatedUnion("eventType", [
 type SesRecord = z.infer<typeof record>;
 
 /** What a record was, when it is not one to record. */
-export type DeliveryEventRefusal = "not-json" | "not-recorded-type" | "malformed" | "no-sender";
+export type SendOutcomeRefusal = "not-json" | "not-recorded-type" | "malformed" | "no-sender";
 
 /** Remote servers write the diagnostics: kept short, as plain text (the console escapes it). */
 const MAX_DIAGNOSTIC = 500;
@@ -63,7 +63,7 @@ const MAX_DIAGNOSTIC = 500;
  * An SQS body as the delivery-events queue receives it: an EventBridge event whose `detail` is the SES record
  * (source `aws.ses`), or the SES record itself (SNS raw delivery, the local stack). → the event to record.
  */
-export function readDeliveryEvent(body: string): Ok<{ event: DeliveryEvent }> | Fail<DeliveryEventRefusal> {
+export function readSendOutcome(body: string): Ok<{ event: SendOutcome }> | Fail<SendOutcomeRefusal> {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -83,10 +83,10 @@ export function readDeliveryEvent(body: string): Ok<{ event: DeliveryEvent }> | 
 }
 
 function specifics(r: SesRecord): {
-  kind: DeliveryEventKind;
+  kind: SendOutcomeKind;
   at: string;
   detail: string;
-  recipients: DeliveryEventRecipient[];
+  recipients: SendOutcomeRecipient[];
 } {
   switch (r.eventType) {
     case "Bounce":
@@ -119,7 +119,7 @@ function specifics(r: SesRecord): {
   }
 }
 
-function recipientOf(r: z.infer<typeof recipient>): DeliveryEventRecipient {
+function recipientOf(r: z.infer<typeof recipient>): SendOutcomeRecipient {
   return {
     address: r.emailAddress.toLowerCase(),
     ...(r.status ? { status: r.status } : {}),
@@ -143,11 +143,11 @@ function senderOf(r: SesRecord): string | null {
  * One SQS body → the agent's record of it. A record of a kind Postern does not record is done with; a malformed one
  * is refused (the DLQ keeps it for an operator: SES changed its shape, or something else writes to the queue).
  */
-export async function recordDeliveryEvent(
+export async function recordSendOutcome(
   body: string,
   deps: DeliveryEventsDeps,
 ): Promise<"recorded" | "ignored" | "refused"> {
-  const read = readDeliveryEvent(body);
+  const read = readSendOutcome(body);
   if (!read.ok) {
     if (read.reason === "not-recorded-type") {
       deps.logger.info("delivery event not recorded", { eventType: read.detail });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { EndpointPorts } from "../../../shared/events/endpoints.ts";
+import type { EndpointPorts } from "../../../shared/webhooks/endpoints.ts";
 import {
   addEndpoint,
   endpointItem,
   rotateEndpoint,
   WEBHOOK_EVENT_TYPES,
-} from "../../../shared/events/index.ts";
-import type { EndpointSecrets } from "../../../shared/events/secrets.ts";
+} from "../../../shared/webhooks/index.ts";
+import type { EndpointSecrets } from "../../../shared/webhooks/secrets.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 // The registration core the CLI and the console share: the one admin write check, then the secret, then the item

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readDeliveryEvent, recordDeliveryEvent } from "../../../shared/outbound/delivery-events.ts";
-import type { DeliveryEvent } from "../../../shared/ports/delivery-events.ts";
-import { noEvents } from "../../../shared/ports/index.ts";
+import { readSendOutcome, recordSendOutcome } from "../../../shared/outbound/send-outcomes.ts";
+import { noWebhooks } from "../../../shared/ports/index.ts";
+import type { SendOutcome } from "../../../shared/ports/send-outcomes.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 // The delivery-event recording core (G19) on SES's published event shapes (test/fixtures/ses-events, from the SES Developer
@@ -25,7 +25,7 @@ const inEventBridge = (detailType: string, record: string) =>
   });
 const SES_ID = "EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000";
 
-const EXPECTED: [string, string, DeliveryEvent][] = [
+const EXPECTED: [string, string, SendOutcome][] = [
   [
     "bounce",
     "Email Bounced",
@@ -88,12 +88,12 @@ describe("reading SES's event records", () => {
   it.each(EXPECTED)(
     "%s: the agent (the From address), kind, time, message, SES's detail and recipients",
     (name, _t, event) => {
-      expect(readDeliveryEvent(fixture(name))).toEqual({ ok: true, event });
+      expect(readSendOutcome(fixture(name))).toEqual({ ok: true, event });
     },
   );
 
   it.each(EXPECTED)("%s inside an EventBridge event (%s) reads the same", (name, detailType, event) => {
-    expect(readDeliveryEvent(inEventBridge(detailType, fixture(name)))).toEqual({ ok: true, event });
+    expect(readSendOutcome(inEventBridge(detailType, fixture(name)))).toEqual({ ok: true, event });
   });
 
   it("a kind Postern does not record (Send, Delivery, Open) is passed over, not refused", () => {
@@ -102,44 +102,44 @@ describe("reading SES's event records", () => {
       eventType: "Delivery",
       reject: undefined,
     });
-    expect(readDeliveryEvent(delivery)).toMatchObject({ ok: false, reason: "not-recorded-type" });
+    expect(readSendOutcome(delivery)).toMatchObject({ ok: false, reason: "not-recorded-type" });
   });
 
   it("a recorded kind without its fields, a record without a sender, or no JSON is refused", () => {
     const bounce = JSON.parse(fixture("bounce"));
     delete bounce.bounce.bouncedRecipients;
-    expect(readDeliveryEvent(JSON.stringify(bounce))).toMatchObject({ ok: false, reason: "malformed" });
+    expect(readSendOutcome(JSON.stringify(bounce))).toMatchObject({ ok: false, reason: "malformed" });
     const anonymous = JSON.parse(fixture("delivery-delay"));
     delete anonymous.mail.source;
-    expect(readDeliveryEvent(JSON.stringify(anonymous))).toEqual({ ok: false, reason: "no-sender" });
-    expect(readDeliveryEvent("{")).toEqual({ ok: false, reason: "not-json" });
+    expect(readSendOutcome(JSON.stringify(anonymous))).toEqual({ ok: false, reason: "no-sender" });
+    expect(readSendOutcome("{")).toEqual({ ok: false, reason: "not-json" });
   });
 
   it("a remote server's diagnostic is kept short", () => {
     const bounce = JSON.parse(fixture("bounce"));
     bounce.bounce.bouncedRecipients[0].diagnosticCode = `smtp; 550 ${"x".repeat(5000)}`;
-    const read = readDeliveryEvent(JSON.stringify(bounce));
+    const read = readSendOutcome(JSON.stringify(bounce));
     expect(read.ok && read.event.recipients[0]?.diagnostic?.length).toBe(500);
   });
 });
 
 describe("recording one", () => {
   const log = () => {
-    const events: DeliveryEvent[] = [];
-    return { events, record: async (e: DeliveryEvent) => void events.push(e) };
+    const events: SendOutcome[] = [];
+    return { events, record: async (e: SendOutcome) => void events.push(e) };
   };
 
   it("records each recorded kind once and logs it; passes over other kinds; refuses the unreadable", async () => {
     const l = log();
     const logger = recordingLogger();
     for (const [name] of EXPECTED)
-      expect(await recordDeliveryEvent(fixture(name), { log: l, logger, webhooks: noEvents })).toBe(
+      expect(await recordSendOutcome(fixture(name), { log: l, logger, webhooks: noWebhooks })).toBe(
         "recorded",
       );
     expect(l.events.map((e) => e.kind)).toEqual(["bounce", "complaint", "reject", "delivery-delay"]);
     const send = JSON.stringify({ ...JSON.parse(fixture("reject")), eventType: "Send", reject: undefined });
-    expect(await recordDeliveryEvent(send, { log: l, logger, webhooks: noEvents })).toBe("ignored");
-    expect(await recordDeliveryEvent("not json", { log: l, logger, webhooks: noEvents })).toBe("refused");
+    expect(await recordSendOutcome(send, { log: l, logger, webhooks: noWebhooks })).toBe("ignored");
+    expect(await recordSendOutcome("not json", { log: l, logger, webhooks: noWebhooks })).toBe("refused");
     expect(l.events).toHaveLength(4);
   });
 });

@@ -1,6 +1,6 @@
 import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { processPartialBatch, type RecordOutcome } from "../../../shared/messages/partial-batch.ts";
+import { processPartialBatch, type RecordOutcome } from "../../../shared/payloads/partial-batch.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 const event = (...bodies: string[]): SQSEvent =>

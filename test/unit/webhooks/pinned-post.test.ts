@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedPost } from "../../../shared/events/pinned-post.ts";
+import { pinnedPost } from "../../../shared/webhooks/pinned-post.ts";
 
 // The endpoint's host is vetted as web_fetch's is (shared/net): a webhook URL is an operator's, but its DNS is
 // anyone's, and the worker runs inside the account. No test here reaches the network: names resolve through a map.

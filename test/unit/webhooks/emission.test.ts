@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { queueEventSink } from "../../../shared/events/emitter.ts";
-import { fanOut } from "../../../shared/events/fan-out.ts";
-import { type EventsMessage, fileSecretStore, secretManagerStore } from "../../../shared/events/index.ts";
-import { recordDeliveryEvent } from "../../../shared/outbound/delivery-events.ts";
+import { recordSendOutcome } from "../../../shared/outbound/send-outcomes.ts";
 import { FAILURE_LOG } from "../../../shared/ports/failures.ts";
 import { toEvent } from "../../../shared/ports/index.ts";
+import { queueWebhookSink } from "../../../shared/webhooks/emitter.ts";
+import { fanOut } from "../../../shared/webhooks/fan-out.ts";
+import { fileSecretStore, secretManagerStore, type WebhooksPayload } from "../../../shared/webhooks/index.ts";
 import { recordingEventSink } from "../../fakes/events.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
@@ -32,7 +32,7 @@ describe("fanOut", () => {
       hook("opted", { includeMailText: true }),
       hook("off", { enabled: false }),
       hook("other", { events: ["run.failed"] }),
-    ]) as Extract<EventsMessage, { kind: "deliver" }>[];
+    ]) as Extract<WebhooksPayload, { kind: "deliver" }>[];
     expect(out.map((m) => m.endpointId)).toEqual(["plain", "opted"]);
     expect(out[0]?.event.mail).toBeUndefined();
     expect(out[1]?.event.mail).toEqual({ subject: "s", text: "t" });
@@ -56,10 +56,10 @@ describe("toEvent", () => {
   });
 });
 
-describe("queueEventSink", () => {
+describe("queueWebhookSink", () => {
   it("an event the queue refuses is a logged failure (the metric's line), never a thrown error", async () => {
     const logger = recordingLogger();
-    const sink = queueEventSink({
+    const sink = queueWebhookSink({
       send: async () => {
         throw Object.assign(new Error("boom"), { name: "QueueDoesNotExist" });
       },
@@ -79,12 +79,12 @@ describe("SES's later report of a send", () => {
   const log = { record: async () => {} };
   it("a bounce is a send.failed event with SES's classification; a delivery delay is none", async () => {
     const sink = recordingEventSink();
-    await recordDeliveryEvent(readFileSync(join(DIR, "bounce.json"), "utf8"), {
+    await recordSendOutcome(readFileSync(join(DIR, "bounce.json"), "utf8"), {
       log,
       logger: recordingLogger(),
       webhooks: sink,
     });
-    await recordDeliveryEvent(readFileSync(join(DIR, "delivery-delay.json"), "utf8"), {
+    await recordSendOutcome(readFileSync(join(DIR, "delivery-delay.json"), "utf8"), {
       log,
       logger: recordingLogger(),
       webhooks: sink,

@@ -82,12 +82,12 @@ export function toEvent(input: EventInput, at: Date): WebhookEvent {
 }
 
 /** Where emission points send events. Never throws: an event that cannot be queued is a reported failure (G19). */
-export interface EventSink {
+export interface WebhookSink {
   emit(event: EventInput): Promise<void>;
 }
 
 /** For cores wired without an events queue (tests, a stack that predates it). */
-export const noEvents: EventSink = { emit: async () => {} };
+export const noWebhooks: WebhookSink = { emit: async () => {} };
 
 /**
  * Where webhook signing secrets live in Secrets Manager: the stack grants the worker this prefix only, and the

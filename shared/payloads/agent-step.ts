@@ -25,7 +25,7 @@ const carriedResultSchema = z.object({
  * of written to the transcript (one transcript write per round); the round appends them before it calls
  * the model. Only the step loop sends them, for its own next round.
  */
-export const stepMessageSchema = z.object({
+export const stepPayloadSchema = z.object({
   runId: z.string().min(1).max(200),
   round: z.number().int().min(1).max(1000),
   /*
@@ -49,7 +49,7 @@ export const stepMessageSchema = z.object({
 });
 
 /** EventBridge Scheduler (and the local timer) send one tick a minute: start the responsibilities due. */
-export const tickMessageSchema = z.object({ tick: z.iso.datetime({ offset: true }) });
+export const tickPayloadSchema = z.object({ tick: z.iso.datetime({ offset: true }) });
 
 /** What the approver's own words held, when they held no single decision (G14). */
 export const UNCLEAR = ["nothing", "conflicting", "several-codes"] as const;
@@ -59,7 +59,7 @@ export const UNCLEAR = ["nothing", "conflicting", "several-codes"] as const;
  * `cancel`), or `unclear` (a reply to a card without exactly one decision), which applies nothing and tells the
  * approver what to send.
  */
-export const confirmMessageSchema = z.object({
+export const confirmPayloadSchema = z.object({
   code: z.string().min(1).max(40),
   action: z.enum(["approve", "cancel", "unclear"]),
   understood: z.enum(UNCLEAR).optional(),
@@ -74,34 +74,34 @@ export const confirmMessageSchema = z.object({
   agentOriginated: z.boolean(),
 });
 
-export const confirmEnvelopeSchema = z.object({ confirm: confirmMessageSchema });
+export const confirmEnvelopeSchema = z.object({ confirm: confirmPayloadSchema });
 
 /** Tried in this order: a body that is a valid tick is a tick, whatever else it carries. */
-export const agentStepMessageSchema = z.union([tickMessageSchema, confirmEnvelopeSchema, stepMessageSchema]);
+export const agentStepPayloadSchema = z.union([tickPayloadSchema, confirmEnvelopeSchema, stepPayloadSchema]);
 
-export type StepMessage = Readonly<z.infer<typeof stepMessageSchema>>;
+export type StepPayload = Readonly<z.infer<typeof stepPayloadSchema>>;
 
 /**
  * Round 1 of a run just created, by whichever module created it (intake for a mail, the scheduler for a
  * responsibility): nothing saved, proposed or closed yet. What the step loop makes of these fields, and what it
  * passes on to the next round, is shared/agent/loop/step-knowledge.ts's alone.
  */
-export const firstStepOf = (runId: string): StepMessage => ({
+export const firstStepOf = (runId: string): StepPayload => ({
   runId,
   round: 1,
   fresh: true,
   noPlan: true,
   channelOpen: true,
 });
-export type TickMessage = Readonly<z.infer<typeof tickMessageSchema>>;
-export type ConfirmMessage = Readonly<z.infer<typeof confirmMessageSchema>>;
+export type TickPayload = Readonly<z.infer<typeof tickPayloadSchema>>;
+export type ConfirmPayload = Readonly<z.infer<typeof confirmPayloadSchema>>;
 export type Unclear = (typeof UNCLEAR)[number];
-export type ConfirmEnvelope = { readonly confirm: ConfirmMessage };
-export type AgentStepMessage = TickMessage | ConfirmEnvelope | StepMessage;
+export type ConfirmEnvelope = { readonly confirm: ConfirmPayload };
+export type AgentStepPayload = TickPayload | ConfirmEnvelope | StepPayload;
 
 /** A queue body → the message it holds (a tick, a confirmation or a step), or why not. */
-export function parseAgentStepMessage(body: string): PayloadResult<AgentStepMessage> {
-  return parsePayload(body, agentStepMessageSchema);
+export function parseAgentStepPayload(body: string): PayloadResult<AgentStepPayload> {
+  return parsePayload(body, agentStepPayloadSchema);
 }
 
 export type CarriedResult = z.infer<typeof carriedResultSchema>;

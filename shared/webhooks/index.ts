@@ -1,12 +1,12 @@
-// Signed events out (docs/events.md): the module's one front door. Emission points take an `EventSink`; the
+// Signed events out (docs/events.md): the module's one front door. Emission points take an `WebhookSink`; the
 // worker is `webhooksSqsHandler` over `webhooksDeps`; the CLI and console read the deliveries record and keep
 // the secrets through the stores below.
 
 export { WEBHOOK_EVENT_TYPES, type WebhookItem } from "../admin/index.ts";
-export type { EventsMessage } from "../messages/index.ts";
-export type { EventSink } from "../ports/index.ts";
+export type { WebhooksPayload } from "../payloads/index.ts";
+export type { WebhookSink } from "../ports/index.ts";
 export type { BreakerState } from "./breaker.ts";
-export { dynamoEventState } from "./dynamo-state.ts";
+export { dynamoWebhookState } from "./dynamo-state.ts";
 export { type EndpointReachOptions, endpointReach } from "./endpoint-reach.ts";
 export {
   addEndpoint,
@@ -23,4 +23,4 @@ export type { DeliveryEntry, DeliveryLog } from "./ports.ts";
 export { secretManagerStore } from "./secret-manager-store.ts";
 export type { SecretStore } from "./secrets.ts";
 export { webhooksSqsHandler } from "./sqs-handler.ts";
-export { eventSinkFor, webhooksDeps } from "./wiring.ts";
+export { webhookSinkFor, webhooksDeps } from "./wiring.ts";

@@ -60,12 +60,12 @@ export interface NoticeDetails {
   readonly code?: string;
 }
 
-export type OutboundMessage = OutboundRequest & { readonly notice?: NoticeDetails };
+export type OutboundPayload = OutboundRequest & { readonly notice?: NoticeDetails };
 
 const list = z.array(z.string().max(320)).max(100).default([]);
 
 /** Validated on receipt: the queue is ours, but a malformed message is a bug to surface, not to guess around. */
-export const outboundMessageSchema = z
+export const outboundPayloadSchema = z
   .object({
     requestId: z.string().min(1).max(512),
     agent: z.string().min(3).max(320),
@@ -98,8 +98,8 @@ export const outboundMessageSchema = z
   .refine((m) => m.mode === "new" || m.replyTo !== undefined, "a reply needs replyTo");
 
 /** A queue body → the send request it holds, or why not. */
-export function parseOutboundMessage(body: string): PayloadResult<OutboundMessage> {
-  return parsePayload(body, outboundMessageSchema);
+export function parseOutboundPayload(body: string): PayloadResult<OutboundPayload> {
+  return parsePayload(body, outboundPayloadSchema);
 }
 
 /**
@@ -118,7 +118,7 @@ export function noticeRequest(input: {
   readonly code?: string;
   /** The run the notice is about (a budget or run-failure notice): a notice that fails is reported on it (G19). */
   readonly runId?: string;
-}): OutboundMessage {
+}): OutboundPayload {
   if (!isNoticeReason(input.reason))
     throw new PosternError("invalid-argument", `unknown notice reason ${String(input.reason)}`);
   return {

@@ -1,6 +1,6 @@
 import type { Logger } from "../../logger.ts";
 import type { RunTable } from "../../ports/index.ts";
-import type { RunEventLog, RunEventSink, ThreadActivityLog } from "../ports.ts";
+import type { RunEventLog, ThreadActivityLog, TraceSink } from "../ports.ts";
 
 export interface RunEventSinkDeps {
   readonly log: RunEventLog;
@@ -14,7 +14,7 @@ export interface RunEventSinkDeps {
  * The run's trace. Tool outcomes are also kept per thread, so a later run in the thread sees what the agent
  * already did; a trace event that cannot be stored does not vanish silently.
  */
-export function createRunEventSink(deps: RunEventSinkDeps): RunEventSink {
+export function createTraceSink(deps: RunEventSinkDeps): TraceSink {
   return {
     async append(runId, event) {
       if (event.type === "tool-result") await recordToolActivity(runId, event.data, deps);

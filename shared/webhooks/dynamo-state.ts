@@ -29,7 +29,7 @@ function stateTable(deps: StateDeps) {
   };
 }
 
-export function dynamoEventState(deps: StateDeps): {
+export function dynamoWebhookState(deps: StateDeps): {
   readonly log: DeliveryLog;
   readonly attempts: AttemptCounter;
   readonly breaker: BreakerStore;

@@ -2,17 +2,17 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Resources } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
 import type { KeyedLogger, Logger } from "../logger.ts";
-import { perDelivery } from "../messages/index.ts";
 import { type HostResolver, systemResolver } from "../net/index.ts";
-import { type EventSink, noEvents } from "../ports/index.ts";
+import { perReceive } from "../payloads/index.ts";
+import { noWebhooks, type WebhookSink } from "../ports/index.ts";
 import { SqsQueue } from "../queue/index.ts";
 import { type AdminRepo, type BasePlatform, failureReporter } from "../store/index.ts";
-import { dynamoEventState } from "./dynamo-state.ts";
-import { queueEventSink } from "./emitter.ts";
+import { dynamoWebhookState } from "./dynamo-state.ts";
+import { queueWebhookSink } from "./emitter.ts";
 import { pinnedPost } from "./pinned-post.ts";
 import { DEFAULT_POLICY, type DeliveryPolicy } from "./policy.ts";
 import type { SecretStore } from "./secrets.ts";
-import type { EventsWorkerDeps } from "./sqs-handler.ts";
+import type { WebhooksDeps } from "./sqs-handler.ts";
 
 /**
  * How long a function trusts its last read of the endpoints before it queues an event: an endpoint added (or
@@ -28,7 +28,7 @@ export const SUBSCRIBERS_MAX_AGE_MS = 30_000;
  * read (one Scan of the webhooks table) at most once per SUBSCRIBERS_MAX_AGE_MS per container. A failed read
  * queues the event anyway: the worker decides.
  */
-export function eventSinkFor(
+export function webhookSinkFor(
   /** A function's platform (shared/store makePlatform), or the parts of it the sink uses. */
   platform: {
     readonly resources: Resources;
@@ -38,17 +38,17 @@ export function eventSinkFor(
   },
   /** Milliseconds now, for the endpoints' cache (tests). */
   clockMs?: () => number,
-): EventSink {
+): WebhookSink {
   const url = platform.resources.queues.events;
-  if (!url) return noEvents;
+  if (!url) return noWebhooks;
   const { sqs } = platform.clients;
   const queue = new SqsQueue({ sqs });
-  const sink = queueEventSink({
+  const sink = queueWebhookSink({
     send: async (m) => void (await queue.send(url, m)),
     logger: platform.logger,
   });
   const { admin } = platform.stores;
-  const endpoints = perDelivery(() => admin.listWebhooks(), {
+  const endpoints = perReceive(() => admin.listWebhooks(), {
     maxAgeMs: SUBSCRIBERS_MAX_AGE_MS,
     ...(clockMs ? { now: clockMs } : {}),
   });
@@ -87,14 +87,14 @@ export function webhooksDeps(
     /** The local stack's explicit local-only setting (loopback endpoints over http). Never set in AWS. */
     readonly allowLoopback?: boolean;
   },
-): EventsWorkerDeps {
+): WebhooksDeps {
   const { resources, clients, stores, logger, now: clock } = platform;
   const queueUrl = resources.queues.events;
   const deadLetterUrl = resources.queues.eventsDeadLetter;
   if (!queueUrl || !deadLetterUrl)
     throw new PosternError("misconfigured", "the events worker needs the events queue and its DLQ");
-  const admin = perDelivery(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
-  const state = dynamoEventState({ dynamo: clients.dynamo, tables: resources.tables, clock });
+  const admin = perReceive(() => stores.admin.snapshot(), { maxAgeMs: 1000 });
+  const state = dynamoWebhookState({ dynamo: clients.dynamo, tables: resources.tables, clock });
   return {
     sqs: clients.sqs,
     queueUrl,

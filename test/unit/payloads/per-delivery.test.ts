@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { perDelivery } from "../../../shared/messages/per-delivery.ts";
+import { perReceive } from "../../../shared/payloads/per-receive.ts";
 
-describe("perDelivery", () => {
+describe("perReceive", () => {
   it("reads once until reset; a failed read is not kept; with maxAgeMs, an old value is read again", async () => {
     let reads = 0;
     let fail = false;
@@ -10,7 +10,7 @@ describe("perDelivery", () => {
       if (fail) throw new Error("down");
       return reads;
     };
-    const kept = perDelivery(read);
+    const kept = perReceive(read);
     expect(await kept.get()).toBe(1);
     expect(await kept.get()).toBe(1);
     kept.reset();
@@ -20,7 +20,7 @@ describe("perDelivery", () => {
     expect(await kept.get()).toBe(3);
 
     let t = 0;
-    const aged = perDelivery(read, { maxAgeMs: 1000, now: () => t });
+    const aged = perReceive(read, { maxAgeMs: 1000, now: () => t });
     expect(await aged.get()).toBe(4);
     t = 1000;
     expect(await aged.get()).toBe(4);

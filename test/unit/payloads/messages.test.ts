@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
-  type AgentStepMessage,
+  type AgentStepPayload,
   type ConfirmEnvelope,
-  parseAgentStepMessage,
-  type StepMessage,
-  type TickMessage,
-} from "../../../shared/messages/agent-step.ts";
-import { parseEventsMessage } from "../../../shared/messages/events.ts";
-import { parseOutboundMessage } from "../../../shared/messages/outbound.ts";
+  parseAgentStepPayload,
+  type StepPayload,
+  type TickPayload,
+} from "../../../shared/payloads/agent-step.ts";
+import { parseOutboundPayload } from "../../../shared/payloads/outbound.ts";
+import { parseWebhooksPayload } from "../../../shared/payloads/webhooks.ts";
 
-const step: StepMessage = { runId: "run-1", round: 2 };
-const tick: TickMessage = { tick: "2026-11-29T12:01:00.000Z" };
+const step: StepPayload = { runId: "run-1", round: 2 };
+const tick: TickPayload = { tick: "2026-11-29T12:01:00.000Z" };
 const confirm: ConfirmEnvelope = {
   confirm: {
     code: "K7Q2M9XT4Z",
@@ -26,12 +26,12 @@ const confirm: ConfirmEnvelope = {
 
 describe("the agent-step queue's messages (one schema for producers and the consumer)", () => {
   it("what a producer sends, the consumer reads back unchanged", () => {
-    for (const m of [step, tick, confirm] satisfies AgentStepMessage[])
-      expect(parseAgentStepMessage(JSON.stringify(m))).toEqual({ ok: true, message: m });
+    for (const m of [step, tick, confirm] satisfies AgentStepPayload[])
+      expect(parseAgentStepPayload(JSON.stringify(m))).toEqual({ ok: true, message: m });
   });
 
   it("a tick wins over a step, and a confirmation over a step, whatever else the body carries", () => {
-    const read = (m: object) => parseAgentStepMessage(JSON.stringify(m));
+    const read = (m: object) => parseAgentStepPayload(JSON.stringify(m));
     expect(read({ ...step, ...tick })).toEqual({ ok: true, message: tick });
     expect(read({ ...step, ...confirm })).toEqual({ ok: true, message: confirm });
     // An invalid confirmation does not hide a valid step beside it.
@@ -39,7 +39,7 @@ describe("the agent-step queue's messages (one schema for producers and the cons
   });
 
   it("refuses what no producer may send, with the one pair of payload reason codes", () => {
-    expect(parseAgentStepMessage("not json")).toEqual({
+    expect(parseAgentStepPayload("not json")).toEqual({
       ok: false,
       reason: "payload-not-json",
       detail: "not JSON",
@@ -53,17 +53,17 @@ describe("the agent-step queue's messages (one schema for producers and the cons
       JSON.stringify({ confirm: { ...confirm.confirm, action: "maybe" } }),
       JSON.stringify({ confirm: { ...confirm.confirm, hop: -1 } }),
     ])
-      expect(parseAgentStepMessage(body), body).toMatchObject({ ok: false, reason: "payload-invalid" });
+      expect(parseAgentStepPayload(body), body).toMatchObject({ ok: false, reason: "payload-invalid" });
   });
 });
 
 describe("every queue's payloads fail one way", () => {
   it("outbound and events bodies are refused with the same two codes and a detail naming the field", () => {
-    expect(parseOutboundMessage("{")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
-    expect(parseEventsMessage("[")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
-    const outbound = parseOutboundMessage(JSON.stringify({ mode: "reply" }));
+    expect(parseOutboundPayload("{")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
+    expect(parseWebhooksPayload("[")).toEqual({ ok: false, reason: "payload-not-json", detail: "not JSON" });
+    const outbound = parseOutboundPayload(JSON.stringify({ mode: "reply" }));
     expect(outbound).toMatchObject({ ok: false, reason: "payload-invalid" });
-    const events = parseEventsMessage(
+    const events = parseWebhooksPayload(
       JSON.stringify({ kind: "deliver", endpointId: "crm", event: { id: "x" } }),
     );
     expect(events).toMatchObject({ ok: false, reason: "payload-invalid" });

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
-import type { EventsMessage } from "../messages/index.ts";
-import { type EventSink, logFailure, toEvent } from "../ports/index.ts";
+import type { WebhooksPayload } from "../payloads/index.ts";
+import { logFailure, toEvent, type WebhookSink } from "../ports/index.ts";
 
 /**
  * The sink every emission point gets: one `event` message on the events queue, which the worker fans out. An event
@@ -8,11 +8,11 @@ import { type EventSink, logFailure, toEvent } from "../ports/index.ts";
  * would redo them for a notification's sake): it is logged as a failure of its own class, which the metric counts
  * and the alarm raises (G19).
  */
-export function queueEventSink(deps: {
-  readonly send: (message: EventsMessage) => Promise<void>;
+export function queueWebhookSink(deps: {
+  readonly send: (message: WebhooksPayload) => Promise<void>;
   readonly logger: Logger;
   readonly clock?: () => Date;
-}): EventSink {
+}): WebhookSink {
   const clock = deps.clock ?? (() => new Date());
   return {
     async emit(input) {

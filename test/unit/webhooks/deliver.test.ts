@@ -2,14 +2,14 @@ import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { WebhookItem } from "../../../shared/admin/webhook-item.ts";
-import { deliverEvent } from "../../../shared/events/deliver.ts";
-import { DEFAULT_POLICY } from "../../../shared/events/index.ts";
-import { maxAttempts } from "../../../shared/events/policy.ts";
-import type { Post } from "../../../shared/events/ports.ts";
-import { rotated } from "../../../shared/events/secrets.ts";
-import { newSecret } from "../../../shared/events/signing.ts";
-import { eventId } from "../../../shared/ports/events.ts";
 import { toEvent, type WebhookEvent } from "../../../shared/ports/index.ts";
+import { eventId } from "../../../shared/ports/webhooks.ts";
+import { deliverEvent } from "../../../shared/webhooks/deliver.ts";
+import { DEFAULT_POLICY } from "../../../shared/webhooks/index.ts";
+import { maxAttempts } from "../../../shared/webhooks/policy.ts";
+import type { Post } from "../../../shared/webhooks/ports.ts";
+import { rotated } from "../../../shared/webhooks/secrets.ts";
+import { newSecret } from "../../../shared/webhooks/signing.ts";
 import { fakeDeliverDeps } from "../../fakes/events.ts";
 
 const endpoint = (over: Partial<WebhookItem> = {}): WebhookItem => ({

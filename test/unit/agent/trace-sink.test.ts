@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ActivityEntry } from "../../../shared/agent/ports.ts";
-import { createRunEventSink } from "../../../shared/agent/runs/run-event-sink.ts";
+import { createTraceSink } from "../../../shared/agent/runs/trace-sink.ts";
 import { AGENT, storedRun } from "../../fakes/builders.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 import { memoryRunEventLog } from "../../fakes/run-event-log.ts";
@@ -12,7 +12,7 @@ function sink(runs = memoryRunTable([storedRun()])) {
   const log = memoryRunEventLog();
   const recorded: (ActivityEntry & { agent: string; threadId: string; callId: string })[] = [];
   const logger = recordingLogger();
-  const events = createRunEventSink({
+  const events = createTraceSink({
     log,
     runs,
     activity: {

@@ -5,7 +5,7 @@ import {
   checkAdminWrite,
   type WebhookTable,
 } from "../admin/index.ts";
-import type { EventsMessage } from "../messages/index.ts";
+import type { WebhooksPayload } from "../payloads/index.ts";
 import { toEvent } from "../ports/index.ts";
 import { type Fail, fail, failWith, type Ok } from "../result.ts";
 import { type EndpointReachOptions, endpointReach } from "./endpoint-reach.ts";
@@ -133,7 +133,7 @@ export async function removeEndpoint(p: EndpointPorts, id: string): Promise<bool
 export const MAX_OVERLAP_HOURS = 24 * 7;
 
 /** A `webhook.test` event for one endpoint, as a delivery message: it reaches the tested endpoint only. */
-export function testDelivery(endpointId: string, sentBy: string, at: Date): EventsMessage {
+export function testDelivery(endpointId: string, sentBy: string, at: Date): WebhooksPayload {
   const event = toEvent(
     {
       type: "webhook.test",

@@ -2,14 +2,14 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from "@aws-sdk/client-
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { WebhookItem } from "../admin/index.ts";
 import type { KeyedLogger } from "../logger.ts";
-import { type EventsMessage, parseEventsMessage, sqsBatchHandler } from "../messages/index.ts";
+import { parseWebhooksPayload, sqsBatchHandler, type WebhooksPayload } from "../payloads/index.ts";
 import { SqsQueue } from "../queue/index.ts";
 import { type DeliverOutcome, deliverEvent, UNDELIVERED } from "./deliver.ts";
 import { fanOut } from "./fan-out.ts";
 import { maxReceivesFor, SQS_MAX_DELAY_SECONDS } from "./policy.ts";
 import type { DeliverDeps } from "./ports.ts";
 
-export interface EventsWorkerDeps extends DeliverDeps {
+export interface WebhooksDeps extends DeliverDeps {
   readonly sqs: Pick<SQSClient, "send">;
   readonly queueUrl: string;
   readonly deadLetterUrl: string;
@@ -34,16 +34,16 @@ export interface WebhooksSqsOptions {
  * short of a crash in the report itself (the DLQ's depth alarm is the backstop).
  */
 export function webhooksSqsHandler(
-  deps: EventsWorkerDeps,
+  deps: WebhooksDeps,
   options: WebhooksSqsOptions = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const maxReceives = options.maxReceives ?? maxReceivesFor(deps.policy);
   const queue = new SqsQueue({ sqs: deps.sqs });
-  const send = (queueUrl: string, m: EventsMessage, delaySeconds?: number) =>
+  const send = (queueUrl: string, m: WebhooksPayload, delaySeconds?: number) =>
     queue.send(queueUrl, m, delaySeconds !== undefined ? { delaySeconds } : {});
   return sqsBatchHandler(
     async (record, scope) => {
-      const parsed = parseEventsMessage(record.body);
+      const parsed = parseWebhooksPayload(record.body);
       const receives = Number(record.attributes.ApproximateReceiveCount);
       if (receives >= maxReceives) {
         const event = parsed.ok ? parsed.message.event : undefined;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookItem } from "../../../shared/admin/index.ts";
 import type { Resources } from "../../../shared/config/index.ts";
-import { eventSinkFor } from "../../../shared/events/index.ts";
-import { SUBSCRIBERS_MAX_AGE_MS } from "../../../shared/events/wiring.ts";
+import { webhookSinkFor } from "../../../shared/webhooks/index.ts";
+import { SUBSCRIBERS_MAX_AGE_MS } from "../../../shared/webhooks/wiring.ts";
 import { recordingLogger } from "../../fakes/recording-logger.ts";
 
 // Emission points queue an event only when an enabled endpoint takes its type: a deployment without webhooks pays
@@ -23,7 +23,7 @@ function setup(list: () => Promise<WebhookItem[]>) {
   const logger = recordingLogger();
   let reads = 0;
   let clock = 0;
-  const sink = eventSinkFor(
+  const sink = webhookSinkFor(
     {
       resources,
       clients: {
