@@ -11,8 +11,10 @@ import { afterAll, describe, expect, it } from "vitest";
 const dir = mkdtempSync(join(tmpdir(), "postern-lint-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function lint(source: string, path = "probe.ts"): string[] {
-  const config = JSON.parse(readFileSync("biome.json", "utf8")) as Record<string, unknown>;
+type Override = { includes: string[]; linter?: { rules?: { complexity?: Record<string, unknown> } } };
+const repoConfig = () => JSON.parse(readFileSync("biome.json", "utf8")) as Record<string, unknown>;
+
+function lint(source: string, path = "probe.ts", config = repoConfig()): string[] {
   const { $schema: _schema, files: _files, ...rules } = config;
   writeFileSync(join(dir, "biome.json"), JSON.stringify(rules));
   mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -64,5 +66,22 @@ describe("no function in shared/ over 80 lines", () => {
 
   it("outside shared/ the rule does not apply", () => {
     expect(lint(fn(120), "cli/probe.ts")).toEqual([]);
+  });
+});
+
+// biome.json cannot hold a comment, so this says it: an override that turns the rule off for named files is a
+// temporary exemption for files owned by a parallel change, removed at merge. It may name only files that still
+// hold a function over 80 lines; once their owner splits them, this fails until the exemption is deleted.
+describe("the rule's temporary exemptions", () => {
+  const config = repoConfig();
+  const overrides = (config.overrides ?? []) as Override[];
+  const isExemption = (o: Override) => o.linter?.rules?.complexity?.noExcessiveLinesPerFunction === "off";
+  const exempted = overrides.filter(isExemption).flatMap((o) => o.includes);
+
+  it("an exemption names only files that still hold a function over 80 lines", () => {
+    const without = { ...config, overrides: overrides.filter((o) => !isExemption(o)) };
+    const stillLong = (file: string) =>
+      lint(readFileSync(file, "utf8"), file, without).includes("lint/complexity/noExcessiveLinesPerFunction");
+    expect(exempted.filter((file) => !stillLong(file))).toEqual([]);
   });
 });
