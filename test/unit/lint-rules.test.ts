@@ -11,8 +11,9 @@ import { afterAll, describe, expect, it } from "vitest";
 const dir = mkdtempSync(join(tmpdir(), "postern-lint-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function lint(source: string, path = "probe.ts"): string[] {
-  const config = JSON.parse(readFileSync("biome.json", "utf8")) as Record<string, unknown>;
+const repoConfig = () => JSON.parse(readFileSync("biome.json", "utf8")) as Record<string, unknown>;
+
+function lint(source: string, path = "probe.ts", config = repoConfig()): string[] {
   const { $schema: _schema, files: _files, ...rules } = config;
   writeFileSync(join(dir, "biome.json"), JSON.stringify(rules));
   mkdirSync(dirname(join(dir, path)), { recursive: true });
