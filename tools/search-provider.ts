@@ -7,10 +7,9 @@
  * agent-step function from Secrets Manager). It is sent only to the provider's origin (safeFetch drops extra
  * headers on a cross-origin redirect) and never appears in a result or an error message.
  */
-import { parse } from "node-html-parser";
 import * as z from "zod";
 import type { SearchProvider, SearchResult } from "../shared/net/index.ts";
-import { decodeText, type SafeFetchOptions, safeFetch } from "../shared/net/index.ts";
+import { decodeText, htmlLibraries, type SafeFetchOptions, safeFetch } from "../shared/net/index.ts";
 import { fail } from "../shared/result.ts";
 import type { Tool } from "../shared/tool-framework/index.ts";
 import { defineSearchTool } from "../shared/tool-framework/index.ts";
@@ -70,7 +69,7 @@ export function braveSearchProvider(opts: BraveOptions): SearchProvider {
         title: r.title,
         url: r.url,
         // Brave marks matches with <strong>: parse it as HTML rather than strip tags with a regex.
-        snippet: parse(r.description ?? "").text,
+        snippet: htmlLibraries().parse(r.description ?? "").text,
       }));
       return { ok: true, results };
     },

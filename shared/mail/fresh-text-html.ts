@@ -1,39 +1,5 @@
-import { createRequire } from "node:module";
-import type * as HtmlToText from "html-to-text";
-import type * as NodeHtmlParser from "node-html-parser";
 import type { HTMLElement, Node } from "node-html-parser";
-
-/**
- * html-to-text and node-html-parser (with htmlparser2, entities and selderee, ~235 KB of the verify bundle) load on
- * the first HTML-only mail rather than at every cold start, where they took ~15 ms. `require` is a plain
- * call for esbuild to bundle (it wraps the package so nothing of it runs until called); unbundled ESM has no
- * `require`, and takes one from createRequire.
- */
-function load<T>(name: "html-to-text" | "node-html-parser"): T {
-  return (
-    typeof require === "function"
-      ? name === "html-to-text"
-        ? require("html-to-text")
-        : require("node-html-parser")
-      : createRequire(import.meta.url)(name)
-  ) as T;
-}
-let libraries: {
-  convert: typeof HtmlToText.convert;
-  parse: typeof NodeHtmlParser.parse;
-  element: number;
-} | null = null;
-function htmlLibraries() {
-  if (!libraries) {
-    const nhp = load<typeof NodeHtmlParser>("node-html-parser");
-    libraries = {
-      convert: load<typeof HtmlToText>("html-to-text").convert,
-      parse: nhp.parse,
-      element: nhp.NodeType.ELEMENT_NODE,
-    };
-  }
-  return libraries;
-}
+import { htmlLibraries } from "../net/index.ts";
 
 /**
  * The HTML part of a reply cut before its first reply/quote container, as text (G14). Everything from that

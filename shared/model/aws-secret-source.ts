@@ -1,5 +1,5 @@
-import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import type { SSMClient } from "@aws-sdk/client-ssm";
 import type { SecretRef, SecretSource } from "./secret-source.ts";
 
 export interface AwsSecretSourceOptions {
@@ -26,8 +26,11 @@ export function awsSecretSource(options: AwsSecretSourceOptions = {}): SecretSou
   let ssm = options.ssm;
   const cache = new Map<string, { value: Promise<string | undefined>; expires: number }>();
 
+  // The two SDK clients load on the first secret read (a dynamic import: a chunk of the bundle), not at every cold
+  // start of agent-step, where a run with an env-var key or a local model never reads one.
   async function fetchSecret(ref: string): Promise<string | undefined> {
     if (ref.startsWith("ssm:")) {
+      const { GetParameterCommand, SSMClient } = await import("@aws-sdk/client-ssm");
       ssm ??= new SSMClient({});
       try {
         const out = await ssm.send(new GetParameterCommand({ Name: ref.slice(4), WithDecryption: true }));
@@ -38,6 +41,7 @@ export function awsSecretSource(options: AwsSecretSourceOptions = {}): SecretSou
       }
     }
     const secretId = ref.startsWith("secretsmanager:") ? ref.slice("secretsmanager:".length) : ref;
+    const { GetSecretValueCommand, SecretsManagerClient } = await import("@aws-sdk/client-secrets-manager");
     secretsManager ??= new SecretsManagerClient({});
     try {
       const out = await secretsManager.send(new GetSecretValueCommand({ SecretId: secretId }));

@@ -1,5 +1,5 @@
-import { parse } from "node-html-parser";
 import { fail } from "../result.ts";
+import { htmlLibraries } from "./html-libraries.ts";
 import { decodeText } from "./readable-text.ts";
 import { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 import type { SearchHit, SearchProvider, SearchResult } from "./search.ts";
@@ -37,7 +37,7 @@ export type ParsedResultsPage =
 
 /** Parse a results page with a real HTML parser (node-html-parser), not regexes over markup. */
 export function parseResultsPage(html: string, base: string): ParsedResultsPage {
-  const root = parse(html);
+  const root = htmlLibraries().parse(html);
   const results: SearchHit[] = [];
   for (const block of root.querySelectorAll("div.result")) {
     if (block.classList.contains("result--ad")) continue;

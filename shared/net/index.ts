@@ -3,6 +3,7 @@
 
 export { isPublicAddress } from "./address-policy.ts";
 export { type DuckDuckGoOptions, duckDuckGoProvider } from "./duckduckgo.ts";
+export { htmlLibraries } from "./html-libraries.ts";
 export { pinnedLookup } from "./pinned-request.ts";
 export { decodeText, readableText, truncateText } from "./readable-text.ts";
 export { type HostResolver, systemResolver } from "./resolver.ts";

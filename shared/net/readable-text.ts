@@ -1,5 +1,4 @@
-import { convert } from "html-to-text";
-import { parse } from "node-html-parser";
+import { htmlLibraries } from "./html-libraries.ts";
 
 export interface ReadableText {
   readonly title: string | null;
@@ -16,6 +15,7 @@ const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 export function readableText(body: Uint8Array, mediaType: string, charset: string | null): ReadableText {
   const raw = decodeText(body, charset);
   if (!HTML_TYPES.has(mediaType)) return { title: null, text: raw };
+  const { parse, convert } = htmlLibraries();
   const title = parse(raw).querySelector("title")?.text.trim() || null;
   const text = convert(raw, {
     wordwrap: false,

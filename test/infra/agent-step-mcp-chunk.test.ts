@@ -70,6 +70,16 @@ describe("agent-step's MCP client, loaded on a run's first connection", () => {
     expect(inputsOf(later).some((p) => /node_modules\/ajv\//.test(p))).toBe(true);
   });
 
+  it("nor are the Secrets Manager and SSM clients, loaded on a run's first secret read", () => {
+    const entry = Object.keys(meta.outputs).find((f) => f.endsWith("/step/index.mjs")) ?? "";
+    const atInit = loadedAtInit(entry);
+    const SECRET_CLIENTS = /node_modules\/@aws-sdk\/client-(secrets-manager|ssm)\//;
+    expect(inputsOf(atInit).filter((p) => SECRET_CLIENTS.test(p))).toEqual([]);
+    const later = Object.keys(meta.outputs).filter((f) => !atInit.includes(f));
+    for (const client of ["client-secrets-manager", "client-ssm"])
+      expect(inputsOf(later).some((p) => p.includes(`@aws-sdk/${client}/`))).toBe(true);
+  });
+
   it("connects from the bundle: the chunk loads and lists the reference server's tools", async () => {
     const server = await startEverythingHttp();
     try {
