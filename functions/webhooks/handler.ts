@@ -1,7 +1,7 @@
-import { awsSecretStrings } from "../../shared/aws/index.ts";
 import { resourcesFromEnv } from "../../shared/config/index.ts";
 import { secretManagerStore, webhooksDeps, webhooksSqsHandler } from "../../shared/events/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
+import { awsSecretsStore } from "../../shared/secrets/index.ts";
 import { makeBasePlatform } from "../../shared/store/index.ts";
 
 // Built once per cold start: signed events to the operator's endpoints (docs/events.md). No loopback setting here:
@@ -11,5 +11,5 @@ const logger = makeLogger("postern-webhooks");
 const platform = makeBasePlatform({ resources: resourcesFromEnv(), logger });
 
 export const handler = webhooksSqsHandler(
-  webhooksDeps(platform, { secrets: secretManagerStore(awsSecretStrings()) }),
+  webhooksDeps(platform, { secrets: secretManagerStore(awsSecretsStore()) }),
 );
