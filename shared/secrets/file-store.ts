@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { PosternError } from "../errors.ts";
 import type { SecretEntry, SecretsStore } from "./store.ts";
 
@@ -34,6 +35,7 @@ export function fileSecretsStore(path: string, opts: { readonly now?: () => Date
   };
   const save = (doc: Record<string, unknown>) => {
     // Write then rename: a reader (the running stack) never sees half a file.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);

@@ -1,36 +1,22 @@
-import type { Logger } from "../logger.ts";
-import { parseSecretReference, type SecretReference } from "./reference.ts";
-import type { SecretsStore } from "./store.ts";
+/** Where a deprecation line goes: Node's own deprecation channel by default (stderr once, `--no-deprecation` mutes). */
+export type DeprecationSink = (message: string, type: "DeprecationWarning", code: string) => void;
+
+const warned = new Set<string>();
 
 /**
- * Reads a reference: a `secretsmanager:` name from the store, or (deprecated, kept one release) an env var. The
- * env form logs one deprecation line per variable per process naming the command that moves it into the store.
+ * Env-var secret references (`apiKeyEnv`, an MCP credential named by an env var) keep working for one release; each
+ * variable's first read in a process logs one line naming the command that moves it into the secrets store.
  */
-export function secretReader(
-  store: SecretsStore,
-  opts: {
-    readonly env?: Readonly<Record<string, string | undefined>>;
-    readonly log?: Pick<Logger, "warn">;
-  } = {},
-): (ref: SecretReference | string) => Promise<string | null> {
-  const env = opts.env ?? process.env;
-  const warned = new Set<string>();
-  return async (input) => {
-    let ref: SecretReference;
-    if (typeof input === "string") {
-      const parsed = parseSecretReference(input);
-      if (!parsed.ok) return null;
-      ref = parsed.ref;
-    } else ref = input;
-    if (ref.kind === "secret") return store.get(ref.name);
-    if (!warned.has(ref.variable)) {
-      warned.add(ref.variable);
-      opts.log?.warn("secret-env-deprecated", {
-        variable: ref.variable,
-        detail: `env var secret references are deprecated and go in the next release; run: postern secrets set postern/<name> and reference secretsmanager:postern/<name>`,
-      });
-    }
-    const value = env[ref.variable];
-    return value === undefined || value === "" ? null : value;
-  };
+export function noteEnvReference(
+  variable: string,
+  sink: DeprecationSink = (m, t, c) => process.emitWarning(m, t, c),
+  seen: Set<string> = warned,
+): void {
+  if (seen.has(variable)) return;
+  seen.add(variable);
+  sink(
+    `secret reference by env var ${variable} is deprecated and goes in the next release; run: postern secrets set postern/<name> (value on stdin), then reference secretsmanager:postern/<name>`,
+    "DeprecationWarning",
+    "POSTERN_SECRET_ENV",
+  );
 }

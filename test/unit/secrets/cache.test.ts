@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  cachedSecretsStore,
-  SECRET_CACHE_TTL_MS,
-  type SecretsStore,
-  secretCache,
-} from "../../../shared/secrets/index.ts";
+import { SECRET_CACHE_TTL_MS } from "../../../shared/secrets/cache.ts";
+import { cachedSecretsStore, type SecretsStore, secretCache } from "../../../shared/secrets/index.ts";
 
 function counting(values: Map<string, string>, failNext = { n: 0 }) {
   const reads: string[] = [];

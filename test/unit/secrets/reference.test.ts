@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretName, parseSecretReference } from "../../../shared/secrets/index.ts";
+import { isSecretName, parseSecretReference } from "../../../shared/secrets/reference.ts";
 
 describe("parseSecretReference", () => {
   it("reads a secretsmanager: name under postern/", () => {
