@@ -271,9 +271,9 @@ const stack = await startLocalStack({
           const secrets = await fileSecretStore(localSecretsFile(ctx.dir)).read(id);
           return secrets ? JSON.stringify(secrets) : null;
         },
-        put: () => Promise.reject(new Error("the worker only reads")),
-        create: () => Promise.reject(new Error("the worker only reads")),
+        set: () => Promise.reject(new Error("the worker only reads")),
         remove: () => Promise.reject(new Error("the worker only reads")),
+        list: () => Promise.reject(new Error("the worker only reads")),
       }),
     );
     return {

@@ -8,6 +8,7 @@ import { registerDevCommands } from "./commands/dev.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { registerOutboundCommands } from "./commands/outbound.ts";
 import { registerRunsCommands } from "./commands/runs.ts";
+import { registerSecretsCommands } from "./commands/secrets.ts";
 import { registerSendCommand } from "./commands/send.ts";
 import { registerStartCommand } from "./commands/start.ts";
 import { registerWebhooksCommands } from "./commands/webhooks.ts";
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerCatalogCommands(program);
   registerWebhooksCommands(program);
+  registerSecretsCommands(program);
   return program;
 }
 

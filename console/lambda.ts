@@ -1,12 +1,12 @@
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { handle } from "hono/aws-lambda";
-import { awsSecretStrings } from "../shared/aws/index.ts";
 import { loadRuntimeConfig, resourcesFromEnv } from "../shared/config/index.ts";
 import { PosternError } from "../shared/errors.ts";
 import { mcpSecretLookup } from "../shared/mcp/index.ts";
 import { awsSecretSource } from "../shared/model/index.ts";
 import { makeLogger } from "../shared/runtime/index.ts";
+import { awsSecretsStore } from "../shared/secrets/index.ts";
 import { makePlatform } from "../shared/store/index.ts";
 import { secretManagerStore } from "../shared/webhooks/index.ts";
 import { defaultRegistry } from "../tools/index.ts";
@@ -46,7 +46,7 @@ export async function handler(event: LambdaEvent): Promise<unknown> {
     const deps = consoleDeps(makePlatform({ resources, config: loadRuntimeConfig().config, logger }), {
       registry: defaultRegistry(),
       // Webhook signing secrets under postern/webhooks/ (written uncached: a rotation is read back at once).
-      webhookSecrets: secretManagerStore(awsSecretStrings(), { ttlMs: 0 }),
+      webhookSecrets: secretManagerStore(awsSecretsStore(), { ttlMs: 0 }),
       // MCP credentials under postern/mcp/, read only to list a server's tools for review; public hosts only.
       mcp: { secret: mcpSecretLookup(awsSecretSource()) },
     });

@@ -50,12 +50,12 @@ export function registerWebhooksCommands(program: Command): void {
       const state = events.dynamoWebhookState({ dynamo: t.clients.dynamo, tables: t.resources.tables });
       let secrets: import("../../shared/webhooks/index.ts").SecretStore;
       if (t.kind === "aws") {
-        const [{ SecretsManagerClient }, { secretStrings }] = await Promise.all([
+        const [{ SecretsManagerClient }, { awsSecretsStore }] = await Promise.all([
           import("@aws-sdk/client-secrets-manager"),
-          import("../../shared/aws/index.ts"),
+          import("../../shared/secrets/index.ts"),
         ]);
         const client = new SecretsManagerClient({ region: t.resources.region });
-        secrets = events.secretManagerStore(secretStrings(client), { ttlMs: 0 });
+        secrets = events.secretManagerStore(awsSecretsStore({ client }), { ttlMs: 0 });
       } else {
         const dataDir = path.resolve(flags.dataDir ?? path.join(".postern", "data"));
         secrets = events.fileSecretStore(path.join(path.dirname(dataDir), "secrets.json"));

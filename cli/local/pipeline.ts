@@ -6,6 +6,7 @@ import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
 import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
+import { fileSecretsStore } from "../../shared/secrets/index.ts";
 import { makeBasePlatform, makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import {
@@ -50,7 +51,7 @@ export function pipelineHandlers(
       agentStepDeps(platformOf("agent-step", stepLog), {
         registry,
         contextResolvers: defaultContextResolvers(),
-        secrets: envSecretSource(),
+        secrets: envSecretSource(process.env, fileSecretsStore(localSecretsFile(ctx.dir))),
         baseDir: ctx.config.baseDir,
         // The local stack runs on the operator's machine: stdio MCP servers (its child processes) and servers on
         // loopback are allowed here, and only here (the Lambda handler never sets this).

@@ -1,6 +1,6 @@
-import { awsSecretStrings } from "../../shared/aws/index.ts";
 import { resourcesFromEnv } from "../../shared/config/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
+import { awsSecretsStore } from "../../shared/secrets/index.ts";
 import { makeBasePlatform } from "../../shared/store/index.ts";
 import { secretManagerStore, webhooksDeps, webhooksSqsHandler } from "../../shared/webhooks/index.ts";
 
@@ -11,5 +11,5 @@ const logger = makeLogger("postern-webhooks");
 const platform = makeBasePlatform({ resources: resourcesFromEnv(), logger });
 
 export const handler = webhooksSqsHandler(
-  webhooksDeps(platform, { secrets: secretManagerStore(awsSecretStrings()) }),
+  webhooksDeps(platform, { secrets: secretManagerStore(awsSecretsStore()) }),
 );

@@ -1,5 +1,6 @@
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { SSMClient } from "@aws-sdk/client-ssm";
+import { awsSecretsStore, noteEnvReference, SECRET_PREFIX, secretCache } from "../secrets/index.ts";
 import type { SecretRef, SecretSource } from "./secret-source.ts";
 
 export interface AwsSecretSourceOptions {
@@ -7,64 +8,52 @@ export interface AwsSecretSourceOptions {
   readonly ssm?: Pick<SSMClient, "send">;
   /** For `env` references (and `secret`-less refs). Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** How long a fetched value is reused; rotation is picked up after it. Default 5 minutes. */
+  /** How long a fetched value is reused; rotation is picked up after it. Default: the one secrets cache's TTL. */
   readonly ttlMs?: number;
   readonly now?: () => number;
 }
 
 /**
- * Reads `apiKeySecret` references: `secretsmanager:<name>` or a Secrets Manager ARN (the SecretString, whole), and
- * `ssm:/<parameter>` (decrypted SecureString). A `secret` reference wins over `env` when both are given. Values
- * are cached per warm Lambda so each model call does not pay a Secrets Manager round trip; a failed read is not
- * cached. Not found resolves to undefined; any other AWS error rejects (the caller reports its name only).
+ * Reads `apiKeySecret` references: `secretsmanager:<name>` or a Secrets Manager ARN (the SecretString, whole), through
+ * the one Secrets Manager adapter (shared/secrets), and `ssm:/<parameter>` (decrypted SecureString). A `secret`
+ * reference wins over `env` when both are given. Values go through the one secrets cache per warm Lambda; a failed
+ * read is not cached. Not found resolves to undefined; any other AWS error rejects (the caller reports its name only).
  */
 export function awsSecretSource(options: AwsSecretSourceOptions = {}): SecretSource {
   const env = options.env ?? process.env;
-  const ttl = options.ttlMs ?? 5 * 60_000;
-  const now = options.now ?? Date.now;
-  let secretsManager = options.secretsManager;
+  const cache = secretCache({
+    ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const store = awsSecretsStore(options.secretsManager ? { client: options.secretsManager } : {});
   let ssm = options.ssm;
-  const cache = new Map<string, { value: Promise<string | undefined>; expires: number }>();
 
-  // The two SDK clients load on the first secret read (a dynamic import: a chunk of the bundle), not at every cold
-  // start of agent-step, where a run with an env-var key or a local model never reads one.
-  async function fetchSecret(ref: string): Promise<string | undefined> {
+  async function fetchSecret(ref: string): Promise<string | null> {
     if (ref.startsWith("ssm:")) {
+      // SSM loads on the first ssm: read (a chunk of the bundle), not at every cold start of agent-step.
       const { GetParameterCommand, SSMClient } = await import("@aws-sdk/client-ssm");
       ssm ??= new SSMClient({});
       try {
         const out = await ssm.send(new GetParameterCommand({ Name: ref.slice(4), WithDecryption: true }));
-        return out.Parameter?.Value;
+        return out.Parameter?.Value ?? null;
       } catch (err) {
-        if ((err as { name?: unknown }).name === "ParameterNotFound") return undefined;
+        if ((err as { name?: unknown }).name === "ParameterNotFound") return null;
         throw err;
       }
     }
-    const secretId = ref.startsWith("secretsmanager:") ? ref.slice("secretsmanager:".length) : ref;
-    const { GetSecretValueCommand, SecretsManagerClient } = await import("@aws-sdk/client-secrets-manager");
-    secretsManager ??= new SecretsManagerClient({});
-    try {
-      const out = await secretsManager.send(new GetSecretValueCommand({ SecretId: secretId }));
-      return out.SecretString;
-    } catch (err) {
-      if ((err as { name?: unknown }).name === "ResourceNotFoundException") return undefined;
-      throw err;
-    }
+    return store.get(ref.startsWith(SECRET_PREFIX) ? ref.slice(SECRET_PREFIX.length) : ref);
   }
 
   return {
     async get(ref: SecretRef) {
       if (ref.secret === undefined) {
         if (ref.env === undefined) return undefined;
+        noteEnvReference(ref.env);
         const value = env[ref.env];
         return value === "" ? undefined : value;
       }
-      const hit = cache.get(ref.secret);
-      if (hit && hit.expires > now()) return hit.value;
-      const value = fetchSecret(ref.secret);
-      cache.set(ref.secret, { value, expires: now() + ttl });
-      value.catch(() => cache.delete(ref.secret as string));
-      return value;
+      const secret = ref.secret;
+      return (await cache.get(secret, () => fetchSecret(secret))) ?? undefined;
     },
   };
 }

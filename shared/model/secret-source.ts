@@ -1,4 +1,5 @@
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
+import { noteEnvReference, SECRET_PREFIX, type SecretsStore } from "../secrets/index.ts";
 
 /**
  * Where model API keys come from (G16): an env var named by the catalog entry's `apiKeyEnv`, or a Secrets
@@ -14,13 +15,23 @@ export interface SecretSource {
   get(ref: SecretRef): Promise<string | undefined>;
 }
 
-/** Env vars only; a `secret` reference resolves to undefined (use `awsSecretSource` for those). */
+/**
+ * The local stack's source: `secret` references (`secretsmanager:postern/...`) from the local secrets store
+ * (`.postern/secrets.json`, written by `postern secrets set`) when one is given, else unresolved; `env` references
+ * from env vars (deprecated: one line per variable names the command that moves it into the store).
+ */
 export function envSecretSource(
   env: Readonly<Record<string, string | undefined>> = process.env,
+  store?: Pick<SecretsStore, "get">,
 ): SecretSource {
   return {
     async get(ref) {
+      if (ref.secret !== undefined) {
+        if (store === undefined || !ref.secret.startsWith(SECRET_PREFIX)) return undefined;
+        return (await store.get(ref.secret.slice(SECRET_PREFIX.length))) ?? undefined;
+      }
       if (ref.env === undefined) return undefined;
+      noteEnvReference(ref.env);
       const value = env[ref.env];
       return value === undefined || value === "" ? undefined : value;
     },

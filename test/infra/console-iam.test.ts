@@ -7,11 +7,11 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devSend } from "../../cli/local/dev-send.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
-import { secretStrings } from "../../shared/aws/index.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import { awsSecretSource } from "../../shared/model/index.ts";
+import { awsSecretsStore } from "../../shared/secrets/index.ts";
 import { secretManagerStore } from "../../shared/webhooks/index.ts";
 import {
   APPROVER,
@@ -51,7 +51,7 @@ beforeAll(async () => {
     const sm = recordingSecretsManager((c) => calls.push(c));
     cs = await startConsoleStack({
       observeConsole: (c) => calls.push(c),
-      webhookSecrets: secretManagerStore(secretStrings(sm), { ttlMs: 0 }),
+      webhookSecrets: secretManagerStore(awsSecretsStore({ client: sm }), { ttlMs: 0 }),
       mcpSecrets: awsSecretSource({ secretsManager: sm }),
     });
     local = cs.stack.resources;

@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { localSecretsFile } from "../../cli/local/pipeline.ts";
-import { secretStrings } from "../../shared/aws/secrets-manager.ts";
 import {
   dynamoWebhookState,
   fileSecretStore,
@@ -29,6 +28,7 @@ import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS } from "../../shared/config/tables.ts";
 import { awsSecretSource } from "../../shared/model/aws-secret-source.ts";
 import { createModel } from "../../shared/model/factory.ts";
+import { awsSecretsStore } from "../../shared/secrets/aws-store.ts";
 import { PlanStore } from "../../shared/store/plan-store.ts";
 import { makeStores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
@@ -251,9 +251,11 @@ beforeAll(async () => {
   });
   // The events worker's secret read in AWS (locally the secrets file stands in), recorded from the real adapter.
   await secretManagerStore(
-    secretStrings(
-      observeCalls(new SecretsManagerClient(offline), (call) => calls.push({ issuer: "webhooks", call })),
-    ),
+    awsSecretsStore({
+      client: observeCalls(new SecretsManagerClient(offline), (call) =>
+        calls.push({ issuer: "webhooks", call }),
+      ),
+    }),
   )
     .read("crm")
     .catch(() => undefined);

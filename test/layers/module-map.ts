@@ -37,6 +37,8 @@ export const MODULES: Readonly<Record<string, ModuleRule>> = {
   mail: { layer: 1 },
   net: { layer: 1 },
   payloads: { layer: 1 },
+  // One secrets store, reference syntax and cache (docs/secrets.md): below model, which reads keys through it.
+  secrets: { layer: 1, sdk: true },
   model: { layer: 1, sdk: true },
   gate: { layer: 2 },
   "tool-framework": { layer: 2 },
@@ -104,7 +106,11 @@ const FOUNDATIONS = ["result.ts", "errors.ts", "logger.ts"];
 /** Folders outside shared/. Tests and benchmarks are not listed: they may read a module's inner files to test them. */
 export const OUTSIDE: Readonly<Record<string, OutsideRule>> = {
   /** The Lambda handlers: wiring only, over the cores' and adapters' front doors (never the gate or mail rules). */
-  functions: { modules: [...PIPELINE, "webhooks", ...FOUNDATIONS], folders: ["tools"], sdk: false },
+  functions: {
+    modules: [...PIPELINE, "webhooks", "secrets", ...FOUNDATIONS],
+    folders: ["tools"],
+    sdk: false,
+  },
   /** The operator's tools see Postern only through their ToolContext (G12). */
   tools: { modules: ["tool-framework", "net", ...FOUNDATIONS], folders: [], sdk: false },
   /** The CDK app: the deployment config, the table list and log names, the model facts; never a core. */

@@ -111,33 +111,24 @@ describe("secret stores", () => {
     expect(await store.read("erp")).toEqual({ current: "whsec_b" });
   });
 
-  it("Secrets Manager: a first write creates the secret, later ones put a new value", async () => {
+  it("Secrets Manager: each write sets the endpoint's secret under postern/webhooks/<id>, read back as JSON", async () => {
     const calls: string[] = [];
     const values = new Map<string, string>();
     const store = secretManagerStore(
       {
         get: async (n) => values.get(n) ?? null,
-        put: async (n, v) => {
-          calls.push(`put ${n}`);
-          if (!values.has(n)) return "missing";
-          values.set(n, v);
-          return "written";
-        },
-        create: async (n, v) => {
-          calls.push(`create ${n}`);
+        set: async (n, v) => {
+          calls.push(`set ${n}`);
           values.set(n, v);
         },
         remove: async (n) => values.delete(n),
+        list: async () => [],
       },
       { ttlMs: 0 },
     );
     await store.write("crm", { current: "whsec_a" });
     await store.write("crm", { current: "whsec_b" });
-    expect(calls).toEqual([
-      "put postern/webhooks/crm",
-      "create postern/webhooks/crm",
-      "put postern/webhooks/crm",
-    ]);
+    expect(calls).toEqual(["set postern/webhooks/crm", "set postern/webhooks/crm"]);
     expect(await store.read("crm")).toEqual({ current: "whsec_b" });
   });
 });
