@@ -4,7 +4,7 @@ import type { AwsClients } from "../shared/aws/index.ts";
 import type { DeploymentConfig, Resources } from "../shared/config/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { mcpSecretLookup } from "../shared/mcp/index.ts";
-import { envSecretSource, type SecretSource } from "../shared/model/index.ts";
+import { envSecretSource, type SecretSource } from "../shared/secrets/index.ts";
 import { makePlatform } from "../shared/store/index.ts";
 import type { ToolRegistry } from "../shared/tool-framework/index.ts";
 import type { SecretStore } from "../shared/webhooks/index.ts";

@@ -16,8 +16,8 @@ import {
   reviewStates,
   type ToolChoice,
 } from "../../shared/mcp/index.ts";
-import type { SecretSource } from "../../shared/model/index.ts";
 import type { HostResolver } from "../../shared/net/index.ts";
+import type { SecretSource } from "../../shared/secrets/index.ts";
 import type { AdminRepo } from "../../shared/store/index.ts";
 import { CommandFailure, UsageError } from "../errors.ts";
 import { type AdminIo, json, list, table } from "./admin-io.ts";

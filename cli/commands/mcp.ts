@@ -15,8 +15,8 @@ async function reachFor(flags: Flags): Promise<McpReach> {
   const aws = flags.target === "aws" || Boolean(flags.resources);
   const { systemResolver } = await import("../../shared/net/index.ts");
   const secrets = aws
-    ? (await import("../../shared/model/index.ts")).awsSecretSource()
-    : (await import("../../shared/model/index.ts")).envSecretSource();
+    ? (await import("../../shared/secrets/index.ts")).awsSecretSource()
+    : (await import("../../shared/secrets/index.ts")).envSecretSource();
   return { aws, resolve: systemResolver, secrets };
 }
 

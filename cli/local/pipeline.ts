@@ -4,9 +4,8 @@ import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/i
 import { verifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
-import { envSecretSource } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
-import { fileSecretsStore } from "../../shared/secrets/index.ts";
+import { envSecretSource, fileSecretsStore } from "../../shared/secrets/index.ts";
 import { makeBasePlatform, makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import {

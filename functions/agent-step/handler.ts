@@ -1,7 +1,7 @@
 import { agentStepDeps, agentStepSqsHandler, maxReceivesFromEnv } from "../../shared/agent/index.ts";
 import { loadRuntimeConfig, resourcesFromEnv } from "../../shared/config/index.ts";
-import { awsSecretSource } from "../../shared/model/index.ts";
 import { makeLogger } from "../../shared/runtime/index.ts";
+import { awsSecretSource } from "../../shared/secrets/index.ts";
 import { makePlatform } from "../../shared/store/index.ts";
 import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 

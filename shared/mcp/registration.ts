@@ -1,6 +1,6 @@
 import { type McpServerItem, type McpToolPin, mcpServerItem } from "../admin/index.ts";
-import type { SecretSource } from "../model/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
+import type { SecretSource } from "../secrets/index.ts";
 import { comparePins, PIN_PREDATES_COVERAGE } from "./compare-pins.ts";
 import { mcpFailure } from "./mcp-tool.ts";
 import type { ListedTool, McpConnector } from "./open-session.ts";

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
 import type { ModelEntry } from "../config/index.ts";
 import { PosternError } from "../errors.ts";
+import type { SecretSource } from "../secrets/index.ts";
 import { anthropicModel } from "./anthropic.ts";
 import { bedrockModel } from "./bedrock.ts";
 import type { FetchLike } from "./http.ts";
@@ -9,7 +10,7 @@ import { openAiCompatibleModel } from "./openai-compatible.ts";
 import type { RetryOptions } from "./retry.ts";
 import { loadScript } from "./script.ts";
 import { scriptedModel } from "./scripted.ts";
-import { apiKeyFrom, type SecretSource } from "./secret-source.ts";
+import { apiKeyFrom } from "./secret-source.ts";
 import type { ModelProvider } from "./types.ts";
 
 export interface ModelDeps {

@@ -1,10 +1,8 @@
-// Front door of shared/model: the model interface, the provider factory and secret sources. Outside this
+// Front door of shared/model: the model interface, the provider factory. Outside this
 // folder, import this file only (docs/architecture.md).
 
-export { awsSecretSource } from "./aws-secret-source.ts";
 export { createModel } from "./factory.ts";
 export { modelFacts, RECOMMENDED } from "./model-facts.ts";
-export { envSecretSource, type SecretSource } from "./secret-source.ts";
 export {
   type AssistantMessage,
   type DocumentMediaType,

@@ -8,7 +8,7 @@ import { GROUPS, type Group } from "../../console/auth/principal.ts";
 import { type LocalConsole, startLocalConsole } from "../../console/server.ts";
 import { makeClients } from "../../shared/aws/clients.ts";
 import type { CallObserver } from "../../shared/aws/observe.ts";
-import type { SecretSource } from "../../shared/model/index.ts";
+import type { SecretSource } from "../../shared/secrets/index.ts";
 import { makeStores, type Stores } from "../../shared/store/stores.ts";
 import { builtinTools } from "../../shared/tool-framework/builtin/index.ts";
 import { ToolRegistry } from "../../shared/tool-framework/registry.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GROUPS } from "../../console/auth/principal.ts";
 import { definitionHash } from "../../shared/mcp/index.ts";
-import { envSecretSource } from "../../shared/model/index.ts";
+import { envSecretSource } from "../../shared/secrets/index.ts";
 import { AuditRepo } from "../../shared/store/audit-repo.ts";
 import {
   type HostileServer,

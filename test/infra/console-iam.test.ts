@@ -10,8 +10,7 @@ import { GROUPS } from "../../console/auth/principal.ts";
 import type { ObservedCall } from "../../shared/aws/observe.ts";
 import type { Resources } from "../../shared/config/resources.ts";
 import { TABLE_KEYS } from "../../shared/config/tables.ts";
-import { awsSecretSource } from "../../shared/model/index.ts";
-import { awsSecretsStore } from "../../shared/secrets/index.ts";
+import { awsSecretSource, awsSecretsStore } from "../../shared/secrets/index.ts";
 import { secretManagerStore } from "../../shared/webhooks/index.ts";
 import {
   APPROVER,

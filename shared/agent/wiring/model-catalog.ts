@@ -1,5 +1,6 @@
 import type { LoadedConfig } from "../../config/index.ts";
-import { createModel, type ModelProvider, type SecretSource } from "../../model/index.ts";
+import { createModel, type ModelProvider } from "../../model/index.ts";
+import type { SecretSource } from "../../secrets/index.ts";
 
 /** The deployment's models, each built once per container on first use. */
 export function modelCatalog(

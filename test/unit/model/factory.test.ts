@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { modelEntry } from "../../../shared/config/schema.ts";
 import { createModel } from "../../../shared/model/factory.ts";
 import { ScriptError } from "../../../shared/model/script.ts";
-import { envSecretSource, type SecretRef, type SecretSource } from "../../../shared/model/secret-source.ts";
+import { envSecretSource, type SecretRef, type SecretSource } from "../../../shared/secrets/source.ts";
 import { conversation } from "../../helpers/model-servers/conversation.ts";
 import {
   type RecordingServer,

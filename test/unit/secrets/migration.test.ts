@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { envSecretSource } from "../../../shared/model/index.ts";
-import { noteEnvReference } from "../../../shared/secrets/index.ts";
+import { envSecretSource } from "../../../shared/secrets/index.ts";
+import { noteEnvReference } from "../../../shared/secrets/resolve.ts";
 
 describe("env-var secret references (deprecated, kept one release)", () => {
   it("log one deprecation line per variable, naming `postern secrets set`", () => {

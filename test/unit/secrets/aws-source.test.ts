@@ -1,7 +1,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { afterEach, describe, expect, it } from "vitest";
-import { awsSecretSource } from "../../../shared/model/aws-secret-source.ts";
+import { awsSecretSource } from "../../../shared/secrets/aws-source.ts";
 import {
   type RecordedRequest,
   type RecordingServer,

@@ -1,7 +1,10 @@
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { SSMClient } from "@aws-sdk/client-ssm";
-import { awsSecretsStore, noteEnvReference, SECRET_PREFIX, secretCache } from "../secrets/index.ts";
-import type { SecretRef, SecretSource } from "./secret-source.ts";
+import { awsSecretsStore } from "./aws-store.ts";
+import { secretCache } from "./cache.ts";
+import { SECRET_PREFIX } from "./reference.ts";
+import { noteEnvReference } from "./resolve.ts";
+import type { SecretRef, SecretSource } from "./source.ts";
 
 export interface AwsSecretSourceOptions {
   readonly secretsManager?: Pick<SecretsManagerClient, "send">;
