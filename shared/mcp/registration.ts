@@ -1,6 +1,6 @@
 import { type McpServerItem, type McpToolPin, mcpServerItem } from "../admin/index.ts";
 import { type FailWithDetail, fail, type Ok } from "../result.ts";
-import type { SecretSource } from "../secrets/index.ts";
+import { parseSecretReference, type SecretRef, type SecretSource } from "../secrets/index.ts";
 import { comparePins, PIN_PREDATES_COVERAGE } from "./compare-pins.ts";
 import { mcpFailure } from "./mcp-tool.ts";
 import type { ListedTool, McpConnector } from "./open-session.ts";
@@ -97,9 +97,22 @@ export function mcpServerFromInput(
   return { ok: true, item: parsed.data };
 }
 
-/** An item's secret reference as the secret source reads it: an env-var name locally, Secrets Manager in AWS. */
+/** An item's secret reference as the secret source reads it (the one syntax: docs/secrets.md). */
 export function mcpSecretLookup(secrets: SecretSource): (ref: string) => Promise<string | undefined> {
-  return (ref) => secrets.get(/^[A-Z][A-Z0-9_]*$/.test(ref) ? { env: ref } : { secret: ref });
+  return (ref) => secrets.get(mcpSecretRef(ref));
+}
+
+/** The registrations written before the one syntax named an env var bare (`CRM_TOKEN`); kept for one release. */
+const LEGACY_ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * `secretsmanager:postern/...` and `env:VAR` are read by the one parser (shared/secrets); a bare upper-case name is
+ * the old env-var form (the source logs its deprecation); anything else (a Secrets Manager ARN) is a secret id.
+ */
+export function mcpSecretRef(ref: string): SecretRef {
+  const parsed = parseSecretReference(ref);
+  if (parsed.ok) return parsed.ref.kind === "env" ? { env: parsed.ref.variable } : { secret: ref };
+  return LEGACY_ENV_NAME.test(ref) ? { env: ref } : { secret: ref };
 }
 
 /**

@@ -7,6 +7,6 @@ export { awsSecretsStore } from "./aws-store.ts";
 export { secretCache } from "./cache.ts";
 export { cachedSecretsStore } from "./cached-store.ts";
 export { fileSecretsStore } from "./file-store.ts";
-export { isSecretName } from "./reference.ts";
+export { isSecretName, parseSecretReference } from "./reference.ts";
 export { envSecretSource, type SecretRef, type SecretSource } from "./source.ts";
 export type { SecretsStore } from "./store.ts";
