@@ -99,7 +99,7 @@ export function mcpServerFromInput(
 
 /** An item's secret reference as the secret source reads it (the one syntax: docs/secrets.md). */
 export function mcpSecretLookup(secrets: SecretSource): (ref: string) => Promise<string | undefined> {
-  return (ref) => secrets.get(mcpSecretRef(ref));
+  return (ref) => secrets.get(credentialRef(ref));
 }
 
 /** The registrations written before the one syntax named an env var bare (`CRM_TOKEN`); kept for one release. */
@@ -109,7 +109,7 @@ const LEGACY_ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
  * `secretsmanager:postern/...` and `env:VAR` are read by the one parser (shared/secrets); a bare upper-case name is
  * the old env-var form (the source logs its deprecation); anything else (a Secrets Manager ARN) is a secret id.
  */
-export function mcpSecretRef(ref: string): SecretRef {
+export function credentialRef(ref: string): SecretRef {
   const parsed = parseSecretReference(ref);
   if (parsed.ok) return parsed.ref.kind === "env" ? { env: parsed.ref.variable } : { secret: ref };
   return LEGACY_ENV_NAME.test(ref) ? { env: ref } : { secret: ref };

@@ -1,21 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { mcpSecretLookup, mcpSecretRef } from "../../../shared/mcp/registration.ts";
+import { mcpSecretLookup, credentialRef } from "../../../shared/mcp/registration.ts";
 
 // An MCP server's credential reference is read by the one secrets syntax (shared/secrets/reference.ts), not by a
 // pattern of its own; the bare env-var name of older registrations still resolves for one release.
 
 describe("an MCP server's secret reference", () => {
   it("reads the one syntax: a secretsmanager: reference is a secret, env:VAR an env var", () => {
-    expect(mcpSecretRef("secretsmanager:postern/mcp/crm")).toEqual({
+    expect(credentialRef("secretsmanager:postern/mcp/crm")).toEqual({
       secret: "secretsmanager:postern/mcp/crm",
     });
-    expect(mcpSecretRef("env:CRM_TOKEN")).toEqual({ env: "CRM_TOKEN" });
+    expect(credentialRef("env:CRM_TOKEN")).toEqual({ env: "CRM_TOKEN" });
   });
 
   it("keeps the older forms: a bare upper-case name is an env var, an ARN a secret id", () => {
-    expect(mcpSecretRef("CRM_TOKEN")).toEqual({ env: "CRM_TOKEN" });
+    expect(credentialRef("CRM_TOKEN")).toEqual({ env: "CRM_TOKEN" });
     const arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:postern/mcp/crm-AbCdEf";
-    expect(mcpSecretRef(arn)).toEqual({ secret: arn });
+    expect(credentialRef(arn)).toEqual({ secret: arn });
   });
 
   it("hands the parsed reference to the secret source", async () => {
