@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mcpSecretLookup, credentialRef } from "../../../shared/mcp/registration.ts";
+import { credentialRef, mcpSecretLookup } from "../../../shared/mcp/registration.ts";
 
 // An MCP server's credential reference is read by the one secrets syntax (shared/secrets/reference.ts), not by a
 // pattern of its own; the bare env-var name of older registrations still resolves for one release.
