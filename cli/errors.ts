@@ -82,6 +82,10 @@ export function describeError(err: unknown): ErrorLine {
   if (err instanceof UsageError) return { line: oneLine(err.message), exitCode: EXIT_USAGE, expected: true };
   if (err instanceof CommandFailure || err instanceof TargetError)
     return { line: oneLine(err.message), exitCode: EXIT_FAILURE, expected: true };
+  // A misconfiguration our own code names (a secrets file others can read, say) carries its fix in the message: the
+  // line is that message, not the class name, which says nothing to the operator.
+  if (err instanceof PosternError && err.code === "misconfigured")
+    return { line: oneLine(err.message), exitCode: EXIT_FAILURE, expected: true };
   const code = (err as NodeJS.ErrnoException).code;
   const fix = code ? SYSTEM_FIXES[code] : undefined;
   if (fix) return { line: fix(err as NodeJS.ErrnoException), exitCode: EXIT_FAILURE, expected: true };

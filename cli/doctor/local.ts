@@ -6,7 +6,7 @@ import { ConfigError, type LoadedConfig, loadConfigFile } from "../../shared/con
 import { silentLogger } from "../../shared/logger.ts";
 import { listServerTools, mcpConnector, mcpSecretLookup } from "../../shared/mcp/index.ts";
 import { systemResolver } from "../../shared/net/index.ts";
-import { envSecretSource } from "../../shared/secrets/index.ts";
+import { envSecretSource, fileSecretsStore } from "../../shared/secrets/index.ts";
 import { AdminRepo } from "../../shared/store/index.ts";
 import { DEMO_CONFIG_FILE } from "../local/demo.ts";
 import { modelReadiness } from "../local/model-readiness.ts";
@@ -101,7 +101,7 @@ export async function runLocalDoctor(input: LocalDoctorInput): Promise<DoctorChe
       repo.listWebhooks(),
     ]);
     checks.push(...agentChecks(agents, loaded, show(onDisk ?? "")));
-    for (const s of servers) checks.push(await mcpCheck(s, input.env));
+    for (const s of servers) checks.push(await mcpCheck(s, input.dir, input.env));
     for (const h of hooks) checks.push(await webhookCheck(h, stack, input));
     if (agents.length === 0)
       checks.push(
@@ -169,13 +169,14 @@ function agentChecks(agents: readonly AgentItem[], loaded: LoadedConfig, file: s
   });
 }
 
-async function mcpCheck(server: McpServerItem, env?: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+async function mcpCheck(server: McpServerItem, dir: string, env?: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const name = `mcp ${server.id}`;
   // As the local stack reaches it: stdio and loopback servers allowed (they cannot be used in AWS).
   const r = await listServerTools(
     mcpConnector({
       resolve: systemResolver,
-      secret: mcpSecretLookup(envSecretSource(env)),
+      // The stack's own secrets file, as the local stack reads it (`postern secrets set`), then the deprecated env vars.
+      secret: mcpSecretLookup(envSecretSource(env, fileSecretsStore(join(dir, "secrets.json")))),
       local: { allowStdio: true, allowLoopback: true },
     }),
     server,

@@ -17,6 +17,7 @@ import type { SearchReason } from "../../shared/net/search.ts";
 import type { SendStateReason } from "../../shared/outbound/reasons.ts";
 import type { PayloadRefusal } from "../../shared/payloads/parse-payload.ts";
 import { FAILURE_CLASSES, type SenderNoticeOutcome } from "../../shared/ports/failures.ts";
+import type { SecretReferenceReason } from "../../shared/secrets/reference.ts";
 import type { CreateFileReason } from "../../shared/tool-framework/builtin/create-file.ts";
 import type { ReadAttachmentReason } from "../../shared/tool-framework/builtin/read-attachment.ts";
 import type { ReadEmailReason } from "../../shared/tool-framework/builtin/read-email.ts";
@@ -326,6 +327,12 @@ const FAMILIES: Record<string, readonly string[]> = {
     "cron-year-unsupported",
     "cron-day-of-week",
     "cron-invalid",
+  ]),
+  secret: covers<SecretReferenceReason>()([
+    "reference-empty",
+    "reference-scheme",
+    "reference-namespace",
+    "reference-name",
   ]),
 };
 

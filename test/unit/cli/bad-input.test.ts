@@ -139,6 +139,25 @@ describe("the top-level handler", () => {
     });
   });
 
+  it("a misconfiguration our code names prints its message (the fix), not the class name", async () => {
+    const { PosternError } = await import("../../../shared/errors.ts");
+    const r = await cli(
+      ["boom"],
+      {},
+      failing(
+        () =>
+          new PosternError(
+            "misconfigured",
+            "/x/secrets.json is readable by others: chmod 600 /x/secrets.json",
+          ),
+      ),
+    );
+    expect(r).toMatchObject({
+      code: 1,
+      err: "postern boom: /x/secrets.json is readable by others: chmod 600 /x/secrets.json\n",
+    });
+  });
+
   it("a port in use names the option that moves it", async () => {
     const { portInUse } = await import("../../../cli/commands/start.ts");
     // Ports as a user may have moved them (the stack's defaults never appear in a test: harness/stack-ports).
