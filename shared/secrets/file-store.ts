@@ -24,7 +24,22 @@ export function fileSecretsStore(path: string, opts: { readonly now?: () => Date
         "misconfigured",
         `${path} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 ${path}`,
       );
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readFileSync(path, "utf8"));
+    } catch (err) {
+      // A hand-edited file that no longer parses: say which file and what to do, never a line of its content.
+      throw new PosternError(
+        "misconfigured",
+        `${path} is not valid JSON (${(err as Error).name}); fix it, or move it away and set the secrets again`,
+      );
+    }
+    if (doc === null || typeof doc !== "object" || Array.isArray(doc))
+      throw new PosternError(
+        "misconfigured",
+        `${path} is not a JSON object; move it away and set the secrets again`,
+      );
+    return doc as Record<string, unknown>;
   };
   const entries = (doc: Record<string, unknown>): Record<string, StoredSecret> =>
     (doc.secrets as Record<string, StoredSecret> | undefined) ?? {};

@@ -16,6 +16,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const at = () => new Date("2026-01-02T03:04:05.000Z");
 
 describe("fileSecretsStore", () => {
+  it("refuses a file that is not a JSON object with one line naming it, never its content", async () => {
+    for (const text of ['{"secrets": {"postern/x": {"value": "sk-live-123"', "[1]"]) {
+      writeFileSync(path, text, { mode: 0o600 });
+      const read = fileSecretsStore(path).get("postern/x");
+      await expect(read).rejects.toBeInstanceOf(PosternError);
+      await expect(read).rejects.toMatchObject({ code: "misconfigured" });
+      await expect(read).rejects.toThrow(path);
+      await expect(read).rejects.not.toThrow("sk-live");
+    }
+  });
+
   it("creates the file 0600 and reads, lists (names and times, no values) and removes", async () => {
     const store = fileSecretsStore(path, { now: at });
     expect(await store.get("postern/models/a")).toBeNull();
