@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { sourceFiles } from "./source-files.ts";
 
 /**
  * Front-door exports that no shipped file outside the module imports. A door that re-exports a module's inner
@@ -8,20 +9,6 @@ import { dirname, join, relative, resolve } from "node:path";
  */
 
 const SHIPPED = ["shared", "functions", "cli", "console", "infra", "bin", "tools"];
-
-function sources(root: string, dir: string): string[] {
-  let entries: import("node:fs").Dirent[];
-  try {
-    entries = readdirSync(join(root, dir), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(root, path);
-    return /\.(ts|mts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** The names a door exports: `export { a, type B as C } from`, `export type { ... }`, and declarations. */
 export function exportedNames(source: string): string[] {
@@ -80,7 +67,7 @@ function mentioned(source: string, exported: readonly string[], into: Set<string
 
 /** `shared/<module>/index.ts` → its exports that no shipped file outside `shared/<module>/` imports. */
 export function unusedDoorExports(root: string): Record<string, string[]> {
-  const files = SHIPPED.flatMap((d) => sources(root, d));
+  const files = sourceFiles(root, SHIPPED);
   const doors = files.filter((f) => /^shared\/[^/]+\/index\.ts$/.test(f));
   const out: Record<string, string[]> = {};
   for (const door of doors) {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { init, parse } from "es-module-lexer";
 import {
@@ -9,6 +9,7 @@ import {
   OUTSIDE,
   PORTS_DOOR,
 } from "./module-map.ts";
+import { sourceFiles } from "./source-files.ts";
 
 /**
  * The import graph, checked against the module map (module-map.ts). es-module-lexer reads every import and
@@ -35,20 +36,6 @@ export interface ImportFinding {
 
 const CHECKED = ["shared", ...Object.keys(OUTSIDE)];
 
-function sources(root: string, dir: string): string[] {
-  let entries: import("node:fs").Dirent[];
-  try {
-    entries = readdirSync(join(root, dir), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(root, path);
-    return /\.(ts|tsx|mts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
 /** `shared/<m>/...` → m; `shared/x.ts` (a single-file module) → "x.ts"; anything else → null. */
 function moduleOf(path: string): string | null {
   const [top, module] = path.split("/");
@@ -74,7 +61,7 @@ function sharedAllows(from: { rule: ModuleRule; root: boolean }, to: string, pat
 export async function checkImports(root: string): Promise<ImportFinding[]> {
   await init;
   const findings: ImportFinding[] = [];
-  for (const file of CHECKED.flatMap((d) => sources(root, d))) {
+  for (const file of sourceFiles(root, CHECKED)) {
     const module = moduleOf(file);
     const rule = module ? MODULES[module] : undefined;
     const outside = module ? undefined : OUTSIDE[file.split("/")[0] as string];

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../layers/source-files.ts";
 
 // One error base class with stable codes (shared/errors.ts): an unexpected failure in shipped code is a
 // PosternError (or a module's own error class carrying a reason), so a log search, an alarm or a caller can tell
@@ -10,14 +11,6 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const SHIPPED = ["shared", "console", "cli", "functions", "infra", "tools", "bin"];
 const BUILT_IN = /\bthrow\s+new\s+(Error|TypeError|RangeError|SyntaxError|ReferenceError)\s*\(/g;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(path);
-    return /\.(m?ts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** `file:line` of every built-in error thrown bare in `text`. */
 function bareThrows(path: string, text: string): string[] {
@@ -35,8 +28,8 @@ describe("shipped code throws coded errors only", () => {
   });
 
   it("no file under shared, console, cli, functions, infra, tools or bin throws one", () => {
-    const found = SHIPPED.flatMap((d) => sources(join(ROOT, d))).flatMap((p) =>
-      bareThrows(relative(ROOT, p), readFileSync(p, "utf8")),
+    const found = sourceFiles(ROOT, SHIPPED).flatMap((p) =>
+      bareThrows(p, readFileSync(join(ROOT, p), "utf8")),
     );
     expect(found).toEqual([]);
   });

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../layers/source-files.ts";
 
 // One word per concept (docs/architecture.md, Glossary). Round three renamed the words that meant two or three
 // things; this list keeps the retired ones out of code identifiers, so a new file cannot bring one back. Comments
@@ -64,15 +65,6 @@ function retiredIn(path: string, source: string): string[] {
   return found;
 }
 
-function sources(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(path);
-    return /\.(m?ts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
 describe("retired words stay out of code identifiers", () => {
   it("finds a retired word in code, not in a comment or a string, and lets the kept property be", () => {
     const probe = [
@@ -91,8 +83,8 @@ describe("retired words stay out of code identifiers", () => {
   });
 
   it("no shipped file uses one, and the renamed modules' old folders are gone", () => {
-    const found = SHIPPED.flatMap((d) => sources(join(ROOT, d))).flatMap((p) =>
-      retiredIn(relative(ROOT, p), readFileSync(p, "utf8")),
+    const found = sourceFiles(ROOT, SHIPPED).flatMap((p) =>
+      retiredIn(p, readFileSync(join(ROOT, p), "utf8")),
     );
     expect(found).toEqual([]);
     expect(["shared/events", "shared/messages"].filter((d) => existsSync(join(ROOT, d)))).toEqual([]);

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../../layers/source-files.ts";
 
 // html-to-text and node-html-parser (~235 KB with their dependencies) load on first use through
 // shared/net/html-libraries.ts, not at the cold start of verify, agent-step and outbound (issue 32: agent-step's
@@ -11,14 +12,6 @@ const ROOT = resolve(import.meta.dirname, "../../..");
 const SHIPPED = ["shared", "functions", "cli", "console", "tools"];
 const LOADER = "shared/net/html-libraries.ts";
 const VALUE_IMPORT = /^\s*import\s+(?!type\b)[^;]*?from\s+["'](html-to-text|node-html-parser)["']/gm;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(path);
-    return /\.(m?ts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 function eagerImports(path: string, text: string): string[] {
   if (path === LOADER) return [];
@@ -38,8 +31,8 @@ describe("the HTML libraries load on first use only", () => {
   });
 
   it("no shipped file but the loader imports them as values", () => {
-    const found = SHIPPED.flatMap((d) => sources(join(ROOT, d))).flatMap((p) =>
-      eagerImports(relative(ROOT, p), readFileSync(p, "utf8")),
+    const found = sourceFiles(ROOT, SHIPPED).flatMap((p) =>
+      eagerImports(p, readFileSync(join(ROOT, p), "utf8")),
     );
     expect(found).toEqual([]);
   });

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SqsQueue } from "../../../shared/queue/index.ts";
+import { sourceFiles } from "../../layers/source-files.ts";
 
 // SqsQueue is the one way work reaches a queue: the delay bound, the JSON encoding and the byte-for-byte DLQ
 // forward live there once. Four files had built their own SendMessageCommand (two in the events worker, the CLI's
@@ -11,14 +12,6 @@ const ROOT = resolve(import.meta.dirname, "../../..");
 const SHIPPED = ["shared", "console", "cli", "functions", "infra", "tools", "bin"];
 const ADAPTER = "shared/queue/sqs-queue.ts";
 const RAW_SEND = /\b(SendMessageCommand|SendMessageBatchCommand)\b/g;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(path);
-    return /\.(m?ts|mjs)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 /** `file:line` of every raw SQS send command named in `text`, unless the file is the queue adapter. */
 function rawSends(path: string, text: string): string[] {
@@ -43,9 +36,7 @@ describe("every enqueue goes through SqsQueue", () => {
   });
 
   it("no shipped file outside the queue adapter sends with a raw SQS command", () => {
-    const found = SHIPPED.flatMap((d) => sources(join(ROOT, d))).flatMap((p) =>
-      rawSends(relative(ROOT, p), readFileSync(p, "utf8")),
-    );
+    const found = sourceFiles(ROOT, SHIPPED).flatMap((p) => rawSends(p, readFileSync(join(ROOT, p), "utf8")));
     expect(found).toEqual([]);
   });
 });
