@@ -6,10 +6,10 @@ import { ConfigError, type LoadedConfig, loadConfigFile } from "../../shared/con
 import { silentLogger } from "../../shared/logger.ts";
 import { listServerTools, mcpConnector, mcpSecretLookup } from "../../shared/mcp/index.ts";
 import { systemResolver } from "../../shared/net/index.ts";
-import { envSecretSource, fileSecretsStore } from "../../shared/secrets/index.ts";
 import { AdminRepo } from "../../shared/store/index.ts";
 import { DEMO_CONFIG_FILE } from "../local/demo.ts";
 import { modelReadiness } from "../local/model-readiness.ts";
+import { localSecretSource } from "../local/secrets-file.ts";
 import { liveStackFile, type StackFile } from "../local/stack-file.ts";
 import { type DoctorCheck, fail, ok, skipped } from "./report.ts";
 
@@ -176,7 +176,7 @@ async function mcpCheck(server: McpServerItem, dir: string, env?: NodeJS.Process
     mcpConnector({
       resolve: systemResolver,
       // The stack's own secrets file, as the local stack reads it (`postern secrets set`), then the deprecated env vars.
-      secret: mcpSecretLookup(envSecretSource(env, fileSecretsStore(join(dir, "secrets.json")))),
+      secret: mcpSecretLookup(localSecretSource(dir, env)),
       local: { allowStdio: true, allowLoopback: true },
     }),
     server,

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "../../shared/logger.ts";
-import { envSecretSource, fileSecretsStore } from "../../shared/secrets/index.ts";
 import { fileSecretStore } from "../../shared/webhooks/index.ts";
 import { removeConsoleFile, writeConsoleFile } from "./console-file.ts";
-import { localSecretsFile } from "./pipeline.ts";
+import { localSecretSource, localSecretsFile } from "./secrets-file.ts";
 import type { LocalStack } from "./stack.ts";
 
 /**
@@ -29,7 +28,7 @@ export async function startStackConsole(
     // Where `postern webhooks add` and the events worker keep signing secrets locally (G16).
     webhookSecrets: fileSecretStore(localSecretsFile(stack.dir)),
     // MCP credentials as the local stack reads them: `secretsmanager:postern/...` from the same file.
-    mcpSecrets: envSecretSource(process.env, fileSecretsStore(localSecretsFile(stack.dir))),
+    mcpSecrets: localSecretSource(stack.dir),
     webhookLoopback: stack.webhookLoopback,
     configFile: stack.configFile,
   });

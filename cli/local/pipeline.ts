@@ -1,11 +1,9 @@
-import { join } from "node:path";
 import { agentStepDeps, agentStepSqsHandler } from "../../shared/agent/index.ts";
 import { makeClients, makeSendingSesClient, sesSender } from "../../shared/aws/index.ts";
 import { verifyDeps, verifySqsHandler } from "../../shared/intake/index.ts";
 import type { KeyedLogger } from "../../shared/logger.ts";
 import type { ModelProvider } from "../../shared/model/index.ts";
 import { outboundDeps, outboundSqsHandler } from "../../shared/outbound/index.ts";
-import { envSecretSource, fileSecretsStore } from "../../shared/secrets/index.ts";
 import { makeBasePlatform, makePlatform } from "../../shared/store/index.ts";
 import type { ToolRegistry } from "../../shared/tool-framework/index.ts";
 import {
@@ -18,6 +16,7 @@ import {
 import { defaultContextResolvers, defaultRegistry } from "../../tools/index.ts";
 import { consoleFunctionLogger } from "./console-logger.ts";
 import type { HandlerSet } from "./poller.ts";
+import { localSecretSource, localSecretsFile } from "./secrets-file.ts";
 import type { HandlerContext } from "./stack.ts";
 
 /**
@@ -50,7 +49,7 @@ export function pipelineHandlers(
       agentStepDeps(platformOf("agent-step", stepLog), {
         registry,
         contextResolvers: defaultContextResolvers(),
-        secrets: envSecretSource(process.env, fileSecretsStore(localSecretsFile(ctx.dir))),
+        secrets: localSecretSource(ctx.dir),
         baseDir: ctx.config.baseDir,
         // The local stack runs on the operator's machine: stdio MCP servers (its child processes) and servers on
         // loopback are allowed here, and only here (the Lambda handler never sets this).
@@ -91,9 +90,4 @@ export function eventsWorker(
       ...(ctx.webhookPolicy ? { policy: ctx.webhookPolicy } : {}),
     }),
   );
-}
-
-/** The local stack's secrets file: where `postern webhooks add` keeps signing secrets locally (G16). */
-export function localSecretsFile(stackDir: string): string {
-  return join(stackDir, "secrets.json");
 }

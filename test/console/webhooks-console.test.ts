@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localSecretsFile } from "../../cli/local/pipeline.ts";
+import { localSecretsFile } from "../../cli/local/secrets-file.ts";
 import { GROUPS } from "../../console/auth/principal.ts";
 import { AuditRepo } from "../../shared/store/audit-repo.ts";
 import { fileSecretStore, WEBHOOK_EVENT_TYPES } from "../../shared/webhooks/index.ts";

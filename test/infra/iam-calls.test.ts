@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { localSecretsFile } from "../../cli/local/pipeline.ts";
+import { localSecretsFile } from "../../cli/local/secrets-file.ts";
 import {
   dynamoWebhookState,
   fileSecretStore,

@@ -13,7 +13,7 @@ import {
   webhooksTest,
 } from "../../cli/commands/webhooks-actions.ts";
 import { devSend } from "../../cli/local/dev-send.ts";
-import { localSecretsFile } from "../../cli/local/pipeline.ts";
+import { localSecretsFile } from "../../cli/local/secrets-file.ts";
 import type { LocalStack } from "../../cli/local/stack.ts";
 import { startLocalConsole } from "../../console/server.ts";
 import { adminCatalog } from "../../shared/admin/catalog.ts";
