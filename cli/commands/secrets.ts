@@ -54,7 +54,8 @@ export function registerSecretsCommands(program: Command): void {
       } else {
         const path = await import("node:path");
         const dataDir = path.resolve(flags.dataDir ?? path.join(".postern", "data"));
-        store = secrets.fileSecretsStore(path.join(path.dirname(dataDir), "secrets.json"));
+        const { localSecretsFile } = await import("../local/secrets-file.ts");
+        store = secrets.fileSecretsStore(localSecretsFile(path.dirname(dataDir)));
       }
       const result = await body(store, processIo);
       process.exitCode = result === false ? 1 : 0;

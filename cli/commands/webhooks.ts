@@ -58,7 +58,8 @@ export function registerWebhooksCommands(program: Command): void {
         secrets = events.secretManagerStore(awsSecretsStore({ client }), { ttlMs: 0 });
       } else {
         const dataDir = path.resolve(flags.dataDir ?? path.join(".postern", "data"));
-        secrets = events.fileSecretStore(path.join(path.dirname(dataDir), "secrets.json"));
+        const { localSecretsFile } = await import("../local/secrets-file.ts");
+        secrets = events.fileSecretStore(localSecretsFile(path.dirname(dataDir)));
       }
       const ports: WebhookPorts = {
         repo: new AdminRepo({
